@@ -1,0 +1,25 @@
+/**
+ * Build the single `sqrl` executable: `bun run build` → dist/sqrl.
+ * --no-compile-autoload-dotenv / --no-compile-autoload-bunfig: MCP hosts start `sqrl mcp` inside the
+ * user's project; without them the binary would load that project's .env (secrets) and bunfig.toml.
+ * --bytecode (with --format=esm for top-level await) roughly halves start-up time.
+ */
+import { $ } from "bun";
+import { mkdirSync } from "node:fs";
+
+const outfile = process.argv[2] ?? "dist/sqrl";
+const target = process.env.SQRL_TARGET; // e.g. bun-darwin-arm64 for cross builds
+mkdirSync("dist", { recursive: true });
+const flags = [
+  "--compile",
+  "--minify",
+  "--bytecode",
+  "--format=esm",
+  "--sourcemap",
+  "--no-compile-autoload-dotenv",
+  "--no-compile-autoload-bunfig",
+  ...(target ? [`--target=${target}`] : []),
+];
+const started = performance.now();
+await $`bun build ${flags} src/main.ts --outfile ${outfile}`;
+console.error(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);

@@ -1,0 +1,63 @@
+import { existsSync, mkdirSync, readFileSync, statSync, appendFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { bootstrapConfig } from "../shared/config.ts";
+import { UsageError } from "../shared/errors.ts";
+import { writeJsonAtomic } from "../shared/fs-atomic.ts";
+import { homePaths, projectPaths, sqrlHome } from "../shared/paths.ts";
+import { addProject, listProjects } from "../shared/projects.ts";
+import { openProjectDb, openStateDb, openUserDb } from "../sql/open.ts";
+
+export interface InitResult {
+  root: string;
+  registered: boolean;
+  createdCtx: boolean;
+  isGitRepo: boolean;
+  gitignoreHasCtx: boolean;
+}
+
+/** The absolute, existing directory `path` names, or a UsageError that says what is wrong. */
+export function resolveProjectDir(path: string): string {
+  const root = resolve(path);
+  if (!existsSync(root)) throw new UsageError(`${root} does not exist. Create it or pass the path of an existing project folder.`, "not_a_directory");
+  if (!statSync(root).isDirectory()) throw new UsageError(`${root} is a file, not a directory. Pass the project's folder.`, "not_a_directory");
+  return root;
+}
+
+/** Create ~/.sqrl with its files (config.toml, user.db, state.db, projects.json) if missing. */
+export function bootstrapHome(): void {
+  mkdirSync(sqrlHome(), { recursive: true, mode: 0o700 });
+  bootstrapConfig();
+  openUserDb().close();
+  openStateDb().close();
+  if (!existsSync(homePaths.projects())) writeJsonAtomic(homePaths.projects(), { projects: [] });
+  else listProjects(); // fail early, untouched, on a corrupt file
+}
+
+/** Set up `<root>/.ctx` (data.db + views/) and register the project. Idempotent. */
+export function initProject(path: string): InitResult {
+  const root = resolveProjectDir(path);
+  bootstrapHome();
+  const createdCtx = !existsSync(projectPaths.db(root));
+  mkdirSync(projectPaths.views(root), { recursive: true });
+  openProjectDb(root).close();
+  const registered = addProject(root);
+  const isGitRepo = existsSync(join(root, ".git"));
+  return { root, registered, createdCtx, isGitRepo, gitignoreHasCtx: gitignoreHasCtx(root) };
+}
+
+export function gitignoreHasCtx(root: string): boolean {
+  const file = join(root, ".gitignore");
+  if (!existsSync(file)) return false;
+  return readFileSync(file, "utf8")
+    .split(/\r?\n/)
+    .some((line) => /^\/?\.ctx\/?$/.test(line.trim()));
+}
+
+/** Append `.ctx/` to the repo's .gitignore (creating it) unless already there. */
+export function addCtxToGitignore(root: string): boolean {
+  if (gitignoreHasCtx(root)) return false;
+  const file = join(root, ".gitignore");
+  const prefix = existsSync(file) && !readFileSync(file, "utf8").endsWith("\n") && readFileSync(file, "utf8").length > 0 ? "\n" : "";
+  appendFileSync(file, `${prefix}# sqrl's local memory (per machine)\n.ctx/\n`);
+  return true;
+}

@@ -1,0 +1,32 @@
+import { defineCommand } from "citty";
+import { addCtxToGitignore, initProject } from "./init-project.ts";
+import { confirm } from "./confirm.ts";
+
+export default defineCommand({
+  meta: { name: "init", description: "Set up sqrl for a project: create .ctx/, register it, bootstrap ~/.sqrl" },
+  args: {
+    path: { type: "positional", required: false, default: ".", description: "Project folder (default: current directory)" },
+    yes: { type: "boolean", alias: "y", description: "Answer yes to every question (no prompts)" },
+    json: { type: "boolean", description: "Print the result as JSON" },
+  },
+  async run({ args }) {
+    const res = initProject(args.path);
+    const out: string[] = [];
+    out.push(`${res.createdCtx ? "Created" : "Found"} ${res.root}/.ctx (data.db, views/)`);
+    out.push(res.registered ? `Registered ${res.root} in projects.json` : `${res.root} was already registered`);
+    let gitignore: "added" | "present" | "skipped" | "not_git" = "not_git";
+    if (res.isGitRepo) {
+      if (res.gitignoreHasCtx) gitignore = "present";
+      else if (await confirm("Add .ctx/ to .gitignore?", { yes: args.yes === true })) {
+        addCtxToGitignore(res.root);
+        gitignore = "added";
+        out.push("Added .ctx/ to .gitignore");
+      } else {
+        gitignore = "skipped";
+        out.push("Left .gitignore alone (pass --yes to add .ctx/ to it)");
+      }
+    }
+    if (args.json) process.stdout.write(`${JSON.stringify({ ...res, gitignore }, null, 2)}\n`);
+    else process.stdout.write(`${out.join("\n")}\n`);
+  },
+});

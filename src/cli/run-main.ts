@@ -1,0 +1,63 @@
+import { runCommand, showUsage, type CommandDef } from "citty";
+import { describeError, isSqrlError } from "../shared/errors.ts";
+import { log, setDebug } from "../shared/log.ts";
+
+async function resolveValue<T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> {
+  return typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
+}
+
+/** Follow positional words through nested subCommands to the command `--help` is about. */
+async function resolveForHelp(root: CommandDef<any>, rawArgs: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined, string[]]> {
+  let cmd = root;
+  let parent: CommandDef<any> | undefined;
+  const path: string[] = [];
+  for (const word of rawArgs) {
+    if (word.startsWith("-")) continue;
+    const subs = (await resolveValue(cmd.subCommands)) as Record<string, unknown> | undefined;
+    const next = subs?.[word];
+    if (!next) break;
+    parent = cmd;
+    path.push(word);
+    cmd = (await resolveValue(next as CommandDef<any>)) as CommandDef<any>;
+  }
+  return [cmd, parent, path];
+}
+
+/**
+ * Run the CLI with sqrl's exit-code contract: 0 ok, 1 failure, 2 bad usage. Errors print as one
+ * line that says what to do; `--debug` adds the stack.
+ */
+export async function runMain(root: CommandDef<any>, version: string, argv = process.argv.slice(2)): Promise<void> {
+  const debug = argv.includes("--debug");
+  if (debug) setDebug(true);
+  const rawArgs = argv.filter((a) => a !== "--debug");
+  if (rawArgs.length === 1 && (rawArgs[0] === "--version" || rawArgs[0] === "-v")) {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
+  if (rawArgs.includes("--help") || rawArgs.includes("-h")) {
+    const [cmd, parent] = await resolveForHelp(root, rawArgs);
+    await showUsage(cmd, parent);
+    return;
+  }
+  try {
+    await runCommand(root, { rawArgs });
+  } catch (err) {
+    const e = err as { name?: string; code?: string; message?: string };
+    if (e?.name === "CLIError") {
+      const [, , path] = await resolveForHelp(root, rawArgs);
+      const where = ["sqrl", ...path].join(" ");
+      process.stderr.write(`sqrl: ${stripAnsi(e.message ?? "bad usage").replace(/\.$/, "")}. Run \`${where} --help\` for usage.\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`sqrl: ${describeError(err)}\n`);
+    if (debug && err instanceof Error && err.stack) log.debug(err.stack);
+    process.exitCode = isSqrlError(err) ? err.exitCode : 1;
+  }
+}
+
+function stripAnsi(s: string): string {
+  // biome-ignore lint: ANSI escape
+  return s.replace(/\u001b\[[0-9;]*m/g, "");
+}

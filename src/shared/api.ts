@@ -1,0 +1,279 @@
+import { z } from "zod";
+import { EventDTO } from "./event.ts";
+
+/**
+ * The HTTP contract of the engine (`sqrl engine`) and of the daemon, which serves the same read
+ * paths by forwarding them to the engine. Shapes follow reference §5 and are binding; the extra
+ * fields sqrl adds everywhere are `memory_ids` (what this answer shows, for per-session de-dup)
+ * and `omitted_seen` (how many were left out because the caller had already seen them).
+ */
+
+export const MEMORY_TYPES = ["user_style", "project_fact", "pitfall", "recipe"] as const;
+export const MemoryType = z.enum(MEMORY_TYPES);
+export type MemoryType = z.infer<typeof MemoryType>;
+
+export const ViewMode = z.enum(["core", "full"]);
+export const VIEW_NAMES = ["user_style", "project_brief", "pitfalls"] as const;
+export type ViewName = (typeof VIEW_NAMES)[number];
+
+export const Budget = z.number().int().min(1).max(100_000);
+
+/** Errors of both APIs: `{error, code}` with a matching HTTP status. */
+export const ApiError = z.object({ error: z.string(), code: z.string() });
+export type ApiError = z.infer<typeof ApiError>;
+
+const DedupFields = {
+  memory_ids: z.array(z.string()),
+  omitted_seen: z.number().int().nonnegative(),
+};
+
+// ---- process_events ----------------------------------------------------------------------------
+export const ProcessEventsRequest = z.object({
+  project_id: z.string().min(1),
+  user_id: z.string().min(1),
+  events: z.array(EventDTO),
+});
+export type ProcessEventsRequest = z.infer<typeof ProcessEventsRequest>;
+
+export const ProcessEventsResponse = z.object({
+  episode_ids: z.array(z.string()),
+  memory_item_ids: z.array(z.string()),
+});
+export type ProcessEventsResponse = z.infer<typeof ProcessEventsResponse>;
+
+// ---- views ---------------------------------------------------------------------------------------
+export const ViewQuery = z.object({
+  project_id: z.string().min(1),
+  user_id: z.string().min(1).optional(),
+  mode: ViewMode.default("core"),
+  context_budget_tokens: Budget.optional(),
+  scope_paths: z.array(z.string()).default([]),
+  task_description: z.string().optional(),
+  exclude_memory_ids: z.array(z.string()).default([]),
+});
+export type ViewQuery = z.infer<typeof ViewQuery>;
+
+export const UserStyleItem = z.object({
+  key: z.string(),
+  summary: z.string(),
+  tags: z.array(z.string()),
+  importance: z.number(),
+  last_updated_at: z.string(),
+  source_memory_ids: z.array(z.string()),
+});
+
+export const UserStyleView = z.object({
+  type: z.literal("user_style_view"),
+  mode: ViewMode,
+  project_id: z.string(),
+  user_id: z.string(),
+  generated_at: z.string(),
+  token_estimate: z.number().int().nonnegative(),
+  items: z.array(UserStyleItem),
+  markdown: z.string(),
+  ...DedupFields,
+});
+export type UserStyleView = z.infer<typeof UserStyleView>;
+
+export const ProjectModule = z.object({ name: z.string(), paths: z.array(z.string()), summary: z.string() });
+
+export const ProjectBriefView = z.object({
+  type: z.literal("project_brief_view"),
+  mode: ViewMode,
+  project_id: z.string(),
+  generated_at: z.string(),
+  token_estimate: z.number().int().nonnegative(),
+  modules: z.array(ProjectModule),
+  key_facts: z.array(z.string()),
+  markdown: z.string(),
+  ...DedupFields,
+});
+export type ProjectBriefView = z.infer<typeof ProjectBriefView>;
+
+export const PitfallItem = z.object({
+  key: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  importance: z.number(),
+  file_paths: z.array(z.string()),
+});
+
+export const PitfallsView = z.object({
+  type: z.literal("pitfalls_view"),
+  project_id: z.string(),
+  generated_at: z.string(),
+  token_estimate: z.number().int().nonnegative(),
+  has_relevant_pitfalls: z.boolean(),
+  items: z.array(PitfallItem),
+  markdown: z.string(),
+  ...DedupFields,
+});
+export type PitfallsView = z.infer<typeof PitfallsView>;
+
+// ---- task_context --------------------------------------------------------------------------------
+export const TaskContextRequest = z.object({
+  project_id: z.string().min(1),
+  user_id: z.string().min(1).optional(),
+  task_description: z.string().min(1),
+  active_file_paths: z.array(z.string()).default([]),
+  context_budget_tokens: Budget.optional(),
+  preferred_memory_types: z.array(MemoryType).optional(),
+  exclude_memory_ids: z.array(z.string()).default([]),
+});
+export type TaskContextRequest = z.infer<typeof TaskContextRequest>;
+
+export const SelectedMemory = z.object({
+  memory_id: z.string(),
+  type: MemoryType,
+  key: z.string(),
+  content: z.string(),
+  importance: z.number(),
+  reason: z.string(),
+});
+
+export const NO_RELEVANT_MEMORY = "No relevant long-term memory found for this task.";
+
+export const TaskContext = z.object({
+  type: z.literal("task_context"),
+  project_id: z.string(),
+  user_id: z.string(),
+  task_description: z.string(),
+  generated_at: z.string(),
+  token_estimate: z.number().int().nonnegative(),
+  has_relevant_memory: z.boolean(),
+  selected_memories: z.array(SelectedMemory),
+  markdown: z.string(),
+  ...DedupFields,
+});
+export type TaskContext = z.infer<typeof TaskContext>;
+
+// ---- search_memory -------------------------------------------------------------------------------
+export const SearchQuery = z.object({
+  project_id: z.string().min(1),
+  query: z.string().min(1),
+  top_k: z.number().int().min(1).max(100).default(5),
+  types: z.array(MemoryType).default([]),
+  scope_paths: z.array(z.string()).default([]),
+  context_budget_tokens: Budget.optional(),
+  exclude_memory_ids: z.array(z.string()).default([]),
+});
+export type SearchQuery = z.infer<typeof SearchQuery>;
+
+export const SearchResult = z.object({
+  memory_id: z.string(),
+  type: MemoryType,
+  key: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  importance: z.number(),
+  recency_days: z.number(),
+  score: z.number(),
+  reason: z.string(),
+  source: z.object({ episode_ids: z.array(z.string()), file_paths: z.array(z.string()) }),
+});
+
+export const SearchResponse = z.object({
+  type: z.literal("search_results"),
+  project_id: z.string(),
+  query: z.string(),
+  generated_at: z.string(),
+  token_estimate: z.number().int().nonnegative(),
+  results: z.array(SearchResult),
+  markdown: z.string(),
+  ...DedupFields,
+});
+export type SearchResponse = z.infer<typeof SearchResponse>;
+
+// ---- timeline and recall -------------------------------------------------------------------------
+export const TimelineQuery = z.object({
+  project_id: z.string().min(1),
+  limit: z.number().int().min(1).max(1000).default(20),
+  since: z.string().optional(),
+  context_budget_tokens: Budget.optional(),
+});
+export type TimelineQuery = z.infer<typeof TimelineQuery>;
+
+export const TimelineEpisode = z.object({
+  episode_id: z.string(),
+  session_id: z.string().nullable(),
+  start_ts: z.string(),
+  end_ts: z.string(),
+  event_count: z.number().int(),
+  summary: z.string(),
+  importance: z.number(),
+  file_paths: z.array(z.string()),
+  outcome: z.string(),
+});
+
+export const Timeline = z.object({
+  type: z.literal("timeline"),
+  project_id: z.string(),
+  generated_at: z.string(),
+  token_estimate: z.number().int().nonnegative(),
+  episodes: z.array(TimelineEpisode),
+  markdown: z.string(),
+});
+export type Timeline = z.infer<typeof Timeline>;
+
+export const RecallQuery = z.object({
+  project_id: z.string().min(1),
+  episode_id: z.string().min(1),
+  context_budget_tokens: Budget.optional(),
+});
+export type RecallQuery = z.infer<typeof RecallQuery>;
+
+export const RecalledEvent = z.object({
+  event_id: z.string(),
+  timestamp: z.string(),
+  event_type: z.string(),
+  text: z.string(),
+  file_paths: z.array(z.string()),
+});
+
+export const EpisodeRecall = z.object({
+  type: z.literal("episode_recall"),
+  project_id: z.string(),
+  episode_id: z.string(),
+  generated_at: z.string(),
+  token_estimate: z.number().int().nonnegative(),
+  episode: TimelineEpisode,
+  events: z.array(RecalledEvent),
+  events_total: z.number().int().nonnegative(),
+  markdown: z.string(),
+});
+export type EpisodeRecall = z.infer<typeof EpisodeRecall>;
+
+// ---- health and status ---------------------------------------------------------------------------
+export const Health = z.object({
+  ok: z.boolean(),
+  pid: z.number().int(),
+  version: z.string(),
+  uptime_s: z.number(),
+});
+export type Health = z.infer<typeof Health>;
+
+export const DaemonStatus = z.object({
+  pid: z.number().int(),
+  port: z.number().int(),
+  version: z.string(),
+  uptime_s: z.number(),
+  projects: z.array(
+    z.object({
+      project_id: z.string(),
+      events: z.number().int(),
+      queue_depth: z.number().int(),
+      last_batch_at: z.string().nullable(),
+      last_error: z.string().nullable(),
+    }),
+  ),
+  sources: z.array(z.object({ name: z.string(), enabled: z.boolean(), path: z.string(), files: z.number().int() })),
+  engine: z.object({
+    healthy: z.boolean(),
+    pid: z.number().int().nullable(),
+    port: z.number().int().nullable(),
+    restarts: z.number().int(),
+    last_error: z.string().nullable(),
+  }),
+  last_error: z.string().nullable(),
+});
+export type DaemonStatus = z.infer<typeof DaemonStatus>;

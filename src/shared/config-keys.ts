@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+/**
+ * Every config key sqrl understands, with its schema, default and meaning.
+ * config.toml holds only what the user set; everything else comes from here.
+ * Keys are dotted: `llm.provider` lives in the `[llm]` table of config.toml.
+ */
+export interface ConfigKeyDef<T = unknown> {
+  schema: z.ZodType<T>;
+  default: T | (() => T);
+  description: string;
+}
+
+const bool = z.boolean();
+const positiveInt = z.number().int().positive();
+const budget = z.number().int().min(1).max(100_000);
+
+function key<T>(schema: z.ZodType<T>, dflt: T | (() => T), description: string): ConfigKeyDef<T> {
+  return { schema, default: dflt, description };
+}
+
+export const CONFIG_KEYS = {
+  user_id: key(z.string().min(1), "", "Who the memories belong to (default: git user.email, else $USER)."),
+
+  "llm.provider": key(
+    z.enum(["none", "anthropic", "openai_compatible"]),
+    "none",
+    "LLM used for extraction and summaries; `none` keeps sqrl fully offline.",
+  ),
+  "llm.model": key(z.string().min(1), "claude-haiku-4-5", "Model name sent to the provider."),
+  "llm.base_url": key(z.string(), "", "Provider base URL (empty: the SDK default; e.g. http://127.0.0.1:11434/v1 for Ollama)."),
+  "llm.api_key_env": key(
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"),
+    "ANTHROPIC_API_KEY",
+    "Name of the environment variable holding the API key (keys are never stored in config).",
+  ),
+  "llm.context_window_tokens": key(positiveInt, 16_000, "Input tokens one extraction call may use."),
+  "llm.daily_token_cap": key(z.number().int().min(0), 200_000, "LLM tokens per day; past it the offline extractor takes over."),
+  "llm.timeout_ms": key(positiveInt, 30_000, "Timeout of one LLM call."),
+
+  "embeddings.provider": key(z.enum(["none", "openai_compatible"]), "none", "Embeddings for hybrid search."),
+  "embeddings.base_url": key(z.string(), "http://127.0.0.1:11434/v1", "OpenAI-compatible base URL serving /embeddings."),
+  "embeddings.model": key(z.string().min(1), "nomic-embed-text", "Embedding model name."),
+  "embeddings.api_key_env": key(z.string(), "", "Environment variable with the embeddings API key (empty: none)."),
+
+  "budgets.task_context": key(budget, 400, "Default context_budget_tokens of get_task_context."),
+  "budgets.view": key(budget, 256, "Default context_budget_tokens of the views."),
+  "budgets.search": key(budget, 600, "Default context_budget_tokens of search, timeline and recall."),
+  "budgets.session_start": key(budget, 300, "Total budget of the Claude Code SessionStart hook."),
+
+  "tokens.counter": key(z.enum(["accurate", "chars4"]), "accurate", "Token counter for budgets: `accurate` (BPE-calibrated) or `chars4` (ceil(chars/4))."),
+
+  "watch.claude": key(bool, true, "Capture Claude Code transcripts."),
+  "watch.codex": key(bool, true, "Capture Codex CLI rollouts."),
+  "watch.gemini": key(bool, true, "Capture Gemini CLI chats."),
+  "watch.git": key(bool, true, "Capture git commits of registered repos."),
+
+  "daemon.batch_interval_seconds": key(positiveInt, 30, "How often unprocessed events are sent to the engine."),
+  "daemon.batch_min_events": key(positiveInt, 20, "Send a batch early once this many events wait."),
+  "daemon.batch_max_events": key(positiveInt, 200, "Largest batch sent to the engine."),
+
+  "engine.episode_gap_minutes": key(positiveInt, 20, "A gap longer than this starts a new episode."),
+} satisfies Record<string, ConfigKeyDef<any>>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+export type ConfigValues = { [K in ConfigKey]: (typeof CONFIG_KEYS)[K] extends ConfigKeyDef<infer T> ? T : never };
+
+export const CONFIG_KEY_NAMES = Object.keys(CONFIG_KEYS) as ConfigKey[];
+
+export function isConfigKey(name: string): name is ConfigKey {
+  return Object.hasOwn(CONFIG_KEYS, name);
+}

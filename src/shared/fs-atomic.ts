@@ -1,0 +1,26 @@
+import { chmodSync, mkdirSync, renameSync, writeFileSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** Mode of files that may hold tokens or personal data. */
+export const PRIVATE_MODE = 0o600;
+
+/**
+ * Write a file so that readers see either the old or the new content, never a torn one:
+ * write a sibling temp file, fsync via writeFileSync's flush, then rename over the target.
+ */
+export function writeFileAtomic(path: string, data: string, mode = PRIVATE_MODE): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    writeFileSync(tmp, data, { mode, flush: true });
+    chmodSync(tmp, mode);
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+export function writeJsonAtomic(path: string, value: unknown, mode = PRIVATE_MODE): void {
+  writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, mode);
+}

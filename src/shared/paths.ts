@@ -1,0 +1,45 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Root of sqrl's per-machine files: `SQRL_HOME`, else `~/.sqrl`. */
+export function sqrlHome(): string {
+  const fromEnv = process.env.SQRL_HOME;
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".sqrl");
+}
+
+export const homePaths = {
+  config: () => join(sqrlHome(), "config.toml"),
+  userDb: () => join(sqrlHome(), "user.db"),
+  /** Capture state shared by all projects: per-file read offsets, LLM usage. */
+  stateDb: () => join(sqrlHome(), "state.db"),
+  projects: () => join(sqrlHome(), "projects.json"),
+  daemon: () => join(sqrlHome(), "daemon.json"),
+  engine: () => join(sqrlHome(), "memory-service.json"),
+  logs: () => join(sqrlHome(), "logs"),
+};
+
+export const projectPaths = {
+  ctx: (root: string) => join(root, ".ctx"),
+  db: (root: string) => join(root, ".ctx", "data.db"),
+  views: (root: string) => join(root, ".ctx", "views"),
+  view: (root: string, name: string) => join(root, ".ctx", "views", `${name}.json`),
+  shared: (root: string) => join(root, ".ctx", "shared"),
+};
+
+/** Claude Code's config folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+export function claudeHome(): string {
+  const fromEnv = process.env.CLAUDE_CONFIG_DIR;
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".claude");
+}
+
+/** Codex CLI's home: `CODEX_HOME`, else `~/.codex`. */
+export function codexHome(): string {
+  const fromEnv = process.env.CODEX_HOME;
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".codex");
+}
+
+/** Gemini CLI's home: `GEMINI_HOME` (sqrl's own override, for tests), else `~/.gemini`. */
+export function geminiHome(): string {
+  const fromEnv = process.env.GEMINI_HOME;
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".gemini");
+}

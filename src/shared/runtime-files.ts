@@ -1,0 +1,53 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { z } from "zod";
+import { writeJsonAtomic } from "./fs-atomic.ts";
+import { homePaths } from "./paths.ts";
+
+/** What a running daemon or engine writes so that clients can find and authenticate to it. */
+export const RuntimeInfo = z.object({
+  pid: z.number().int().positive(),
+  host: z.literal("127.0.0.1"),
+  port: z.number().int().positive(),
+  token: z.string().min(16),
+  started_at: z.string(),
+  version: z.string().optional(),
+});
+export type RuntimeInfo = z.infer<typeof RuntimeInfo>;
+
+export type RuntimeKind = "daemon" | "engine";
+
+function pathOf(kind: RuntimeKind): string {
+  return kind === "daemon" ? homePaths.daemon() : homePaths.engine();
+}
+
+/** Read daemon.json / memory-service.json; undefined when missing or unreadable. */
+export function readRuntimeInfo(kind: RuntimeKind): RuntimeInfo | undefined {
+  const path = pathOf(kind);
+  if (!existsSync(path)) return undefined;
+  try {
+    const parsed = RuntimeInfo.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeRuntimeInfo(kind: RuntimeKind, info: RuntimeInfo): void {
+  writeJsonAtomic(pathOf(kind), info);
+}
+
+/** Remove the runtime file, but only if it still describes `pid` (a newer process may own it). */
+export function removeRuntimeInfo(kind: RuntimeKind, pid = process.pid): void {
+  const current = readRuntimeInfo(kind);
+  if (!current || current.pid === pid) rmSync(pathOf(kind), { force: true });
+}
+
+/** Is a process with this pid alive (signal 0 probe)? */
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,0 +1,4 @@
+import pkg from "../package.json" with { type: "json" };
+
+/** sqrl's version, from package.json (embedded at build time). */
+export const VERSION: string = pkg.version;
