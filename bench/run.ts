@@ -1,0 +1,30 @@
+/**
+ * `bun run bench` runs every benchmark; `bun run bench <name> [args] [--quick]` runs one.
+ * Each prints its table and updates its section of docs/benchmarks.md.
+ */
+import { writeSection, type Bench } from "./report.ts";
+
+const BENCHES: Record<string, () => Promise<Bench>> = {};
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const noWrite = argv.includes("--no-write");
+const positional = argv.filter((a) => !a.startsWith("--"));
+const wanted = positional[0] && BENCHES[positional[0]] ? [positional[0]] : Object.keys(BENCHES);
+const extra = positional[0] && BENCHES[positional[0]] ? positional.slice(1) : positional;
+if (positional[0] && !BENCHES[positional[0]]) {
+  console.error(`Unknown benchmark "${positional[0]}". Known: ${Object.keys(BENCHES).join(", ")}`);
+  process.exit(2);
+}
+
+const headlines: string[] = [];
+for (const name of wanted) {
+  const bench = await BENCHES[name]!();
+  console.log(`\n== ${name}${quick ? " (quick)" : ""} ==`);
+  const report = await bench({ quick, args: extra });
+  console.log(report.markdown);
+  headlines.push(...report.headline.map((h) => `${name}: ${h}`));
+  const command = `bun run bench ${name}${extra.length ? ` ${extra.join(" ")}` : ""}${quick ? " --quick" : ""}`;
+  if (!noWrite) writeSection(name, report, command, quick);
+}
+console.log(`\n${headlines.join("\n")}`);
