@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { SqrlError } from "../shared/errors.ts";
 import dataV1 from "./schema/data-v1.sql" with { type: "text" };
 import stateV1 from "./schema/state-v1.sql" with { type: "text" };
 import userV1 from "./schema/user-v1.sql" with { type: "text" };
@@ -29,7 +30,7 @@ export function migrate(db: Database, kind: SchemaKind): number {
   const steps = MIGRATIONS[kind];
   let version = schemaVersion(db);
   if (version > steps.length) {
-    throw new Error(`This database has schema version ${version}, newer than this sqrl (${steps.length}). Upgrade sqrl.`);
+    throw new SqrlError("db_too_new", `This database has schema version ${version}, newer than this sqrl understands (${steps.length}). Upgrade sqrl.`);
   }
   while (version < steps.length) {
     const sql = steps[version]!;
