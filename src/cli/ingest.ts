@@ -1,0 +1,161 @@
+import { defineCommand } from "citty";
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { UsageError } from "../shared/errors.ts";
+import { log } from "../shared/log.ts";
+import { confirm } from "./confirm.ts";
+
+const SOURCES = ["claude", "codex", "gemini", "git"] as const;
+type SourceArg = (typeof SOURCES)[number];
+
+export interface IngestSummary {
+  files: number;
+  lines: number;
+  events: number;
+  added: number;
+  duplicates: number;
+  skipped: number;
+  malformed: number;
+  commits: number;
+  by_project: Record<string, number>;
+  per_file?: Array<{ path: string; source: string; added: number; duplicates: number; malformed: number; skipped: number }>;
+}
+
+export interface RunIngestOptions {
+  files?: string[];
+  backfill?: boolean;
+  source?: SourceArg;
+  /** Only these project roots receive events (init backfills just the new project). */
+  only?: string[];
+  /** Draw a progress bar on a terminal. */
+  progress?: boolean;
+}
+
+function progressBar(done: number, total: number, added: number): void {
+  if (!process.stderr.isTTY) return;
+  const width = 24;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  process.stderr.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} files, ${added} events added`);
+  if (done === total) process.stderr.write("\n");
+}
+
+/** Import transcripts (given files, or every file of the enabled sources) and git history into registered projects. */
+export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> {
+  const [{ loadConfig }, { listProjects }, backfill, ingest, git, ts, { openStateDb }] = await Promise.all([
+    import("../shared/config.ts"),
+    import("../shared/projects.ts"),
+    import("../daemon/backfill.ts"),
+    import("../daemon/ingest.ts"),
+    import("../daemon/watchers/git.ts"),
+    import("../daemon/watchers/transcript-source.ts"),
+    import("../sql/open.ts"),
+  ]);
+  const cfg = loadConfig();
+  const projects = listProjects();
+  if (projects.length === 0) throw new UsageError("No project is registered yet. Run `sqrl init` in a project first, then ingest.", "no_projects");
+  const pool = new ingest.ProjectDbPool();
+  const ctx = { projects, userId: cfg.user_id, pool, only: opts.only ? new Set(opts.only.map((p) => resolve(p))) : undefined };
+  const summary: IngestSummary = { files: 0, lines: 0, events: 0, added: 0, duplicates: 0, skipped: 0, malformed: 0, commits: 0, by_project: {}, per_file: [] };
+  const jobs: Array<{ path: string; source: "claude" | "codex" | "gemini"; document: boolean }> = [];
+  for (const f of opts.files ?? []) {
+    const path = resolve(f);
+    if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${path} is not a file. Pass transcript files (.jsonl/.json) or use --backfill.`, "not_a_file");
+    if (opts.source === "git") throw new UsageError("--source git takes no files: git history is read from the registered repos with --backfill.");
+    const sniffed = backfill.sniffSource(path);
+    const source = opts.source ?? sniffed.source;
+    jobs.push({ path, source, document: source === "gemini" ? sniffed.document || path.endsWith(".json") : false });
+  }
+  if (opts.backfill) {
+    const enabled = { claude: cfg["watch.claude"], codex: cfg["watch.codex"], gemini: cfg["watch.gemini"] };
+    for (const name of ["claude", "codex", "gemini"] as const) {
+      if (opts.source ? opts.source !== name : !enabled[name]) continue;
+      const src = backfill.TRANSCRIPT_SOURCES[name];
+      for (const path of ts.listSourceFiles(src)) jobs.push({ path, source: name, document: src.isDocument(path) });
+    }
+  }
+  try {
+    for (const job of jobs) {
+      const res = await backfill.ingestFileOnce(job.path, job.source, job.document, ctx);
+      summary.files++;
+      summary.lines += res.lines;
+      summary.events += res.events;
+      summary.added += res.added;
+      summary.duplicates += res.duplicates;
+      summary.skipped += res.skipped;
+      summary.malformed += res.malformed;
+      for (const [root, n] of res.addedByProject) summary.by_project[root] = (summary.by_project[root] ?? 0) + n;
+      summary.per_file!.push({ path: job.path, source: job.source, added: res.added, duplicates: res.duplicates, malformed: res.malformed, skipped: res.skipped });
+      if (opts.progress) progressBar(summary.files, jobs.length, summary.added);
+    }
+    if (opts.backfill && (opts.source === undefined ? cfg["watch.git"] : opts.source === "git")) {
+      const state = openStateDb();
+      try {
+        for (const root of projects) {
+          if (ctx.only && !ctx.only.has(root)) continue;
+          const { events, head } = git.readGitCommits(root, undefined);
+          if (events.length > 0) {
+            const res = ingest.ingestNormalized(events, { ...ctx, only: new Set([root]) });
+            summary.commits += events.length;
+            summary.events += events.length;
+            summary.added += res.added;
+            summary.duplicates += res.duplicates;
+            for (const [r, n] of res.addedByProject) summary.by_project[r] = (summary.by_project[r] ?? 0) + n;
+          }
+          if (head) git.saveGitCursor(state, root, head);
+        }
+      } finally {
+        state.close();
+      }
+    }
+  } finally {
+    pool.close();
+  }
+  return summary;
+}
+
+export function summaryLines(s: IngestSummary): string[] {
+  const lines = [
+    `Files: ${s.files}${s.commits ? ` (+ ${s.commits} git commits)` : ""}`,
+    `Events added: ${s.added}`,
+    `Duplicates: ${s.duplicates}`,
+    `Malformed lines skipped: ${s.malformed}`,
+  ];
+  if (s.skipped > 0) lines.push(`Events outside registered projects (skipped): ${s.skipped}`);
+  for (const [root, n] of Object.entries(s.by_project)) lines.push(`  ${root}: +${n}`);
+  return lines;
+}
+
+/**
+ * `sqrl init` offers to import the project's existing history (Claude Code deletes transcripts after
+ * 30 days). Returns the summary line, or undefined when declined.
+ */
+export async function offerBackfill(root: string, opts: { yes: boolean }): Promise<{ line: string; summary: IngestSummary } | undefined> {
+  if (!(await confirm("Import this project's existing agent transcripts and git history now?", { yes: opts.yes }))) return undefined;
+  const summary = await runIngest({ backfill: true, only: [root], progress: true });
+  delete summary.per_file;
+  return { line: `Imported history: ${summary.added} events added from ${summary.files} transcripts${summary.commits ? ` and ${summary.commits} commits` : ""} (${summary.duplicates} duplicates, ${summary.malformed} malformed lines skipped)`, summary };
+}
+
+export default defineCommand({
+  meta: { name: "ingest", description: "Import transcripts (files, or all existing history with --backfill) into registered projects" },
+  args: {
+    files: { type: "positional", required: false, description: "Transcript files (Claude Code / Codex .jsonl, Gemini .json/.jsonl)" },
+    backfill: { type: "boolean", description: "Import every existing transcript of the enabled sources and the git history of registered repos" },
+    source: { type: "string", description: "Only this source (claude|codex|gemini|git); with files, forces their format" },
+    json: { type: "boolean", description: "Print the summary as JSON" },
+  },
+  async run({ args }) {
+    const files = (args._ as string[] | undefined)?.filter((a) => a.length > 0) ?? [];
+    const source = args.source as string | undefined;
+    if (source !== undefined && !(SOURCES as readonly string[]).includes(source)) throw new UsageError(`--source must be one of ${SOURCES.join(", ")} (got "${source}").`);
+    if (files.length === 0 && !args.backfill) throw new UsageError("Pass transcript files to import, or --backfill to import all existing history.");
+    const summary = await runIngest({ files, backfill: args.backfill === true, source: source as SourceArg | undefined, progress: !args.json });
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      return;
+    }
+    delete summary.per_file;
+    process.stdout.write(`${summaryLines(summary).join("\n")}\n`);
+    if (summary.added === 0 && summary.skipped > 0) log.info("Nothing matched a registered project: records are mapped by their cwd. Run `sqrl init <path>` for the project first.");
+  },
+});

@@ -1,0 +1,286 @@
+/**
+ * Secret redaction: every string that capture writes (event text, tool input/output, the raw source
+ * record) goes through here first. Secrets become `[REDACTED:<kind>]`; text inside
+ * `<private>…</private>` is removed (an unclosed `<private>` removes the rest of the string).
+ *
+ * Patterns are deliberately a little greedy: a redacted non-secret costs a few characters of
+ * memory, a stored secret cannot be taken back.
+ */
+
+export const PRIVATE_MARKER = "[PRIVATE]";
+
+const mark = (kind: string): string => `[REDACTED:${kind}]`;
+
+interface TokenRule {
+  kind: string;
+  re: RegExp;
+}
+
+/** Self-describing tokens: the whole match is the secret. */
+const TOKEN_RULES: readonly TokenRule[] = [
+  { kind: "anthropic_key", re: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
+  { kind: "openai_key", re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
+  { kind: "stripe_key", re: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { kind: "github_token", re: /\bgh[pousr]_[A-Za-z0-9]{20,}/g },
+  { kind: "github_pat", re: /\bgithub_pat_[A-Za-z0-9_]{20,}/g },
+  { kind: "gitlab_token", re: /\bglpat-[A-Za-z0-9_-]{20,}/g },
+  { kind: "aws_access_key", re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b/g },
+  { kind: "slack_token", re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { kind: "slack_webhook", re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]+/g },
+  { kind: "google_api_key", re: /\bAIza[0-9A-Za-z_-]{35}/g },
+  { kind: "npm_token", re: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { kind: "hf_token", re: /\bhf_[A-Za-z0-9]{30,}\b/g },
+  { kind: "jwt", re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
+];
+
+/** All token rules as one alternation (one pass over the string); the matching group names the kind. */
+const TOKEN_ALL = new RegExp(TOKEN_RULES.map((r) => `(${r.re.source})`).join("|"), "g");
+
+// ---- one-pass scan: which rule families can possibly match? ----------------------------------
+// Regex alternations cost tens of ns per character; a hand-written scan costs a few. Most strings
+// (ids, paths, code, prose) set no flag and are returned untouched after this single pass.
+
+const F_TOKEN = 1;
+const F_KEYWORD = 2;
+const F_ENV = 4;
+const F_BEARER = 8;
+const F_URL = 16;
+const F_PRIVATE_TAG = 32;
+const F_PEM = 64;
+
+/** Case-insensitive `s.startsWith(word, i)` for a lowercase ASCII word. */
+function at(s: string, i: number, word: string): boolean {
+  if (i + word.length > s.length) return false;
+  for (let j = 0; j < word.length; j++) if ((s.charCodeAt(i + j) | 32) !== word.charCodeAt(j)) return false;
+  return true;
+}
+
+/** Case-sensitive `s.startsWith(word, i)` (charCode compare: startsWith with a position is slow in JSC). */
+function atExact(s: string, i: number, word: string): boolean {
+  if (i + word.length > s.length) return false;
+  for (let j = 0; j < word.length; j++) if (s.charCodeAt(i + j) !== word.charCodeAt(j)) return false;
+  return true;
+}
+
+function isNameChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
+}
+
+/**
+ * After a keyword at `i` of length `len`: does an assignment follow (`…= value`, `…: value`, also
+ * behind a closing quote, escaped or not), or is it a `--flag value`? Only then can a rule match.
+ */
+function assignmentAfter(s: string, i: number, len: number, colon: boolean): boolean {
+  let j = i + len;
+  while (j < s.length && isNameChar(s.charCodeAt(j))) j++;
+  if (s.charCodeAt(j) === 92) j++; // backslash of an escaped quote
+  const q = s.charCodeAt(j);
+  if (q === 34 || q === 39) j++;
+  while (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9) j++;
+  const c = s.charCodeAt(j);
+  if (c === 61 || (colon && c === 58)) return plausibleValueAt(s, j + 1);
+  // `--password value`: the (dashed) name starts with a double dash
+  if (!colon) return false;
+  let k = i - 1;
+  for (; k >= 0; k--) {
+    const b = s.charCodeAt(k);
+    if (!((b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b === 45)) break;
+  }
+  return s.charCodeAt(k + 1) === 45 && s.charCodeAt(k + 2) === 45;
+}
+
+/** After `=`/`:`: a value of at least 4 characters that is not a plain number, object or array. */
+function plausibleValueAt(s: string, from: number): boolean {
+  let j = from;
+  while (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9) j++;
+  if (s.charCodeAt(j) === 92) j++;
+  if (s.charCodeAt(j) === 34 || s.charCodeAt(j) === 39) j++;
+  let len = 0;
+  let digits = 0;
+  for (; j < s.length && len < 10; j++, len++) {
+    const c = s.charCodeAt(j);
+    // terminators: space, quotes, backslash, , ; ) } ] { [ newline
+    if (c === 32 || c === 34 || c === 39 || c === 92 || c === 44 || c === 59 || c === 41 || c === 125 || c === 93 || c === 123 || c === 91 || c === 10 || c === 13 || c === 9) break;
+    if (c >= 48 && c <= 57) digits++;
+  }
+  return len >= 4 && digits < len;
+}
+
+/** Flags for a secret keyword at `i`: KEYWORD when `=`/`:` (or a `--flag`) follows, ENV when `=` follows. */
+function keywordFlags(s: string, i: number, len: number): number {
+  if (!assignmentAfter(s, i, len, true)) return 0;
+  return assignmentAfter(s, i, len, false) ? F_KEYWORD | F_ENV : F_KEYWORD;
+}
+
+/** `scheme://user:pass@`: is there an `@` before the URL's first `/`, space or quote? */
+function credentialUrlAt(s: string, i: number): boolean {
+  for (let j = i + 3; j < s.length; j++) {
+    const c = s.charCodeAt(j);
+    if (c === 64) return true; // @
+    if (c === 47 || c === 32 || c === 34 || c === 39 || c === 10 || c === 92) return false;
+  }
+  return false;
+}
+
+function scan(s: string): number {
+  let f = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    switch (c | 32) {
+      case 97: // a
+        if (at(s, i, "auth")) f |= keywordFlags(s, i, 4);
+        else if (c === 65 && i + 3 < n && "KSGIRN".includes(s[i + 1]!) && "IASOP".includes(s[i + 2]!) && (s[i + 3] === "A" || s[i + 3] === "D")) f |= F_TOKEN;
+        else if (atExact(s, i, "AIza")) f |= F_TOKEN;
+        break;
+      case 98: // b
+        if (atExact(s, i, "Bearer") || atExact(s, i, "Basic")) f |= F_BEARER;
+        break;
+      case 99: // c
+        if (at(s, i, "credential")) f |= keywordFlags(s, i, 10);
+        else if (at(s, i, "conn")) f |= keywordFlags(s, i, 4) & F_ENV;
+        break;
+      case 100: // d
+        if (at(s, i, "dsn") || at(s, i, "database_url")) f |= keywordFlags(s, i, 3) & F_ENV;
+        break;
+      case 101: // e
+        if (atExact(s, i, "eyJ")) f |= F_TOKEN;
+        break;
+      case 103: // g
+        if (c === 103 && i + 3 < n && s[i + 1] === "h" && "pousr".includes(s[i + 2]!) && s[i + 3] === "_") f |= F_TOKEN;
+        else if (atExact(s, i, "github_pat_") || atExact(s, i, "glpat-")) f |= F_TOKEN;
+        break;
+      case 104: // h
+        if (atExact(s, i, "hf_") || atExact(s, i, "hooks.slack")) f |= F_TOKEN;
+        break;
+      case 107: // k
+        if (at(s, i, "key")) f |= keywordFlags(s, i, 3);
+        break;
+      case 110: // n
+        if (atExact(s, i, "npm_")) f |= F_TOKEN;
+        break;
+      case 112: // p
+        if (at(s, i, "pass") || at(s, i, "pwd")) f |= keywordFlags(s, i, 3);
+        else if (at(s, i, "private")) {
+          f |= keywordFlags(s, i, 7);
+          if (atExact(s, i, "PRIVATE KEY")) f |= F_PEM;
+        } else if (atExact(s, i, "pk_")) f |= F_TOKEN;
+        break;
+      case 114: // r
+        if (atExact(s, i, "rk_")) f |= F_TOKEN;
+        break;
+      case 115: // s
+        if (at(s, i, "secret")) f |= keywordFlags(s, i, 6);
+        else if (c === 115 && (atExact(s, i, "sk-") || atExact(s, i, "sk_"))) f |= F_TOKEN;
+        break;
+      case 116: // t
+        if (at(s, i, "token")) {
+          f |= keywordFlags(s, i, 5);
+          if (c === 84) f |= F_BEARER;
+        }
+        break;
+      case 120: // x
+        if (atExact(s, i, "xox")) f |= F_TOKEN;
+        break;
+      case 58: // ':' (58 | 32 = 58)
+        if (c === 58 && s.charCodeAt(i + 1) === 47 && s.charCodeAt(i + 2) === 47 && credentialUrlAt(s, i)) f |= F_URL;
+        break;
+      case 60: // '<'
+        if (at(s, i + 1, "private")) f |= F_PRIVATE_TAG;
+        break;
+    }
+  }
+  return f;
+}
+
+const PRIVATE_KEY_BLOCK = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g;
+const BEARER = /\b(Bearer|Token|Basic)(\s+)[A-Za-z0-9._~+/=-]{12,}/g;
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@'"]*):([^\s/@'"]+)@/gi;
+/** `password=…`, `api_key: "…"`, `"client_secret": "…"`, `--password …` (also inside JSON-escaped text). */
+const ASSIGNMENT =
+  /((?:--[A-Za-z-]*(?:password|passwd|token|secret|api-key|apikey)(?:=|\s+))|(?:(?:\\?["'])?\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key)(?![A-Za-z0-9])(?:\\?["'])?\s*[=:]\s*))(\\"(?:[^"\\\n]|\\[^"])*\\"|"[^"\n]*"|'[^'\n]*'|[^\s"',;)}\]\\-][^\s"',;)}\]\\]*)/gi;
+/** `.env` lines whose key names a secret: `export STRIPE_SECRET=…`. */
+const ENV_SECRET_LINE =
+  /^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH|PRIVATE|DSN|DATABASE_URL|CONN(?:ECTION)?_STRING)[A-Za-z0-9_]*\s*=\s*)(.+)$/gim;
+/** Every `KEY=VALUE` line (used for the content of `.env` files, where every value is a secret). */
+const ENV_ANY_LINE = /^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.]*\s*=\s*)(\S.*)$/gm;
+const PRIVATE_TAG = /<private>[\s\S]*?(?:<\/private>|$)/gi;
+
+/** Values that are code or references, not secrets (`password: string`, `token = os.environ[...]`). */
+const NOT_A_SECRET =
+  /^(?:\$|process\.env|os\.environ|os\.getenv|env\.|getenv|ENV\[|\{\{|\$\{|<|\[REDACTED|\*+$|x+$|(?:self|this|config|settings|args|opts|options|req|params|props|ctx)\.|[A-Za-z_]+\(|=|:|(?:string|number|boolean|null|undefined|none|true|false|str|int|bool|any|optional|required|secret|password|token|redacted)(?![A-Za-z0-9_]))/i;
+
+function isPlausibleSecret(value: string): boolean {
+  const bare = value.replace(/^\\?["']|\\?["']$/g, "");
+  if (bare.length < 4 || /^\d{1,9}$/.test(bare)) return false;
+  return !NOT_A_SECRET.test(bare);
+}
+
+export interface RedactOptions {
+  /** Treat every `KEY=VALUE` line as a secret (content of a `.env` file). */
+  envFile?: boolean;
+}
+
+/**
+ * Cheap gate: the rule families that can match in `text` (0: nothing to redact — most strings,
+ * which then skip the redaction regexes entirely).
+ */
+export function secretFlags(text: string): number {
+  return text.length < 8 ? 0 : scan(text);
+}
+
+/** Redact one string. Returns the same string when nothing matched. */
+export function redactText(input: string, opts: RedactOptions = {}): string {
+  let s = input;
+  if (s.length < 8) return s;
+  const f = scan(s);
+  if (f === 0 && !opts.envFile) return s;
+  if (f & F_PRIVATE_TAG) s = s.replace(PRIVATE_TAG, PRIVATE_MARKER);
+  if (f & F_PEM) s = s.replace(PRIVATE_KEY_BLOCK, mark("private_key"));
+  if (f & F_TOKEN) s = s.replace(TOKEN_ALL, tokenReplacer);
+  if (f & F_URL) s = s.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:${mark("url_password")}@`);
+  if (f & F_BEARER) s = s.replace(BEARER, (_m, word: string, space: string) => `${word}${space}${mark("bearer")}`);
+  if (opts.envFile) {
+    if (s.includes("=")) s = s.replace(ENV_ANY_LINE, (_m, head: string) => `${head}${mark("env_value")}`);
+  } else if (f & F_ENV && s.includes("=")) {
+    s = s.replace(ENV_SECRET_LINE, (m, head: string, value: string) => (isPlausibleSecret(value) ? `${head}${mark("env_value")}` : m));
+  }
+  if (f & F_KEYWORD) s = s.replace(ASSIGNMENT, (m, head: string, value: string) => (isPlausibleSecret(value) ? `${head}${mark("password")}` : m));
+  return s;
+}
+
+function tokenReplacer(match: string, ...groups: unknown[]): string {
+  for (let i = 0; i < TOKEN_RULES.length; i++) if (groups[i] !== undefined) return mark(TOKEN_RULES[i]!.kind);
+  return match.length > 0 ? mark("token") : match;
+}
+
+/** Does this path name a dotenv file (`.env`, `.env.local`, `prod.env`)? */
+export function isEnvFilePath(path: string): boolean {
+  return /(^|[\\/])\.env(\.[A-Za-z0-9_-]+)?$|\.env$/.test(path) && !/\.env\.(example|sample|template|dist)$/.test(path);
+}
+
+/** Redact every string inside a JSON-like value (objects, arrays), returning a new value. */
+export function redactDeep<T>(value: T, opts: RedactOptions = {}): T {
+  return walk(value, opts) as T;
+}
+
+/** Object keys that name a secret (`password`, `db_password`, `apiKey`, `client_secret`, `session_token`…). */
+const SECRET_KEY = /(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key)$/i;
+
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+function walk(value: unknown, opts: RedactOptions): unknown {
+  if (typeof value === "string") return redactText(value, opts);
+  if (Array.isArray(value)) return value.map((v) => walk(v, opts));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      // `{"password": "hunter2"}` as a parsed object: the key says what the value is.
+      out[k] = typeof v === "string" && isSecretKey(k) && isPlausibleSecret(v) ? mark("password") : walk(v, opts);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,269 @@
+/**
+ * Tailing that never loses a line.
+ *
+ * A `TailFile` remembers how far a transcript was read. `readTail` reads `[offset, EOF)`, consumes
+ * only complete lines (a partial last line stays for later), counts and skips malformed lines, and
+ * restarts at 0 when the file shrank or was replaced (other inode or other first bytes); dedup
+ * absorbs the repeats. `safeOffset` never passes a line whose events the normalizer still holds
+ * back, so a restart from the persisted offset re-reads them.
+ *
+ * Gemini's rewritten-JSON documents are re-read whole whenever they change (`readDocument`).
+ */
+import { closeSync, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { createHash } from "node:crypto";
+import type { NormalizedEvent } from "../shared/event.ts";
+import type { LineNormalizer } from "./normalize/types.ts";
+
+export type TailSource = "claude" | "codex" | "gemini";
+
+/** Bytes of the file head hashed to notice a replaced file. */
+export const HEAD_BYTES = 4096;
+/** Read size per chunk (bounded memory on huge files). */
+export const CHUNK_BYTES = 4 * 1024 * 1024;
+
+export interface TailFile {
+  path: string;
+  source: TailSource;
+  /** Whole-document format (Gemini .json): re-read entirely when it changes. */
+  document: boolean;
+  normalizer: LineNormalizer;
+  /** Bytes consumed in this process. */
+  readOffset: number;
+  /** Bytes whose events are all released (what is persisted). */
+  safeOffset: number;
+  size: number;
+  mtimeMs: number;
+  ino: number | null;
+  /** Hash of the first bytes up to readOffset (at most HEAD_BYTES). */
+  headHash: string | null;
+  /** Same, up to safeOffset: what is persisted next to it. */
+  safeHeadHash: string | null;
+  malformed: number;
+}
+
+export interface TailRead {
+  events: NormalizedEvent[];
+  lines: number;
+  malformed: number;
+  /** The file was truncated or replaced and was read again from 0. */
+  reset: boolean;
+  /** The file does not exist (any more). */
+  missing: boolean;
+}
+
+export function newTailFile(path: string, source: TailSource, document: boolean, normalizer: LineNormalizer, from?: { offset: number; size: number; ino: number | null; head_hash: string | null; malformed: number }): TailFile {
+  return {
+    path,
+    source,
+    document,
+    normalizer,
+    readOffset: from?.offset ?? 0,
+    safeOffset: from?.offset ?? 0,
+    size: from?.size ?? 0,
+    mtimeMs: 0,
+    ino: from?.ino ?? null,
+    headHash: from?.head_hash ?? null,
+    safeHeadHash: from?.head_hash ?? null,
+    malformed: from?.malformed ?? 0,
+  };
+}
+
+function hashHead(fd: number, upto: number): string | null {
+  const n = Math.min(upto, HEAD_BYTES);
+  if (n <= 0) return null;
+  const buf = Buffer.allocUnsafe(n);
+  const got = readSync(fd, buf, 0, n, 0);
+  return createHash("sha1").update(buf.subarray(0, got)).digest("hex");
+}
+
+function statOrNull(fd: number): Stats | null {
+  try {
+    return fstatSync(fd);
+  } catch {
+    return null;
+  }
+}
+
+function openOrNull(path: string): number | null {
+  try {
+    return openSync(path, "r");
+  } catch {
+    return null;
+  }
+}
+
+/** Parse one line; undefined when it is not JSON (malformed or binary). Blank lines are null. */
+function parseLine(buf: Buffer, start: number, end: number): unknown | undefined | null {
+  let e = end;
+  if (e > start && buf[e - 1] === 13) e--; // \r\n
+  if (e <= start) return null;
+  const text = buf.toString("utf8", start, e);
+  if (text.trim().length === 0) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ReadOptions {
+  /** One-shot read (backfill, explicit ingest): a last line without newline counts if it parses, and held events are flushed. */
+  final?: boolean;
+  /** Called to make a fresh normalizer when the file must be re-read from 0. */
+  renew: () => LineNormalizer;
+  /** Receive events chunk by chunk (bounded memory on huge files) instead of collecting them all. */
+  sink?: (events: NormalizedEvent[]) => void;
+}
+
+/** Read what was appended since the last call. Synchronous: one file is read and handed on at a time. */
+export function readTail(file: TailFile, opts: ReadOptions): TailRead {
+  const out: TailRead = { events: [], lines: 0, malformed: 0, reset: false, missing: false };
+  const fd = openOrNull(file.path);
+  if (fd === null) {
+    out.missing = true;
+    return out;
+  }
+  try {
+    const st = statOrNull(fd);
+    if (!st) {
+      out.missing = true;
+      return out;
+    }
+    if (file.document) return readDocumentFd(file, fd, st, opts, out);
+    const replaced =
+      (file.ino !== null && st.ino !== file.ino) || st.size < file.readOffset || (file.readOffset > 0 && file.headHash !== null && hashHead(fd, file.readOffset) !== file.headHash);
+    if (replaced) {
+      file.readOffset = 0;
+      file.safeOffset = 0;
+      file.malformed = 0;
+      file.normalizer = opts.renew();
+      out.reset = true;
+    }
+    file.ino = st.ino;
+    let pos = file.readOffset;
+    let carry: Buffer | null = null;
+    let carryStart = pos;
+    while (pos < st.size) {
+      const want = Math.min(CHUNK_BYTES, st.size - pos);
+      // The unfinished line of the previous chunk goes first, then the new bytes (one copy of the carry only).
+      const keep = carry ? carry.length : 0;
+      const chunk = Buffer.allocUnsafe(keep + want);
+      if (carry) carry.copy(chunk, 0);
+      const got = readSync(fd, chunk, keep, want, pos);
+      if (got <= 0) break;
+      pos += got;
+      const buf: Buffer = chunk.subarray(0, keep + got);
+      const base = carry ? carryStart : pos - got;
+      let lineStart = 0;
+      for (;;) {
+        const nl = buf.indexOf(10, lineStart);
+        if (nl < 0) break;
+        consumeLine(file, buf, lineStart, nl, base + lineStart, out);
+        lineStart = nl + 1;
+      }
+      file.readOffset = base + lineStart;
+      carry = lineStart < buf.length ? buf.subarray(lineStart) : null;
+      carryStart = base + lineStart;
+      if (opts.sink && out.events.length > 0) {
+        opts.sink(out.events);
+        out.events = [];
+      }
+    }
+    if (carry && opts.final) {
+      // A complete record without its newline (the writer is done): take it if it parses.
+      const v = parseLine(carry, 0, carry.length);
+      if (v !== undefined && v !== null) {
+        consumeLine(file, carry, 0, carry.length, carryStart, out);
+        file.readOffset = carryStart + carry.length;
+      }
+    }
+    const after = file.normalizer.afterBatch?.();
+    if (after) out.events.push(...after);
+    if (opts.final) out.events.push(...file.normalizer.flush());
+    if (opts.sink && out.events.length > 0) {
+      opts.sink(out.events);
+      out.events = [];
+    }
+    file.size = st.size;
+    file.mtimeMs = st.mtimeMs;
+    file.headHash = hashHead(fd, file.readOffset);
+    updateSafeOffset(file);
+    file.safeHeadHash = file.safeOffset === file.readOffset ? file.headHash : hashHead(fd, file.safeOffset);
+    return out;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function consumeLine(file: TailFile, buf: Buffer, start: number, end: number, absStart: number, out: TailRead): void {
+  const v = parseLine(buf, start, end);
+  if (v === null) return;
+  out.lines++;
+  if (v === undefined) {
+    out.malformed++;
+    file.malformed++;
+    return;
+  }
+  try {
+    const events = file.normalizer.push(v, absStart);
+    for (const e of events) out.events.push(e);
+  } catch {
+    // A record shaped in a way no normalizer expected is skipped like a malformed line, never fatal.
+    out.malformed++;
+    file.malformed++;
+  }
+}
+
+/** Release held-back events (idle timer, shutdown) and move the safe offset up. */
+export function flushTail(file: TailFile): NormalizedEvent[] {
+  const events = file.normalizer.flush();
+  updateSafeOffset(file);
+  if (file.safeOffset === file.readOffset) file.safeHeadHash = file.headHash;
+  return events;
+}
+
+function updateSafeOffset(file: TailFile): void {
+  const held = file.normalizer.heldFrom();
+  file.safeOffset = held === null ? file.readOffset : Math.min(file.readOffset, held);
+}
+
+/** Whole-document format: re-read when size or mtime changed; an unparsable document is a write in progress. */
+function readDocumentFd(file: TailFile, fd: number, st: Stats, opts: ReadOptions, out: TailRead): TailRead {
+  if (!opts.final && st.size === file.size && st.mtimeMs === file.mtimeMs && file.readOffset === st.size) return out;
+  const buf = Buffer.allocUnsafe(st.size);
+  let got = 0;
+  while (got < st.size) {
+    const n = readSync(fd, buf, got, st.size - got, got);
+    if (n <= 0) break;
+    got += n;
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(buf.toString("utf8", 0, got));
+  } catch {
+    if (opts.final) {
+      out.malformed++;
+      file.malformed++;
+    }
+    return out; // half-written: the next change re-reads it
+  }
+  const n = file.normalizer as LineNormalizer & { loadDocument?: (d: unknown) => void };
+  if (n.loadDocument) n.loadDocument(doc);
+  else n.push(doc, 0);
+  out.lines = 1;
+  const after = n.afterBatch?.();
+  if (after) out.events.push(...after);
+  if (opts.final) out.events.push(...n.flush());
+  if (opts.sink && out.events.length > 0) {
+    opts.sink(out.events);
+    out.events = [];
+  }
+  file.ino = st.ino;
+  file.size = st.size;
+  file.mtimeMs = st.mtimeMs;
+  file.readOffset = got;
+  file.headHash = null;
+  updateSafeOffset(file);
+  file.safeHeadHash = null;
+  return out;
+}
