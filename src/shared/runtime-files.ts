@@ -42,12 +42,22 @@ export function removeRuntimeInfo(kind: RuntimeKind, pid = process.pid): void {
   if (!current || current.pid === pid) rmSync(pathOf(kind), { force: true });
 }
 
-/** Is a process with this pid alive (signal 0 probe)? */
+/** Is a process with this pid alive (signal 0 probe)? A zombie (exited, not yet reaped) is not. */
 export function isPidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+/** Linux: state `Z` in /proc/<pid>/stat (containers whose pid 1 reaps slowly keep these around). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
   }
 }

@@ -1,0 +1,279 @@
+import { defineCommand } from "citty";
+import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { DaemonStatus } from "../shared/api.ts";
+import { callApi } from "../shared/api-client.ts";
+import { daemonHealthy, ensureDaemon } from "../shared/daemon-launch.ts";
+import { UsageError } from "../shared/errors.ts";
+import { sqrlHome } from "../shared/paths.ts";
+import { isPidAlive, readRuntimeInfo, removeRuntimeInfo } from "../shared/runtime-files.ts";
+import { relativeTime } from "../shared/time.ts";
+
+const jsonArg = { json: { type: "boolean", description: "Print as JSON" } } as const;
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+}
+
+function lockPid(): number | undefined {
+  try {
+    const n = Number.parseInt(readFileSync(join(sqrlHome(), "daemon.lock"), "utf8").trim(), 10);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** On Linux, refuse to signal a pid whose command line is not an sqrl daemon (pid reuse). */
+function looksLikeDaemon(pid: number): boolean {
+  const cmdline = `/proc/${pid}/cmdline`;
+  if (!existsSync("/proc/self/cmdline")) return true;
+  try {
+    const words = readFileSync(cmdline, "utf8").split("\0");
+    return words.includes("daemon") && words.includes("run");
+  } catch {
+    return false;
+  }
+}
+
+function formatDuration(seconds: number): string {
+  const s = Math.floor(seconds);
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const parts = d > 0 ? [`${d}d`, `${h}h`] : h > 0 ? [`${h}h`, `${m}m`] : m > 0 ? [`${m}m`, `${s % 60}s`] : [`${s % 60}s`];
+  return parts.join(" ");
+}
+
+export function renderStatus(s: DaemonStatus): string {
+  const lines: string[] = [];
+  lines.push(`daemon    running (pid ${s.pid}, 127.0.0.1:${s.port}, up ${formatDuration(s.uptime_s)}, sqrl ${s.version})`);
+  const e = s.engine;
+  lines.push(
+    `engine    ${e.healthy ? "healthy" : "DOWN"}${e.pid ? ` (pid ${e.pid}${e.port ? `, port ${e.port}` : ""})` : ""}, ${e.restarts} restart${e.restarts === 1 ? "" : "s"}${e.last_error ? `; last error: ${e.last_error}` : ""}`,
+  );
+  const queued = s.projects.reduce((n, p) => n + p.queue_depth, 0);
+  lines.push(`projects  ${s.projects.length} watched, ${queued} event${queued === 1 ? "" : "s"} waiting for the engine`);
+  for (const p of s.projects) {
+    const batch = p.last_batch_at ? `last batch ${relativeTime(p.last_batch_at)}` : "no batch sent yet";
+    lines.push(`  ${p.project_id}: ${p.events} events, ${p.queue_depth} queued, ${batch}${p.last_error ? `; last error: ${p.last_error}` : ""}`);
+  }
+  lines.push(`sources`);
+  for (const src of s.sources) lines.push(`  ${src.name.padEnd(7)} ${src.enabled ? "on " : "off"} ${src.path} (${src.files} file${src.files === 1 ? "" : "s"})`);
+  lines.push(`error     ${s.last_error ?? "none"}`);
+  return lines.join("\n");
+}
+
+async function stopDaemon(timeoutMs: number): Promise<{ state: "not_running" | "stopped" | "forced"; pid?: number; stale?: boolean }> {
+  const info = readRuntimeInfo("daemon");
+  const pid = info?.pid ?? lockPid();
+  if (!pid || !isPidAlive(pid) || (!(await daemonHealthy(info)) && !looksLikeDaemon(pid))) {
+    const stale = info !== undefined || lockPid() !== undefined;
+    if (info) removeRuntimeInfo("daemon", info.pid);
+    if (lockPid() !== undefined && !isPidAlive(lockPid()!)) rmSync(join(sqrlHome(), "daemon.lock"), { force: true });
+    return { state: "not_running", stale };
+  }
+  process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isPidAlive(pid)) return { state: "stopped", pid };
+    await Bun.sleep(50);
+  }
+  process.kill(pid, "SIGKILL");
+  const engine = readRuntimeInfo("engine");
+  if (engine && isPidAlive(engine.pid)) {
+    try {
+      process.kill(engine.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    removeRuntimeInfo("engine", engine.pid);
+  }
+  removeRuntimeInfo("daemon", pid);
+  rmSync(join(sqrlHome(), "daemon.lock"), { force: true });
+  return { state: "forced", pid };
+}
+
+async function startDaemon(timeoutS: number, json: boolean): Promise<void> {
+  const running = readRuntimeInfo("daemon");
+  if (running && (await daemonHealthy(running))) {
+    if (json) out(JSON.stringify({ state: "already_running", pid: running.pid, port: running.port }));
+    else out(`sqrl daemon is already running (pid ${running.pid}, 127.0.0.1:${running.port}).`);
+    return;
+  }
+  const info = await ensureDaemon({ timeoutMs: timeoutS * 1000 });
+  if (json) out(JSON.stringify({ state: "started", pid: info.pid, port: info.port }));
+  else out(`sqrl daemon started (pid ${info.pid}, 127.0.0.1:${info.port}). Logs: \`sqrl daemon logs -f\`.`);
+}
+
+function parseSeconds(value: unknown, name: string, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number of seconds, not "${String(value)}".`);
+  return n;
+}
+
+const run = defineCommand({
+  meta: { name: "run", description: "Run the daemon in the foreground (for service managers; Ctrl-C stops it)" },
+  args: {
+    detached: { type: "boolean", description: "Log only to ~/.sqrl/logs/daemon.log (used by `sqrl daemon start`)" },
+  },
+  async run({ args }) {
+    const { runDaemon } = await import("../daemon/daemon.ts");
+    const res = await runDaemon({ detached: args.detached === true });
+    if (res.kind === "already_running") {
+      process.stderr.write(`sqrl: a daemon is already running (pid ${res.pid}${res.info ? `, 127.0.0.1:${res.info.port}` : ""}); not starting another. Stop it with \`sqrl daemon stop\`.\n`);
+      return;
+    }
+    process.exit(0);
+  },
+});
+
+const start = defineCommand({
+  meta: { name: "start", description: "Start the daemon in the background and wait until it answers" },
+  args: { ...jsonArg, timeout: { type: "string", description: "Seconds to wait for it to answer (default 15)" } },
+  async run({ args }) {
+    await startDaemon(parseSeconds(args.timeout, "timeout", 15), args.json === true);
+  },
+});
+
+const stop = defineCommand({
+  meta: { name: "stop", description: "Stop the daemon (SIGTERM; SIGKILL after --timeout seconds)" },
+  args: { ...jsonArg, timeout: { type: "string", description: "Seconds to wait for a graceful stop (default 20)" } },
+  async run({ args }) {
+    const res = await stopDaemon(parseSeconds(args.timeout, "timeout", 20) * 1000);
+    if (args.json) return out(JSON.stringify(res));
+    if (res.state === "not_running") out(`sqrl daemon is not running${res.stale ? " (removed a stale daemon.json)" : ""}.`);
+    else if (res.state === "stopped") out(`sqrl daemon stopped (pid ${res.pid}).`);
+    else out(`sqrl daemon (pid ${res.pid}) did not stop in time and was killed.`);
+  },
+});
+
+const restart = defineCommand({
+  meta: { name: "restart", description: "Stop the daemon if it runs, then start it" },
+  args: { ...jsonArg, timeout: { type: "string", description: "Seconds for each of stop and start (default 20)" } },
+  async run({ args }) {
+    const t = parseSeconds(args.timeout, "timeout", 20);
+    const stopped = await stopDaemon(t * 1000);
+    if (!args.json && stopped.state !== "not_running") out(`sqrl daemon stopped (pid ${stopped.pid}).`);
+    await startDaemon(t, args.json === true);
+  },
+});
+
+const status = defineCommand({
+  meta: { name: "status", description: "Daemon pid, port, uptime, projects, sources, queue depth, engine health" },
+  args: jsonArg,
+  async run({ args }) {
+    const info = readRuntimeInfo("daemon");
+    if (!info || !(await daemonHealthy(info))) {
+      if (args.json) out(JSON.stringify({ running: false }));
+      else out(`sqrl daemon is not running. Start it with \`sqrl daemon start\`.`);
+      process.exitCode = 1;
+      return;
+    }
+    const s = await callApi<DaemonStatus>("daemon", "/status", {}, info);
+    if (args.json) out(JSON.stringify({ running: true, ...s }, null, 2));
+    else out(renderStatus(s));
+  },
+});
+
+const serviceArgs = {
+  print: { type: "boolean", description: "Print the unit/plist instead of writing it" },
+  platform: { type: "string", description: "linux (systemd) or darwin (launchd); default: this machine" },
+  activate: { type: "boolean", default: true, description: "Also load it with systemctl --user / launchctl (--no-activate: only write the file)" },
+} as const;
+
+const install = defineCommand({
+  meta: { name: "install", description: "Install the daemon as a systemd user service (Linux) or launchd agent (macOS)" },
+  args: serviceArgs,
+  async run({ args }) {
+    const svc = await import("../daemon/service-install.ts");
+    const platform = svc.parsePlatform(args.platform);
+    if (args.print) {
+      const file = svc.serviceFile(platform);
+      process.stdout.write(file.content);
+      return;
+    }
+    const { file, outcomes } = svc.installService(platform, args.activate !== false);
+    out(`Wrote ${file.path}`);
+    for (const o of outcomes) out(`${o.ok ? "ran" : "FAILED"}: ${o.command}${!o.ok && o.detail ? ` (${o.detail.split("\n")[0]})` : ""}`);
+    if (args.activate === false || outcomes.some((o) => !o.ok)) out(`To load it yourself: ${file.activate.map((c) => c.join(" ")).join(" && ")}`);
+  },
+});
+
+const uninstall = defineCommand({
+  meta: { name: "uninstall", description: "Remove the systemd user service / launchd agent" },
+  args: serviceArgs,
+  async run({ args }) {
+    const svc = await import("../daemon/service-install.ts");
+    const platform = svc.parsePlatform(args.platform);
+    if (args.print) {
+      out(svc.serviceFile(platform).path);
+      return;
+    }
+    const { file, existed, outcomes } = svc.uninstallService(platform, args.activate !== false);
+    out(existed ? `Removed ${file.path}` : `${file.path} was not installed`);
+    for (const o of outcomes) out(`${o.ok ? "ran" : "FAILED"}: ${o.command}${!o.ok && o.detail ? ` (${o.detail.split("\n")[0]})` : ""}`);
+  },
+});
+
+function lastLines(path: string, n: number): string {
+  const text = readFileSync(path, "utf8");
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines.slice(-n).join("\n");
+}
+
+const logs = defineCommand({
+  meta: { name: "logs", description: "Print the daemon log (~/.sqrl/logs/daemon.log); -f follows it" },
+  args: {
+    follow: { type: "boolean", alias: "f", description: "Keep printing new lines (Ctrl-C stops)" },
+    lines: { type: "string", alias: "n", description: "How many last lines to print first (default 100)" },
+  },
+  async run({ args }) {
+    const { daemonLogPath } = await import("../daemon/log-file.ts");
+    const path = daemonLogPath();
+    const n = args.lines === undefined ? 100 : Number(args.lines);
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`--lines must be a whole number, not "${args.lines}".`);
+    if (existsSync(path)) {
+      const text = lastLines(path, n);
+      if (text) out(text);
+    } else if (!args.follow) {
+      out(`No daemon log yet at ${path}. Start the daemon with \`sqrl daemon start\`.`);
+      return;
+    }
+    if (args.follow) await follow(path);
+  },
+});
+
+/** Print what is appended to `path`, following rotation (file replaced or shrunk). */
+async function follow(path: string): Promise<never> {
+  let position = existsSync(path) ? statSync(path).size : 0;
+  let ino = existsSync(path) ? statSync(path).ino : -1;
+  const buf = Buffer.alloc(64 * 1024);
+  for (;;) {
+    await Bun.sleep(250);
+    if (!existsSync(path)) continue;
+    const st = statSync(path);
+    if (st.ino !== ino || st.size < position) {
+      ino = st.ino;
+      position = 0;
+    }
+    if (st.size === position) continue;
+    const fd = openSync(path, "r");
+    try {
+      let read: number;
+      while ((read = readSync(fd, buf, 0, buf.length, position)) > 0) {
+        process.stdout.write(buf.subarray(0, read));
+        position += read;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+export default defineCommand({
+  meta: { name: "daemon", description: "Run, start, stop, inspect and install the sqrl daemon (one per machine)" },
+  subCommands: { run, start, stop, restart, status, install, uninstall, logs },
+});

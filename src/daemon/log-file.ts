@@ -1,0 +1,110 @@
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { formatWithOptions } from "node:util";
+import type { ConsolaReporter, LogObject } from "consola";
+import { log } from "../shared/log.ts";
+import { homePaths } from "../shared/paths.ts";
+
+/** The daemon's log file (rotated to daemon.log.1 … daemon.log.<keep>). */
+export function daemonLogPath(): string {
+  return join(homePaths.logs(), "daemon.log");
+}
+
+/** Where a detached daemon's raw stdout/stderr go (crash output that bypasses the logger). */
+export function daemonOutPath(): string {
+  return join(homePaths.logs(), "daemon.out");
+}
+
+export interface RotatingLogOptions {
+  /** Rotate once the file grows past this many bytes. */
+  maxBytes?: number;
+  /** Rotated files kept besides the live one. */
+  keep?: number;
+}
+
+/** An append-only text file that rotates by size: `x.log` → `x.log.1` → … → `x.log.<keep>`. */
+export class RotatingLog {
+  readonly path: string;
+  private readonly maxBytes: number;
+  private readonly keep: number;
+  private fd: number | undefined;
+  private size = 0;
+
+  constructor(path: string, opts: RotatingLogOptions = {}) {
+    this.path = path;
+    this.maxBytes = opts.maxBytes ?? 5 * 1024 * 1024;
+    this.keep = opts.keep ?? 3;
+    this.open();
+  }
+
+  private open(): void {
+    mkdirSync(join(this.path, ".."), { recursive: true });
+    this.fd = openSync(this.path, "a", 0o600);
+    this.size = fstatSync(this.fd).size;
+  }
+
+  write(text: string): void {
+    if (this.fd === undefined) return;
+    const line = text.endsWith("\n") ? text : `${text}\n`;
+    const bytes = Buffer.from(line);
+    if (this.size > 0 && this.size + bytes.length > this.maxBytes) this.rotate();
+    writeSync(this.fd!, bytes);
+    this.size += bytes.length;
+  }
+
+  private rotate(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    rmSync(`${this.path}.${this.keep}`, { force: true });
+    for (let i = this.keep - 1; i >= 1; i--) {
+      if (existsSync(`${this.path}.${i}`)) renameSync(`${this.path}.${i}`, `${this.path}.${i + 1}`);
+    }
+    if (this.keep > 0) renameSync(this.path, `${this.path}.1`);
+    else rmSync(this.path, { force: true });
+    this.open();
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+const LEVEL_NAMES: Record<number, string> = { 0: "ERROR", 1: "WARN", 2: "INFO", 3: "INFO", 4: "DEBUG", 5: "TRACE" };
+
+function formatLine(obj: LogObject): string {
+  const level = obj.type === "fatal" || obj.type === "error" ? "ERROR" : obj.type === "warn" ? "WARN" : (LEVEL_NAMES[obj.level] ?? "INFO");
+  const text = formatWithOptions({ colors: false, depth: 4, breakLength: Infinity }, ...(obj.args as unknown[]));
+  const tag = obj.tag ? `[${obj.tag}] ` : "";
+  return `${obj.date.toISOString()} ${level.padEnd(5)} ${tag}${text}`;
+}
+
+export interface LogFileHandle {
+  file: RotatingLog;
+  /** Write a line that did not come through consola (e.g. the engine child's output). */
+  raw(line: string): void;
+  detach(): void;
+}
+
+/**
+ * Send sqrl's logger to the rotating daemon log as well as stderr. With `stderr: false` (a detached
+ * daemon whose stderr already goes to a file) only the rotating log is written.
+ */
+export function attachLogFile(opts: RotatingLogOptions & { path?: string; stderr?: boolean } = {}): LogFileHandle {
+  const file = new RotatingLog(opts.path ?? daemonLogPath(), opts);
+  const previous = [...log.options.reporters];
+  const reporter: ConsolaReporter = { log: (obj) => file.write(formatLine(obj)) };
+  if (opts.stderr === false) log.setReporters([reporter]);
+  else log.addReporter(reporter);
+  return {
+    file,
+    raw: (line: string) => {
+      file.write(`${new Date().toISOString()} ${line}`);
+      if (opts.stderr !== false) process.stderr.write(`${line}\n`);
+    },
+    detach: () => {
+      log.setReporters(previous);
+      file.close();
+    },
+  };
+}
