@@ -1,0 +1,30 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./provider.ts";
+
+/** Claude through the official SDK (Messages API). Retries are sqrl's business, so the SDK makes none. */
+export class AnthropicProvider implements LlmProvider {
+  readonly name = "anthropic" as const;
+  readonly model: string;
+  private readonly client: Anthropic;
+
+  constructor(opts: { apiKey: string; model: string; baseURL?: string; timeoutMs: number }) {
+    this.model = opts.model;
+    this.client = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: 0 });
+  }
+
+  async complete(req: LlmRequest): Promise<LlmResponse> {
+    try {
+      const msg = await this.client.messages.create({
+        model: this.model,
+        max_tokens: req.maxTokens,
+        system: req.system,
+        messages: [{ role: "user", content: req.prompt }],
+      });
+      const text = msg.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+      return { text, inputTokens: msg.usage?.input_tokens ?? 0, outputTokens: msg.usage?.output_tokens ?? 0 };
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      throw new LlmCallError(`Anthropic call failed${status ? ` (HTTP ${status})` : ""}: ${(err as Error).message}`, err);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { ofetch } from "ofetch";
+import { z } from "zod";
+import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./provider.ts";
+
+const ChatResponse = z.object({
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })).min(1),
+  usage: z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).optional(),
+});
+
+/** Any OpenAI-compatible `/chat/completions` endpoint (Ollama, llama.cpp server, vLLM, OpenAI). */
+export class OpenAiCompatibleProvider implements LlmProvider {
+  readonly name = "openai_compatible" as const;
+  readonly model: string;
+  private readonly baseURL: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(opts: { apiKey?: string; model: string; baseURL: string; timeoutMs: number }) {
+    this.model = opts.model;
+    this.baseURL = opts.baseURL.replace(/\/+$/, "");
+    this.apiKey = opts.apiKey;
+    this.timeoutMs = opts.timeoutMs;
+  }
+
+  async complete(req: LlmRequest): Promise<LlmResponse> {
+    let raw: unknown;
+    try {
+      raw = await ofetch(`${this.baseURL}/chat/completions`, {
+        method: "POST",
+        retry: 0,
+        timeout: this.timeoutMs,
+        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+        body: {
+          model: this.model,
+          temperature: 0,
+          max_tokens: req.maxTokens,
+          messages: [
+            { role: "system", content: req.system },
+            { role: "user", content: req.prompt },
+          ],
+        },
+      });
+    } catch (err) {
+      throw new LlmCallError(`OpenAI-compatible call to ${this.baseURL} failed: ${(err as Error).message}`, err);
+    }
+    const parsed = ChatResponse.safeParse(raw);
+    if (!parsed.success) throw new LlmCallError(`OpenAI-compatible endpoint ${this.baseURL} answered in an unexpected shape.`);
+    return {
+      text: parsed.data.choices[0]!.message.content ?? "",
+      inputTokens: parsed.data.usage?.prompt_tokens ?? 0,
+      outputTokens: parsed.data.usage?.completion_tokens ?? 0,
+    };
+  }
+}
