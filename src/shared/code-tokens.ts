@@ -4,12 +4,13 @@
  * out: `parseAuthToken` → `parse auth token`, `snake_case_name` → `snake case name`,
  * `src/auth/jwt.ts` → `src auth jwt ts`, `os.path.join` → `os path join`. The original words stay.
  */
-const IDENT = /[A-Za-z0-9_$][A-Za-z0-9_$./\\:-]*[A-Za-z0-9_$]|[A-Za-z0-9]/g;
+/** Letters and digits of any script (so `café`, `Zürich` and CJK text are indexed, not dropped). */
+const IDENT = /[\p{L}\p{N}_$][\p{L}\p{N}_$./\\:-]*[\p{L}\p{N}_$]|[\p{L}\p{N}]/gu;
 
 export function splitIdentifier(word: string): string[] {
   return word
-    .split(/[^A-Za-z0-9]+/)
-    .flatMap((part) => part.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").split(" "))
+    .split(/[^\p{L}\p{N}]+/u)
+    .flatMap((part) => part.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2").split(" "))
     .map((p) => p.toLowerCase())
     .filter((p) => p.length > 0);
 }
@@ -20,7 +21,7 @@ export function expandCodeTokens(text: string): string {
   for (const match of text.matchAll(IDENT)) {
     const word = match[0];
     const parts = splitIdentifier(word);
-    const plain = word.toLowerCase().replace(/[^a-z0-9]+/g, "");
+    const plain = word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
     if (parts.length > 1 && plain.length > 0) out.push(plain);
     out.push(...parts);
   }

@@ -48,7 +48,7 @@ export const CONFIG_KEYS = {
   "budgets.search": key(budget, 600, "Default context_budget_tokens of search, timeline and recall."),
   "budgets.session_start": key(budget, 300, "Total budget of the Claude Code SessionStart hook."),
 
-  "tokens.counter": key(z.enum(["accurate", "chars4"]), "accurate", "Token counter for budgets: `accurate` (BPE-calibrated) or `chars4` (ceil(chars/4))."),
+  "tokens.counter": key(z.enum(["accurate", "o200k", "chars4"]), "accurate", "Token counter for budgets: `accurate` (estimator calibrated on o200k, fast), `o200k` (the real tokenizer, exact, ~0.5 s to load) or `chars4` (ceil(chars/4))."),
 
   "watch.claude": key(bool, true, "Capture Claude Code transcripts."),
   "watch.codex": key(bool, true, "Capture Codex CLI rollouts."),

@@ -86,8 +86,9 @@ export function searchBody(item: Pick<MemoryItem, "content" | "key" | "tags" | "
   return expandCodeTokens([item.content, item.key, item.tags.join(" "), item.file_paths.join(" "), item.type].join(" \n"));
 }
 
-function writeFts(db: Database, item: Pick<MemoryItem, "id" | "content" | "key" | "tags" | "file_paths" | "type">): void {
-  db.query("DELETE FROM memory_fts WHERE memory_id = ?").run(item.id);
+function writeFts(db: Database, item: Pick<MemoryItem, "id" | "content" | "key" | "tags" | "file_paths" | "type">, fresh = false): void {
+  // memory_id is UNINDEXED: deleting by it scans the whole index, so a brand-new item skips it.
+  if (!fresh) db.query("DELETE FROM memory_fts WHERE memory_id = ?").run(item.id);
   db.query("INSERT INTO memory_fts (memory_id, body) VALUES (?, ?)").run(item.id, searchBody(item));
 }
 
@@ -123,7 +124,7 @@ export function insertMemoryItem(db: Database, item: NewMemoryItem): MemoryItem 
     item.decision,
     item.extractor,
   );
-  writeFts(db, item);
+  writeFts(db, item, true);
   return getMemoryItem(db, item.id)!;
 }
 

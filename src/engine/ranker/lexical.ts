@@ -1,15 +1,32 @@
 import type { Database } from "bun:sqlite";
-import { expandCodeTokens } from "../../shared/code-tokens.ts";
+import { docTerms, idf, scoreDoc, stemMatcher, type Bm25Params, type DocScore, type WeightedStem } from "./bm25.ts";
+import { boostLabels, smoothWithNeighbours, type Neighbour } from "./context.ts";
+import { expansionTerms, type FeedbackParams } from "./feedback.ts";
+import { matchExpression } from "./fts-query.ts";
+import { assertIdentifier, collectionStats, documentFrequencies } from "./fts-stats.ts";
+import { analyzeQuery, type QueryTerm } from "./query.ts";
+
+export type { Neighbour } from "./context.ts";
 
 /**
  * Lexical ranking over an FTS5 table `(id UNINDEXED, body)` whose bodies were written with
- * expandCodeTokens. First version: OR of the query's expanded terms, FTS5 bm25.
- * (The ranker module owns query processing; search, task context and the LoCoMo bench share it.)
+ * expandCodeTokens and `tokenize = 'porter unicode61'` (memory_fts, episode_fts, the LoCoMo bench).
+ *
+ * 1. Query processing (query.ts): code-aware split, stop words out, one term per Porter stem.
+ * 2. FTS5 proposes a candidate pool: OR of the terms, ordered by its bm25().
+ * 3. The pool is rescored in JS with BM25 (k1, b of our choice) × coverage^coordination, using the
+ *    index's own statistics (row count, average length, document frequencies).
+ * 4. Optional pseudo-relevance feedback adds a few words from the best documents (second pass).
+ * 5. Optional context: neighbourhood smoothing (items around an item: same episode, adjacent turn)
+ *    and label weighting (a query term in an item's key/tags/speaker).
+ * Search, task context and bench/locomo.ts all call this, so a change here is measured there.
  */
 export interface LexicalHit {
   id: string;
-  /** Higher is better (negated bm25). */
+  /** Higher is better. */
   score: number;
+  /** Query words the item itself contains (empty when it ranks only through its neighbours). */
+  matched: string[];
 }
 
 export interface LexicalOptions {
@@ -18,19 +35,142 @@ export interface LexicalOptions {
   /** Name of the id column of that table, e.g. `memory_id`. */
   idColumn: string;
   limit: number;
+  /** Indexed text column (default `body`). */
+  bodyColumn?: string;
+  /** Candidates FTS5 proposes for rescoring (default max(limit, 200)). */
+  pool?: number;
+  /** BM25 and coordination parameters (default RANKER_DEFAULTS.bm25). */
+  bm25?: Bm25Params;
+  /** Pseudo-relevance feedback; `false` or absent = off. */
+  feedback?: FeedbackParams | false;
+  /** Neighbours (with closeness 0..1) of the given ids; enables neighbourhood smoothing. */
+  neighbours?: (ids: readonly string[]) => ReadonlyMap<string, readonly Neighbour[]>;
+  /** Weight of the neighbours' scores (default RANKER_DEFAULTS.neighbourWeight). */
+  neighbourWeight?: number;
+  /** Short labels of the given ids (key, tags, speaker); enables label weighting. */
+  labels?: (ids: readonly string[]) => ReadonlyMap<string, string>;
+  /** Lift of an item whose label holds a query term, relative to the best score (default RANKER_DEFAULTS.labelWeight). */
+  labelWeight?: number;
+  /**
+   * Exponent of the length prior (length / average length)^γ applied to the final score: longer
+   * items state more facts (default RANKER_DEFAULTS.lengthPrior; 0 = off). Items that rank only
+   * through their neighbours count as average length.
+   */
+  lengthPrior?: number;
 }
 
-/** The query's terms as FTS5 will see them (expanded, de-duplicated). */
+/** Parameters chosen on bench/locomo.ts (see docs/benchmarks.md for the step-by-step gains). */
+export const RANKER_DEFAULTS = {
+  bm25: { k1: 0.9, b: 0.4, coordination: 1 } satisfies Bm25Params,
+  neighbourWeight: 0.5,
+  labelWeight: 0.5,
+  lengthPrior: 0.1,
+  feedback: { docs: 5, terms: 10, weight: 0.2 } satisfies FeedbackParams,
+  pool: 100,
+} as const;
+
+/** The query's terms as FTS5 will see them (expanded, stop words removed, one per stem). */
 export function queryTerms(query: string): string[] {
-  return [...new Set(expandCodeTokens(query).split(" ").filter((t) => t.length > 1))];
+  return analyzeQuery(query).map((t) => t.word);
+}
+
+interface Candidate {
+  id: string;
+  body: string;
+}
+
+/**
+ * The words that propose candidates. A term found in more than half of the rows (a name every
+ * turn carries, `project` in every memory) only costs time there — a row that matches nothing else
+ * scores near zero — so in a store of some size it is left to the rescoring, unless no other term
+ * of the query occurs at all.
+ */
+function poolTerms(terms: readonly QueryTerm[], df: ReadonlyMap<string, number>, docs: number): string[] {
+  if (docs < COMMON_MIN_DOCS) return terms.map((t) => t.word);
+  const informative = terms.filter((t) => {
+    const n = df.get(t.stem) ?? 0;
+    return n > 0 && n <= docs * COMMON_SHARE;
+  });
+  return (informative.length > 0 ? informative : terms).map((t) => t.word);
+}
+
+const COMMON_SHARE = 0.5;
+const COMMON_MIN_DOCS = 50;
+
+function fetchPool(db: Database, opts: LexicalOptions, words: readonly string[], pool: number): Candidate[] {
+  const match = matchExpression(words);
+  if (!match) return [];
+  const body = opts.bodyColumn ?? "body";
+  assertIdentifier(body, "body column");
+  return db
+    .query(`SELECT ${opts.idColumn} AS id, ${body} AS body FROM ${opts.table} WHERE ${opts.table} MATCH ? ORDER BY rank LIMIT ?`)
+    .all(match, pool) as Candidate[];
 }
 
 export function rankLexical(db: Database, query: string, opts: LexicalOptions): LexicalHit[] {
-  const terms = queryTerms(query);
-  if (terms.length === 0) return [];
-  const match = terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
-  const rows = db
-    .query(`SELECT ${opts.idColumn} AS id, bm25(${opts.table}) AS rank FROM ${opts.table} WHERE ${opts.table} MATCH ? ORDER BY rank LIMIT ?`)
-    .all(match, opts.limit) as Array<{ id: string; rank: number }>;
-  return rows.map((r) => ({ id: r.id, score: -r.rank }));
+  assertIdentifier(opts.table, "table");
+  assertIdentifier(opts.idColumn, "id column");
+  const terms = analyzeQuery(query);
+  if (terms.length === 0 || opts.limit <= 0) return [];
+  const pool = Math.max(opts.limit, opts.pool ?? RANKER_DEFAULTS.pool);
+  const params = opts.bm25 ?? RANKER_DEFAULTS.bm25;
+
+  const stats = collectionStats(db, opts.table);
+  const df = documentFrequencies(db, opts.table, terms.map((t) => t.stem));
+  let candidates = fetchPool(db, opts, poolTerms(terms, df, stats?.docs ?? 0), pool);
+  if (candidates.length === 0) return [];
+  const docs = stats?.docs ?? candidates.length;
+  const avgLength = stats?.avgLength ?? 0;
+  let weighted: WeightedStem[] = terms.map((t) => ({ stem: t.stem, weight: 1, idf: idf(docs, df.get(t.stem) ?? 0) }));
+  const words = new Map(terms.map((t) => [t.stem, t.word]));
+
+  let scored = scorePool(candidates, weighted, avgLength, params);
+  if (opts.feedback) {
+    const ranked = candidates.map((c) => ({ body: c.body, score: scored.get(c.id)?.score ?? 0 })).sort((a, b) => b.score - a.score);
+    const extra = expansionTerms(ranked, new Set(words.keys()), opts.feedback, (s) => documentFrequencies(db, opts.table, s), docs);
+    if (extra.length > 0) {
+      weighted = [...weighted, ...extra.map((e) => ({ stem: e.stem, weight: e.weight, idf: 0 }))];
+      const extraDf = documentFrequencies(db, opts.table, extra.map((e) => e.stem));
+      for (const w of weighted) if (w.idf === 0) w.idf = idf(docs, extraDf.get(w.stem) ?? 0);
+      const seen = new Set(candidates.map((c) => c.id));
+      for (const c of fetchPool(db, opts, extra.map((e) => e.word), pool)) if (!seen.has(c.id)) candidates.push(c);
+      scored = scorePool(candidates, weighted, avgLength, params);
+    }
+  }
+
+  const own = new Map<string, number>();
+  for (const [id, s] of scored) if (s.score > 0) own.set(id, s.score);
+  let final = new Map(own);
+  if (opts.neighbours) {
+    final = smoothWithNeighbours(own, opts.neighbours([...own.keys()]), opts.neighbourWeight ?? RANKER_DEFAULTS.neighbourWeight);
+  }
+  if (opts.labels) {
+    final = boostLabels(final, opts.labels([...final.keys()]), weighted.slice(0, terms.length), opts.labelWeight ?? RANKER_DEFAULTS.labelWeight).scores;
+  }
+  const gamma = opts.lengthPrior ?? RANKER_DEFAULTS.lengthPrior;
+  if (gamma !== 0 && avgLength > 0) {
+    for (const [id, score] of final) {
+      const length = scored.get(id)?.length;
+      if (length !== undefined && length > 0) final.set(id, score * Math.pow(length / avgLength, gamma));
+    }
+  }
+  const typed = new Set(terms.map((t) => t.stem));
+  return [...final]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, opts.limit)
+    .map(([id, score]) => ({
+      id,
+      score,
+      matched: (scored.get(id)?.matched ?? []).filter((s) => typed.has(s)).map((s) => words.get(s)!),
+    }));
+}
+
+function scorePool(candidates: readonly Candidate[], query: readonly WeightedStem[], avgLength: number, params: Bm25Params) {
+  const matcher = stemMatcher(query.map((q) => q.stem));
+  const out = new Map<string, DocScore>();
+  for (const c of candidates) {
+    if (out.has(c.id)) continue;
+    out.set(c.id, scoreDoc(docTerms(c.body ?? "", matcher), query, avgLength, params));
+  }
+  return out;
 }

@@ -1,0 +1,47 @@
+import { resolve } from "node:path";
+import { callApi, type CallOptions } from "../shared/api-client.ts";
+import { ensureDaemon } from "../shared/daemon-launch.ts";
+import { ProjectNotRegisteredError, UsageError } from "../shared/errors.ts";
+import { listProjects, projectForPath } from "../shared/projects.ts";
+
+/**
+ * Shared plumbing of the human read commands (context, search, view, timeline, recall): find the
+ * project, make sure the daemon runs, call its API, print pretty text or the exact JSON.
+ */
+export const commonArgs = {
+  project: { type: "string", description: "Project folder (default: the registered project containing the current directory)" },
+  json: { type: "boolean", description: "Print the exact API JSON" },
+} as const;
+
+/** The registered project containing `path` (default: the current directory). */
+export function projectRootFor(path?: string): string {
+  const abs = resolve(path ?? process.cwd());
+  const root = projectForPath(abs, listProjects());
+  if (!root) throw new ProjectNotRegisteredError(abs);
+  return root;
+}
+
+export function parseBudget(raw: unknown): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new UsageError(`--budget must be a whole number of tokens between 1 and 100000, got "${String(raw)}".`);
+  return n;
+}
+
+export function splitList(raw: unknown): string[] {
+  return typeof raw === "string" ? raw.split(",").map((s) => s.trim()).filter(Boolean) : [];
+}
+
+/** Call a daemon read path (starting the daemon when none answers). */
+export async function callDaemon<T>(path: string, opts: CallOptions): Promise<T> {
+  const info = await ensureDaemon();
+  return callApi<T>("daemon", path, { timeoutMs: 30_000, ...opts }, info);
+}
+
+export function print(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+}
+
+export function printJson(value: unknown): void {
+  print(JSON.stringify(value, null, 2));
+}

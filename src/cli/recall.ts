@@ -1,0 +1,20 @@
+import { defineCommand } from "citty";
+import type { EpisodeRecall } from "../shared/api.ts";
+import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor } from "./memory-cli.ts";
+
+/** `sqrl recall <episode-id>`: one episode expanded back to its raw events. */
+export default defineCommand({
+  meta: { name: "recall", description: "Expand one episode back to its raw events (newest kept within the budget)" },
+  args: {
+    episode: { type: "positional", required: true, description: "Episode id (see `sqrl timeline`)" },
+    budget: { type: "string", description: "Token budget (default: config budgets.search)" },
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const budget = parseBudget(args.budget);
+    const query = { project_id: projectRootFor(args.project), episode_id: args.episode, ...(budget ? { context_budget_tokens: budget } : {}) };
+    const res = await callDaemon<EpisodeRecall>("/recall", { query });
+    if (args.json) return printJson(res);
+    print(res.markdown);
+  },
+});

@@ -1,0 +1,41 @@
+import { defineCommand } from "citty";
+import { MEMORY_TYPES, type SearchResponse } from "../shared/api.ts";
+import { UsageError } from "../shared/errors.ts";
+import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor, splitList } from "./memory-cli.ts";
+
+/** `sqrl search "<query>"`: ranked memory search with scores and reasons. */
+export default defineCommand({
+  meta: { name: "search", description: "Search the project's memory (BM25 + importance + recency)" },
+  args: {
+    query: { type: "positional", required: true, description: "What to look for" },
+    top: { type: "string", description: "How many results (default 5)" },
+    types: { type: "string", description: `Memory types, comma-separated (${MEMORY_TYPES.join(", ")})` },
+    paths: { type: "string", description: "Scope paths that bias the ranking, comma-separated" },
+    budget: { type: "string", description: "Token budget (default: config budgets.search)" },
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const types = splitList(args.types);
+    const bad = types.find((t) => !(MEMORY_TYPES as readonly string[]).includes(t));
+    if (bad) throw new UsageError(`Unknown memory type "${bad}". Use: ${MEMORY_TYPES.join(", ")}.`);
+    const top = args.top === undefined ? undefined : Number(args.top);
+    if (top !== undefined && (!Number.isInteger(top) || top < 1 || top > 100)) throw new UsageError(`--top must be a whole number from 1 to 100, got "${args.top}".`);
+    const budget = parseBudget(args.budget);
+    const query = {
+      project_id: projectRootFor(args.project),
+      query: args.query,
+      ...(top ? { top_k: top } : {}),
+      ...(types.length > 0 ? { types } : {}),
+      ...(args.paths ? { scope_paths: splitList(args.paths) } : {}),
+      ...(budget ? { context_budget_tokens: budget } : {}),
+    };
+    const res = await callDaemon<SearchResponse>("/search_memory", { query });
+    if (args.json) return printJson(res);
+    if (res.results.length === 0) return print(res.markdown);
+    for (const r of res.results) {
+      print(`${r.score.toFixed(3)}  [${r.type}] ${r.content}`);
+      print(`       ${r.memory_id} · ${r.reason}${r.source.file_paths.length > 0 ? ` · ${r.source.file_paths.slice(0, 3).join(", ")}` : ""}`);
+    }
+    print(`\n${res.markdown.split("\n").at(-1)}`);
+  },
+});

@@ -1,0 +1,30 @@
+import { defineCommand } from "citty";
+import type { Timeline } from "../shared/api.ts";
+import { UsageError } from "../shared/errors.ts";
+import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor } from "./memory-cli.ts";
+
+/** `sqrl timeline`: the project's episodes in time order. */
+export default defineCommand({
+  meta: { name: "timeline", description: "Episodes of the project in time order (summary, files, outcome)" },
+  args: {
+    limit: { type: "string", description: "Most recent episodes to consider (default 20)" },
+    since: { type: "string", description: "Only episodes starting at or after this ISO time" },
+    budget: { type: "string", description: "Token budget (default: config budgets.search)" },
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const limit = args.limit === undefined ? undefined : Number(args.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 1000)) throw new UsageError(`--limit must be a whole number from 1 to 1000, got "${args.limit}".`);
+    if (args.since !== undefined && Number.isNaN(Date.parse(args.since))) throw new UsageError(`--since must be an ISO time such as 2025-11-24T10:00:00Z, got "${args.since}".`);
+    const budget = parseBudget(args.budget);
+    const query = {
+      project_id: projectRootFor(args.project),
+      ...(limit ? { limit } : {}),
+      ...(args.since ? { since: args.since } : {}),
+      ...(budget ? { context_budget_tokens: budget } : {}),
+    };
+    const res = await callDaemon<Timeline>("/timeline", { query });
+    if (args.json) return printJson(res);
+    print(res.markdown);
+  },
+});

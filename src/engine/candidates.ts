@@ -1,0 +1,97 @@
+import type { Database } from "bun:sqlite";
+import type { MemoryType } from "../shared/api.ts";
+import { splitIdentifier } from "../shared/code-tokens.ts";
+import { rowToItem, type MemoryItem } from "../sql/memory-items.ts";
+import { rankLexical } from "./ranker/lexical.ts";
+
+/**
+ * Candidate retrieval that scales: never a scan of every item. The FTS5 index proposes the items
+ * whose text matches the query (ranker), path look-ups propose items about the active files, and only
+ * those (a few hundred at most) are loaded and scored in JS.
+ */
+export const LEXICAL_CANDIDATES = 60;
+export const PATH_CANDIDATES = 30;
+
+export interface LexicalCandidate {
+  /** Ranker score, higher is better (0 for safety-net matches). */
+  score: number;
+  /** Query words the item contains, as the ranker saw them (undefined: unknown, re-check). */
+  matched?: string[];
+}
+
+/** Item ids proposed by the lexical ranker, with its score and the query words each contains. */
+export function lexicalCandidates(db: Database, text: string, limit = LEXICAL_CANDIDATES): Map<string, LexicalCandidate> {
+  const out = new Map<string, LexicalCandidate>();
+  for (const hit of rankLexical(db, text, { table: "memory_fts", idColumn: "memory_id", limit })) {
+    if (!out.has(hit.id)) out.set(hit.id, { score: hit.score, matched: hit.matched });
+  }
+  if (out.size === 0) for (const id of plainMatch(db, text, limit)) out.set(id, { score: 0 });
+  return out;
+}
+
+/**
+ * Safety net when the ranker proposes nothing: a plain FTS5 OR of the words. (In a tiny index every
+ * real word sits in more than half of the rows, and the ranker's pool then uses only the words the
+ * index lacks — so a one-item project would never match.) Candidates only; scoring stays the same.
+ */
+function plainMatch(db: Database, text: string, limit: number): string[] {
+  const words = [...new Set(text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1))].slice(0, 32);
+  if (words.length === 0) return [];
+  try {
+    return (db.query(`SELECT memory_id AS id FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`).all(words.map((w) => `"${w}"`).join(" OR "), limit) as Array<{ id: string }>).map((r) => r.id);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Items about the active paths themselves: for a file, items whose indexed paths hold that exact path
+ * (its joined token, e.g. `srcauthjwtts`); for a folder, items with a path inside it (phrase of the
+ * folder's parts). Only these can pass the relevance gate without sharing words with the task (path
+ * score 1); items merely in the same folder are reached through the text. Callers verify with pathMatch.
+ */
+export function pathCandidates(db: Database, paths: readonly string[], limit = PATH_CANDIDATES): Set<string> {
+  const out = new Set<string>();
+  const stmt = db.query<{ id: string }, [string, number]>(`SELECT memory_id AS id FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`);
+  for (const raw of paths.slice(0, 20)) {
+    const p = raw.replace(/\\/g, "/").replace(/\/+$/, "");
+    const last = p.slice(p.lastIndexOf("/") + 1);
+    const isFolder = !last.includes(".");
+    const clause = isFolder ? phrase(splitIdentifier(p)) : phrase([p.toLowerCase().replace(/[^a-z0-9]+/g, "")]);
+    if (!clause) continue;
+    try {
+      for (const r of stmt.all(clause, limit)) out.add(r.id);
+    } catch {
+      // A path FTS5 cannot parse as a query adds no candidates.
+    }
+  }
+  return out;
+}
+
+function phrase(parts: readonly string[]): string | undefined {
+  const words = parts.filter((w) => w.length > 0);
+  return words.length > 0 ? `"${words.join(" ")}"` : undefined;
+}
+
+const SELECT_ITEMS = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_episode_ids, mm.valid_from, mm.valid_to,
+  mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor
+  FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id`;
+
+/** Valid items of the project among `ids`, optionally of some types. */
+export function loadItems(db: Database, projectId: string, ids: Iterable<string>, types: readonly MemoryType[] = []): MemoryItem[] {
+  const list = [...new Set(ids)];
+  if (list.length === 0) return [];
+  const typeFilter = types.length > 0 ? "AND +m.type IN (SELECT value FROM json_each(?))" : "";
+  const params: string[] = [JSON.stringify(list), projectId];
+  if (types.length > 0) params.push(JSON.stringify(types));
+  const rows = db.query(`${SELECT_ITEMS} WHERE m.id IN (SELECT value FROM json_each(?)) AND +m.project_id = ? AND +m.deleted = 0 ${typeFilter}`).all(...params) as Array<Record<string, unknown>>;
+  return rows.map(rowToItem);
+}
+
+/** All valid items of some types (views: bounded by type, ordered by importance then recency). */
+export function itemsOfTypes(db: Database, projectId: string, types: readonly MemoryType[], limit: number): MemoryItem[] {
+  const rows = db
+    .query(`${SELECT_ITEMS} WHERE m.project_id = ? AND m.deleted = 0 AND m.type IN (SELECT value FROM json_each(?)) ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?`)
+    .all(projectId, JSON.stringify(types), limit) as Array<Record<string, unknown>>;
+  return rows.map(rowToItem);
+}

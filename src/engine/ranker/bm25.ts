@@ -1,0 +1,106 @@
+import { bodyStems, stemCached } from "./query.ts";
+
+/**
+ * BM25 with a coordination factor, computed in JS over the candidate bodies FTS5 returned.
+ * FTS5's bm25() has fixed k1 = 1.2, b = 0.75; short memory-like documents rank better with a lower
+ * length penalty and earlier saturation (see bench/locomo.ts), and the coordination factor
+ * (share of the query's IDF mass a document covers) keeps an item that matches one common word
+ * many times below one that matches the query's rare words.
+ */
+export interface Bm25Params {
+  k1: number;
+  b: number;
+  /** Exponent on the covered share of query IDF (0 = plain BM25). */
+  coordination: number;
+}
+
+export interface WeightedStem {
+  stem: string;
+  /** Query weight (1 for typed terms, less for feedback terms). */
+  weight: number;
+  idf: number;
+}
+
+export interface DocTerms {
+  /** Number of tokens in the body (FTS5's document length). */
+  length: number;
+  /** Term frequency of each query stem the body contains. */
+  tf: Map<string, number>;
+}
+
+/** BM25's idf, as FTS5 computes it but kept strictly positive for very common terms. */
+export function idf(docs: number, df: number): number {
+  const d = Math.max(df, 0);
+  return Math.max(1e-6, Math.log(1 + (docs - d + 0.5) / (d + 0.5)));
+}
+
+/** Query stems plus a cheap pre-filter: the first two letters of each (Porter rewrites endings only). */
+export interface StemMatcher {
+  stems: ReadonlySet<string>;
+  heads: ReadonlySet<number>;
+}
+
+export function stemMatcher(stems: Iterable<string>): StemMatcher {
+  const set = new Set(stems);
+  const heads = new Set<number>();
+  for (const s of set) heads.add(head(s));
+  return { stems: set, heads };
+}
+
+/** First two UTF-16 units (one for one-letter stems: a word like `aed` stems to `a`). */
+function head(word: string): number {
+  return word.length < 2 ? word.charCodeAt(0) : word.charCodeAt(0) * 65536 + word.charCodeAt(1);
+}
+
+/**
+ * Length and query-term frequencies of a body. Bodies written by expandCodeTokens are lower-case
+ * ASCII words separated by single spaces (fast path, checked once per body); anything else goes
+ * through the unicode61 rules of bodyStems. Only words that start like a query stem are stemmed.
+ */
+export function docTerms(body: string, matcher: StemMatcher): DocTerms {
+  const tf = new Map<string, number>();
+  const add = (stem: string) => {
+    if (matcher.stems.has(stem)) tf.set(stem, (tf.get(stem) ?? 0) + 1);
+  };
+  if (!PLAIN_BODY.test(body)) {
+    const stems = bodyStems(body);
+    for (const stem of stems) add(stem);
+    return { length: stems.length, tf };
+  }
+  let length = 0;
+  for (const word of body.split(" ")) {
+    if (word.length === 0) continue;
+    length++;
+    if (matcher.heads.has(head(word)) || matcher.heads.has(word.charCodeAt(0))) add(stemCached(word));
+  }
+  return { length, tf };
+}
+
+const PLAIN_BODY = /^[a-z0-9 ]*$/;
+
+export interface DocScore {
+  score: number;
+  /** Query stems the document contains. */
+  matched: string[];
+  length: number;
+}
+
+/** BM25 · coverage^coordination of one document; also the query stems it matched. */
+export function scoreDoc(doc: DocTerms, query: readonly WeightedStem[], avgLength: number, p: Bm25Params): DocScore {
+  let sum = 0;
+  let covered = 0;
+  let total = 0;
+  const matched: string[] = [];
+  const norm = 1 - p.b + p.b * (avgLength > 0 ? doc.length / avgLength : 1);
+  for (const q of query) {
+    const w = q.weight * q.idf;
+    total += w;
+    const f = doc.tf.get(q.stem);
+    if (!f) continue;
+    covered += w;
+    matched.push(q.stem);
+    sum += (w * (f * (p.k1 + 1))) / (f + p.k1 * norm);
+  }
+  if (sum === 0 || total === 0) return { score: 0, matched, length: doc.length };
+  return { score: sum * Math.pow(covered / total, p.coordination), matched, length: doc.length };
+}
