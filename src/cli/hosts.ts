@@ -1,0 +1,128 @@
+import { defineCommand } from "citty";
+import { resolve } from "node:path";
+import { listProjects, projectForPath } from "../shared/projects.ts";
+import { confirm } from "./confirm.ts";
+import { resolveProjectDir } from "./init-project.ts";
+
+type HostsModule = typeof import("../mcp/hosts/index.ts");
+const loadHosts = (): Promise<HostsModule> => import("../mcp/hosts/index.ts");
+
+const commonArgs = {
+  hosts: { type: "positional", required: false, description: "claude, codex, gemini, cursor or all (space- or comma-separated)" },
+  scope: { type: "string", description: "project (the repo's own config; default for claude, gemini, cursor) or user (codex has only user)" },
+  path: { type: "string", default: ".", description: "The project (default: the current directory)" },
+  json: { type: "boolean", description: "Print the result as JSON" },
+} as const;
+
+/** The project the hosts are set up for: the registered project containing `path`, else `path` itself. */
+function projectRootOf(path: string): string {
+  const dir = resolveProjectDir(path);
+  return projectForPath(dir, listProjects()) ?? resolve(dir);
+}
+
+function describeChange(c: { host: string; scope: string; path: string; action: string; via: string }): string {
+  const what: Record<string, string> = {
+    added: "registered sqrl in",
+    updated: "updated sqrl in",
+    unchanged: "sqrl already registered in",
+    removed: "removed sqrl from",
+    absent: "sqrl was not in",
+  };
+  return `${c.host} (${c.scope}): ${what[c.action] ?? c.action} ${c.path}${c.via === "cli" ? " (via the claude CLI)" : ""}`;
+}
+
+function describeHook(action: string, path: string): string {
+  const what: Record<string, string> = {
+    added: "installed the SessionStart hook in",
+    updated: "updated the SessionStart hook in",
+    unchanged: "SessionStart hook already in",
+    removed: "removed the SessionStart hook from",
+    absent: "no SessionStart hook in",
+  };
+  return `claude: ${what[action] ?? action} ${path}`;
+}
+
+export interface HostSetupResult {
+  changes: Array<{ host: string; scope: string; path: string; action: string; via: string }>;
+  hook?: { path: string; action: string };
+  lines: string[];
+}
+
+/**
+ * Register sqrl with the named hosts for `projectRoot`; for Claude Code also offer the SessionStart
+ * hook (asked, `--yes`, or forced by `hook`). Shared by `sqrl hosts add` and `sqrl init --hosts`.
+ */
+export async function addHostsFor(projectRoot: string, hosts: string | string[], opts: { scope?: string; yes: boolean; hook?: boolean }): Promise<HostSetupResult> {
+  const mod = await loadHosts();
+  const names = mod.parseHostList(hosts);
+  const changes = mod.addHosts(names, { projectRoot, scope: mod.parseScope(opts.scope) });
+  const lines = changes.map(describeChange);
+  let hook: HostSetupResult["hook"];
+  if (names.includes("claude") && opts.hook !== false) {
+    const wanted = opts.hook === true || (await confirm("Install the Claude Code SessionStart hook (style + brief at session start) in .claude/settings.json?", { yes: opts.yes }));
+    if (wanted) {
+      hook = mod.installSessionStartHook(projectRoot, mod.sessionStartHookLine());
+      lines.push(describeHook(hook.action, hook.path));
+    } else lines.push("claude: SessionStart hook not installed (pass --yes or --hook to install it)");
+  }
+  return { changes, hook, lines };
+}
+
+/** `sqrl init --hosts …`: the lines init prints. */
+export async function setupHostsForInit(projectRoot: string, hosts: string, yes: boolean): Promise<string[]> {
+  return (await addHostsFor(projectRoot, hosts, { yes })).lines;
+}
+
+const add = defineCommand({
+  meta: { name: "add", description: "Register sqrl's MCP server with hosts: claude, codex, gemini, cursor (or all)" },
+  args: {
+    ...commonArgs,
+    hook: { type: "boolean", description: "Claude Code: install the SessionStart hook (--no-hook to skip; asked otherwise)" },
+    yes: { type: "boolean", alias: "y", description: "Answer yes to every question" },
+  },
+  async run({ args }) {
+    const res = await addHostsFor(projectRootOf(args.path), args._ as string[], { scope: args.scope, yes: args.yes === true, hook: args.hook as boolean | undefined });
+    process.stdout.write(args.json ? `${JSON.stringify({ changes: res.changes, hook: res.hook ?? null }, null, 2)}\n` : `${res.lines.join("\n")}\n`);
+  },
+});
+
+const remove = defineCommand({
+  meta: { name: "remove", description: "Remove sqrl from hosts' configs (and the Claude Code hook), leaving everything else" },
+  args: commonArgs,
+  async run({ args }) {
+    const mod = await loadHosts();
+    const root = projectRootOf(args.path);
+    const names = mod.parseHostList(args._ as string[]);
+    const changes = mod.removeHosts(names, { projectRoot: root, scope: mod.parseScope(args.scope) });
+    const hook = names.includes("claude") ? mod.removeSessionStartHook(root) : undefined;
+    const lines = [...changes.map(describeChange), ...(hook ? [describeHook(hook.action, hook.path)] : [])];
+    process.stdout.write(args.json ? `${JSON.stringify({ changes, hook: hook ?? null }, null, 2)}\n` : `${lines.join("\n")}\n`);
+  },
+});
+
+const list = defineCommand({
+  meta: { name: "list", description: "Show where sqrl is registered (all hosts unless named)" },
+  args: commonArgs,
+  async run({ args }) {
+    const mod = await loadHosts();
+    const root = projectRootOf(args.path);
+    const words = args._ as string[];
+    const names = words.length > 0 ? mod.parseHostList(words) : [...mod.HOST_NAMES];
+    const entries = mod.listHosts(names, { projectRoot: root, scope: mod.parseScope(args.scope) });
+    const hook = names.includes("claude") ? mod.sessionStartHookCommand(root) : undefined;
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify({ entries, claude_session_start_hook: hook ?? null }, null, 2)}\n`);
+      return;
+    }
+    const lines = entries.map(
+      (e) => `${e.host.padEnd(7)} ${e.scope.padEnd(8)} ${e.registered ? (e.current ? "registered" : `registered (other command: ${[e.command, ...(e.args ?? [])].join(" ")})`) : "not registered"}  ${e.path}`,
+    );
+    if (names.includes("claude")) lines.push(`claude  hook     ${hook ? `SessionStart: ${hook}` : "no SessionStart hook"}`);
+    process.stdout.write(`${lines.join("\n")}\n`);
+  },
+});
+
+export default defineCommand({
+  meta: { name: "hosts", description: "Register sqrl with MCP hosts (Claude Code, Codex CLI, Gemini CLI, Cursor)" },
+  subCommands: { add, remove, list },
+});

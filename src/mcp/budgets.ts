@@ -1,0 +1,30 @@
+import { CONFIG_KEYS, type ConfigKey } from "../shared/config-keys.ts";
+import type { ToolBudgets } from "./deps.ts";
+
+/**
+ * Default tool budgets from config.toml (`budgets.*`), read per call so `sqrl config set` applies
+ * to a running session. Only the file is read (no user-id lookup): the config module is imported
+ * lazily so `sqrl mcp` starts without the TOML parser.
+ */
+export async function configBudgets(): Promise<ToolBudgets> {
+  const { readConfigFile } = await import("../shared/config.ts");
+  const file = readConfigFile();
+  return {
+    task_context: budgetOf(file, "budgets.task_context"),
+    view: budgetOf(file, "budgets.view"),
+    search: budgetOf(file, "budgets.search"),
+  };
+}
+
+/** `budgets.session_start` (the Claude Code SessionStart hook's total). */
+export async function sessionStartBudget(): Promise<number> {
+  const { readConfigFile } = await import("../shared/config.ts");
+  return budgetOf(readConfigFile(), "budgets.session_start");
+}
+
+type BudgetKey = "budgets.task_context" | "budgets.view" | "budgets.search" | "budgets.session_start";
+
+function budgetOf(file: Partial<Record<ConfigKey, unknown>>, key: BudgetKey): number {
+  const value = file[key];
+  return typeof value === "number" ? value : (CONFIG_KEYS[key].default as number);
+}

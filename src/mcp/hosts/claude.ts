@@ -1,0 +1,81 @@
+import { join } from "node:path";
+import { homedir } from "node:os";
+import { SqrlError } from "../../shared/errors.ts";
+import { claudeHome } from "../../shared/paths.ts";
+import { jsonEqual, readJsonEntry, removeJsonEntry, upsertJsonEntry, type ChangeAction } from "./config-files.ts";
+import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry, type HostScope } from "./host-types.ts";
+
+/**
+ * Claude Code. Project scope: `<repo>/.mcp.json`; user scope: `~/.claude.json` (or
+ * `$CLAUDE_CONFIG_DIR/.claude.json`). With the `claude` CLI on PATH, `claude mcp add/remove`
+ * does the writing; without it sqrl edits the same file in the same format.
+ */
+export function claudeConfigPath(ctx: Pick<HostContext, "projectRoot" | "scope">): string {
+  if (ctx.scope === "project") return join(ctx.projectRoot, ".mcp.json");
+  return process.env.CLAUDE_CONFIG_DIR ? join(claudeHome(), ".claude.json") : join(homedir(), ".claude.json");
+}
+
+function entryFor(ctx: HostContext): Record<string, unknown> {
+  return { type: "stdio", command: ctx.server.command, args: ctx.server.args };
+}
+
+function isCurrent(entry: Record<string, unknown> | undefined, ctx: HostContext): boolean {
+  return entry !== undefined && entry.command === ctx.server.command && jsonEqual(entry.args, ctx.server.args);
+}
+
+/** The `claude` CLI, when installed (SQRL_CLAUDE_BIN overrides, "" disables). */
+export function claudeCli(): string | undefined {
+  const override = process.env.SQRL_CLAUDE_BIN;
+  if (override !== undefined) return override === "" ? undefined : override;
+  return Bun.which("claude") ?? undefined;
+}
+
+function runClaude(cli: string, args: string[], cwd: string): void {
+  const res = Bun.spawnSync([cli, ...args], { cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe", env: process.env });
+  if (res.exitCode !== 0) {
+    const why = `${res.stderr.toString().trim() || res.stdout.toString().trim()}`.split("\n")[0];
+    throw new SqrlError("host_cli_failed", `\`claude ${args.join(" ")}\` failed (${why}). Run it yourself to see why, or set SQRL_CLAUDE_BIN= (empty) to let sqrl edit the config file directly.`);
+  }
+}
+
+function cliScope(scope: HostScope): string {
+  return scope === "project" ? "project" : "user";
+}
+
+export const claudeHost: HostAdapter = {
+  name: "claude",
+  defaultScope: "project",
+  scopes: ["project", "user"],
+  add(ctx) {
+    const path = claudeConfigPath(ctx);
+    const existing = readJsonEntry(path, "mcpServers", SERVER_NAME);
+    const cli = claudeCli();
+    if (!cli) return { host: "claude", scope: ctx.scope, path, action: upsertJsonEntry(path, "mcpServers", SERVER_NAME, entryFor(ctx), ctx.scope === "project" ? 0o644 : 0o600), via: "file" };
+    if (isCurrent(existing, ctx)) return { host: "claude", scope: ctx.scope, path, action: "unchanged", via: "cli" };
+    if (existing) runClaude(cli, ["mcp", "remove", "--scope", cliScope(ctx.scope), SERVER_NAME], ctx.projectRoot);
+    runClaude(cli, ["mcp", "add", "--scope", cliScope(ctx.scope), SERVER_NAME, "--", ctx.server.command, ...ctx.server.args], ctx.projectRoot);
+    const action: ChangeAction = existing ? "updated" : "added";
+    return { host: "claude", scope: ctx.scope, path, action, via: "cli" };
+  },
+  remove(ctx) {
+    const path = claudeConfigPath(ctx);
+    const cli = claudeCli();
+    if (!cli) return { host: "claude", scope: ctx.scope, path, action: removeJsonEntry(path, "mcpServers", SERVER_NAME), via: "file" };
+    if (!readJsonEntry(path, "mcpServers", SERVER_NAME)) return { host: "claude", scope: ctx.scope, path, action: "absent", via: "cli" };
+    runClaude(cli, ["mcp", "remove", "--scope", cliScope(ctx.scope), SERVER_NAME], ctx.projectRoot);
+    return { host: "claude", scope: ctx.scope, path, action: "removed", via: "cli" };
+  },
+  status(ctx): HostEntry {
+    const path = claudeConfigPath(ctx);
+    const entry = readJsonEntry(path, "mcpServers", SERVER_NAME);
+    return {
+      host: "claude",
+      scope: ctx.scope,
+      path,
+      registered: entry !== undefined,
+      command: typeof entry?.command === "string" ? entry.command : undefined,
+      args: Array.isArray(entry?.args) ? (entry.args as string[]) : undefined,
+      current: isCurrent(entry, ctx),
+    };
+  },
+};

@@ -1,0 +1,41 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { ProjectBriefView, ViewMode } from "../../shared/api.ts";
+import type { McpDeps } from "../deps.ts";
+import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+
+export const GetProjectBriefViewInput = z.object({
+  project_root: projectRootField,
+  mode: ViewMode.optional().describe("core: the key facts (default); full: everything that fits the budget."),
+  context_budget_tokens: budgetField("budgets.view, 256"),
+  include_seen: includeSeenField,
+});
+
+export const PROJECT_BRIEF_TOOL = "get_project_brief_view";
+
+/** What the project is: modules, stack, commands, key facts. */
+export function registerGetProjectBriefViewTool(server: McpServer, deps: McpDeps): void {
+  server.registerTool(
+    PROJECT_BRIEF_TOOL,
+    {
+      title: "Project brief",
+      description: "At the start of a session in a repo: the project's modules, stack, commands and key facts learned from past sessions.",
+      inputSchema: GetProjectBriefViewInput,
+      outputSchema: ProjectBriefView,
+      annotations: { title: "Project brief", ...READ_ONLY_ANNOTATIONS },
+    },
+    (args) =>
+      runTool(deps, {
+        tool: PROJECT_BRIEF_TOOL,
+        args,
+        budgetKey: "view",
+        output: ProjectBriefView,
+        call: ({ projectId, budget, exclude }) =>
+          deps.bridge.request(
+            "/views/project_brief",
+            { query: { project_id: projectId, mode: args.mode ?? "core", context_budget_tokens: budget, exclude_memory_ids: exclude } },
+            ProjectBriefView,
+          ),
+      }),
+  );
+}

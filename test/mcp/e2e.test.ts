@@ -1,0 +1,285 @@
+/**
+ * `sqrl mcp` end to end: the COMPILED binary (SQRL_BIN, default dist/sqrl) driven by the SDK's own
+ * Client over StdioClientTransport and by the MCP Inspector CLI, with a real daemon and engine that
+ * the first tool call starts. Every child gets an explicit env with temp homes.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { z } from "zod";
+import { estimateTokens } from "../../src/engine/tokens.ts";
+import { EpisodeRecall, NO_RELEVANT_MEMORY, PitfallsView, ProjectBriefView, SearchResponse, TaskContext, Timeline, UserStyleView } from "../../src/shared/api.ts";
+import { makeHome, type DaemonHome } from "../daemon/harness.ts";
+import { REPO_ROOT, runSqrl, SQRL_BIN } from "../helpers/sqrl.ts";
+import { serverManifest } from "../../src/mcp/manifest.ts";
+import { SEED_EPISODE_ID, seedProject } from "./fixtures.ts";
+
+const OUTPUT: Record<string, z.ZodType> = {
+  get_task_context: TaskContext,
+  get_user_style_view: UserStyleView,
+  get_project_brief_view: ProjectBriefView,
+  get_pitfalls_view: PitfallsView,
+  search_project_memory: SearchResponse,
+  get_memory_timeline: Timeline,
+  recall_episode: EpisodeRecall,
+};
+const INSPECTOR = join(REPO_ROOT, "node_modules", ".bin", "mcp-inspector");
+
+let home: DaemonHome;
+let root: string;
+
+async function connect(env: Record<string, string> = home.env, cwd = root): Promise<Client> {
+  const transport = new StdioClientTransport({ command: SQRL_BIN, args: ["mcp"], env, cwd, stderr: "pipe" });
+  const client = new Client({ name: "e2e", version: "1" });
+  await client.connect(transport);
+  return client;
+}
+
+function text(res: Awaited<ReturnType<Client["callTool"]>>): string {
+  return (res.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
+}
+
+beforeAll(() => {
+  home = makeHome();
+  root = join(home.root, "repo");
+  mkdirSync(root, { recursive: true });
+  const init = runSqrl(["init", root, "--yes"], { env: home.env });
+  expect(init.code).toBe(0);
+  seedProject(root);
+});
+
+afterAll(async () => {
+  await home.cleanup();
+});
+
+describe("sqrl mcp (compiled) with the SDK client", () => {
+  test("tools/list: 7 tools with output schemas, the same list the SDK server builds", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(OUTPUT).sort());
+    for (const t of tools) {
+      expect(t.outputSchema?.type).toBe("object");
+      expect(t.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    }
+    expect(client.getInstructions()).toContain("get_task_context(");
+    // The binary answers from its build-time manifest: it must equal what this source's server builds.
+    const live = await serverManifest();
+    expect(JSON.parse(JSON.stringify(tools))).toEqual(live.tools);
+    expect(client.getServerCapabilities() as Record<string, unknown>).toEqual(live.capabilities);
+    await client.close();
+  });
+
+  test("the first call starts the daemon; every tool's result validates against its output schema", async () => {
+    expect(existsSync(join(home.sqrlHome, "daemon.json"))).toBe(false);
+    const client = await connect();
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["get_user_style_view", {}],
+      ["get_project_brief_view", {}],
+      ["get_task_context", { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"], include_seen: true }],
+      ["get_pitfalls_view", { scope_paths: ["src/auth/jwt.ts"], task_description: "refactor JWT auth", include_seen: true }],
+      ["search_project_memory", { query: "JWT login tests", top_k: 3, include_seen: true }],
+      ["get_memory_timeline", { limit: 5 }],
+      ["recall_episode", { episode_id: SEED_EPISODE_ID }],
+    ];
+    for (const [name, args] of calls) {
+      const res = await client.callTool({ name, arguments: args });
+      expect(res.isError, `${name}: ${text(res)}`).toBeFalsy();
+      const parsed = OUTPUT[name]!.parse(res.structuredContent) as { markdown: string };
+      expect(text(res).startsWith(parsed.markdown)).toBe(true);
+    }
+    expect(existsSync(join(home.sqrlHome, "daemon.json"))).toBe(true);
+    await client.close();
+  });
+
+  test("budget respected, relevance, abstention", async () => {
+    const client = await connect();
+    for (const budget of [50, 200]) {
+      const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "Fix the JWT login tests failing with token not yet valid", context_budget_tokens: budget, include_seen: true } });
+      const ctx = TaskContext.parse(res.structuredContent);
+      expect(ctx.token_estimate).toBeLessThanOrEqual(budget);
+      expect(estimateTokens(ctx.markdown)).toBeLessThanOrEqual(budget);
+      if (budget === 200) expect(ctx.selected_memories.map((m) => m.key)).toContain("jwt_clock_skew");
+    }
+    const none = TaskContext.parse((await client.callTool({ name: "get_task_context", arguments: { task_description: "Write a haiku about autumn leaves and migrating geese" } })).structuredContent);
+    expect(none.has_relevant_memory).toBe(false);
+    expect(none.selected_memories).toEqual([]);
+    expect(none.markdown).toContain(NO_RELEVANT_MEMORY);
+    await client.close();
+  });
+
+  test("de-dup across two calls of one process; a new process starts fresh", async () => {
+    const args = { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"] };
+    const client = await connect();
+    const first = TaskContext.parse((await client.callTool({ name: "get_task_context", arguments: args })).structuredContent);
+    expect(first.memory_ids.length).toBeGreaterThan(0);
+    const secondRes = await client.callTool({ name: "get_task_context", arguments: args });
+    const second = TaskContext.parse(secondRes.structuredContent);
+    expect(second.memory_ids.some((id) => first.memory_ids.includes(id))).toBe(false);
+    expect(second.omitted_seen).toBeGreaterThan(0);
+    expect(text(secondRes)).toMatch(/already shown/i);
+    await client.close();
+    const fresh = await connect();
+    const again = TaskContext.parse((await fresh.callTool({ name: "get_task_context", arguments: args })).structuredContent);
+    expect(again.memory_ids.sort()).toEqual([...first.memory_ids].sort());
+    await fresh.close();
+  });
+
+  test("bad arguments: an error result that names the field", async () => {
+    const client = await connect();
+    const res = await client.callTool({ name: "search_project_memory", arguments: { top_k: 3 } });
+    expect(res.isError).toBe(true);
+    expect(text(res)).toContain("query");
+    await client.close();
+  });
+
+  test("sqrl log shows the traced calls", () => {
+    const res = runSqrl(["log", root, "--json", "--tool", "recall_episode"], { env: home.env });
+    expect(res.code).toBe(0);
+    const rows = JSON.parse(res.stdout) as Array<{ tool: string; args: Record<string, unknown>; error: string | null }>;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.tool === "recall_episode")).toBe(true);
+    expect(rows[0]!.args).toEqual({ episode_id: SEED_EPISODE_ID });
+    const human = runSqrl(["log", root, "--limit", "3"], { env: home.env });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("ms");
+  });
+});
+
+describe("sqrl mcp protocol hygiene", () => {
+  test("stdout carries only JSON-RPC; a tools/call before tools/list works; the process exits when stdin closes", async () => {
+    const proc = Bun.spawn([SQRL_BIN, "mcp"], { cwd: root, env: { ...home.env, SQRL_LOG_LEVEL: "5" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const send = (m: unknown) => proc.stdin.write(`${JSON.stringify(m)}\n`);
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_project_brief_view", arguments: { include_seen: true } } });
+    send({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    await proc.stdin.flush();
+    proc.stdin.end();
+    const code = await proc.exited;
+    expect(code).toBe(0);
+    const lines = (await new Response(proc.stdout).text()).split("\n").filter(Boolean);
+    const msgs = lines.map((l) => JSON.parse(l) as { jsonrpc: string; id: number; result?: Record<string, any> });
+    expect(msgs.every((m) => m.jsonrpc === "2.0")).toBe(true);
+    expect(msgs.map((m) => m.id).sort()).toEqual([1, 2, 3]);
+    expect(msgs.find((m) => m.id === 1)!.result!.protocolVersion).toBe("2025-06-18");
+    expect(ProjectBriefView.parse(msgs.find((m) => m.id === 2)!.result!.structuredContent).project_id).toBe(root);
+    expect(msgs.find((m) => m.id === 3)!.result!.tools).toHaveLength(7);
+  });
+});
+
+describe("MCP Inspector CLI", () => {
+  const inspector = (args: string[]) =>
+    Bun.spawnSync(["node", INSPECTOR, "--cli", "-e", `SQRL_HOME=${home.sqrlHome}`, "-e", `HOME=${home.env.HOME}`, "--cwd", root, SQRL_BIN, "mcp", ...args], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.env.HOME!, NO_COLOR: "1", CI: "1" },
+      cwd: root,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+
+  test.skipIf(!existsSync(INSPECTOR))("lists the tools and calls one", () => {
+    const list = inspector(["--method", "tools/list"]);
+    expect(list.exitCode).toBe(0);
+    const names = (JSON.parse(list.stdout.toString()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    expect(names).toHaveLength(7);
+    expect(names).toContain("get_task_context");
+    const call = inspector(["--method", "tools/call", "--tool-name", "search_project_memory", "--tool-arg", "query=soft delete inventory", "--tool-arg", "include_seen=true"]);
+    expect(call.exitCode).toBe(0);
+    const out = call.stdout.toString();
+    const result = JSON.parse(out.slice(0, out.lastIndexOf("}") + 1)) as { structuredContent: unknown };
+    expect(SearchResponse.parse(result.structuredContent).results.length).toBeGreaterThan(0);
+  });
+});
+
+describe("daemon down and unstartable", () => {
+  test("a tool call returns isError saying why and what to run, promptly", async () => {
+    const broken = makeHome();
+    try {
+      const repo = join(broken.root, "repo");
+      mkdirSync(repo, { recursive: true });
+      expect(runSqrl(["init", repo, "--yes"], { env: broken.env }).code).toBe(0);
+      writeFileSync(join(broken.sqrlHome, "logs"), "a file where the logs folder should be"); // the daemon cannot start
+      const client = await connect(broken.env, repo);
+      const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "anything" } });
+      expect(res.isError).toBe(true);
+      expect(text(res)).toMatch(/daemon is not reachable/);
+      expect(text(res)).toMatch(/starting it failed/);
+      expect(text(res)).toContain("sqrl daemon");
+      await client.close();
+      // The SessionStart hook in the same situation: valid output, no context, exit 0.
+      const hook = runSqrl(["hook", "claude-session-start"], { env: broken.env, input: JSON.stringify({ cwd: repo }) });
+      expect(hook.code).toBe(0);
+      expect(JSON.parse(hook.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" } });
+    } finally {
+      await broken.cleanup();
+    }
+  });
+});
+
+describe("sqrl hook claude-session-start", () => {
+  test("prints the SessionStart output with style and brief, under the cap", () => {
+    const res = runSqrl(["hook", "claude-session-start"], { env: home.env, input: JSON.stringify({ session_id: "s1", cwd: root, hook_event_name: "SessionStart", source: "startup" }) });
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(out.hookSpecificOutput.hookEventName).toBe("SessionStart");
+    expect(out.hookSpecificOutput.additionalContext).toContain("pnpm");
+    expect(out.hookSpecificOutput.additionalContext.length).toBeLessThan(10_000);
+    expect(estimateTokens(out.hookSpecificOutput.additionalContext)).toBeLessThanOrEqual(300);
+  });
+
+  test("no project or unreadable input: valid output, no context, exit 0", () => {
+    const res = runSqrl(["hook", "claude-session-start"], { env: home.env, input: JSON.stringify({ cwd: home.root }) });
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" } });
+    const garbage = runSqrl(["hook", "claude-session-start"], { env: home.env, input: "not json" });
+    expect(garbage.code).toBe(0);
+    expect(JSON.parse(garbage.stdout).hookSpecificOutput.hookEventName).toBe("SessionStart");
+  });
+});
+
+describe("sqrl hosts / init --hosts (compiled)", () => {
+  test("registers the absolute binary with every host, idempotently, and removes it again", () => {
+    const env = { ...home.env, SQRL_CLAUDE_BIN: "" };
+    const add = runSqrl(["hosts", "add", "claude,codex,gemini,cursor", "--path", root, "--yes", "--json"], { env });
+    expect(add.code).toBe(0);
+    const res = JSON.parse(add.stdout) as { changes: Array<{ host: string; action: string; path: string }>; hook: { action: string } };
+    expect(res.changes.map((c) => c.action)).toEqual(["added", "added", "added", "added"]);
+    expect(res.hook.action).toBe("added");
+    const mcpJson = JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8"));
+    expect(mcpJson.mcpServers.sqrl).toMatchObject({ command: SQRL_BIN, args: ["mcp"] });
+    expect(readFileSync(join(home.env.CODEX_HOME!, "config.toml"), "utf8")).toContain("[mcp_servers.sqrl]");
+    expect(JSON.parse(readFileSync(join(root, ".gemini", "settings.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
+    expect(JSON.parse(readFileSync(join(root, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
+    const hook = JSON.parse(readFileSync(join(root, ".claude", "settings.json"), "utf8")).hooks.SessionStart[0].hooks[0].command as string;
+    expect(hook).toBe(`${SQRL_BIN} hook claude-session-start`);
+
+    const again = JSON.parse(runSqrl(["hosts", "add", "all", "--path", root, "--yes", "--json"], { env }).stdout) as { changes: Array<{ action: string }>; hook: { action: string } };
+    expect(again.changes.map((c) => c.action)).toEqual(["unchanged", "unchanged", "unchanged", "unchanged"]);
+    expect(again.hook.action).toBe("unchanged");
+
+    const list = JSON.parse(runSqrl(["hosts", "list", "--path", root, "--json"], { env }).stdout) as { entries: Array<{ host: string; scope: string; registered: boolean; current: boolean }> };
+    expect(list.entries.filter((e) => e.registered).every((e) => e.current)).toBe(true);
+    expect(list.entries.filter((e) => e.registered).map((e) => e.host).sort()).toEqual(["claude", "codex", "cursor", "gemini"]);
+
+    const remove = runSqrl(["hosts", "remove", "all", "--path", root, "--json"], { env });
+    expect(remove.code).toBe(0);
+    for (const f of [".mcp.json", ".gemini/settings.json", ".cursor/mcp.json", ".claude/settings.json"]) expect(existsSync(join(root, f))).toBe(false);
+    expect(existsSync(join(home.env.CODEX_HOME!, "config.toml"))).toBe(false);
+
+    const bad = runSqrl(["hosts", "add", "vim", "--path", root], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("Unknown host");
+  });
+
+  test("sqrl init --hosts claude --yes registers the server and the hook", () => {
+    const repo = join(home.root, "repo2");
+    mkdirSync(repo, { recursive: true });
+    const res = runSqrl(["init", repo, "--hosts", "claude", "--yes"], { env: { ...home.env, SQRL_CLAUDE_BIN: "" } });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("registered sqrl in");
+    expect(res.stdout).toContain("SessionStart hook");
+    expect(JSON.parse(readFileSync(join(repo, ".mcp.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
+    expect(existsSync(join(repo, ".claude", "settings.json"))).toBe(true);
+  });
+});

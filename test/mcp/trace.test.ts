@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { SessionDedup } from "../../src/mcp/session-dedup.ts";
+import { normalizeLine, parseHookInput, repeatsStyle, sessionStartOutput } from "../../src/mcp/session-start-hook.ts";
+import { textOf } from "../../src/mcp/tools/tool-kit.ts";
+import { Tracer } from "../../src/mcp/trace.ts";
+import { openProjectDb } from "../../src/sql/open.ts";
+import { countToolCalls, listToolCalls } from "../../src/sql/tool-calls.ts";
+import { tempDir } from "../helpers/sqrl.ts";
+
+describe("trace: tool_calls in the project's data.db", () => {
+  test("records every field; newest first; filter by tool; limit", async () => {
+    const tmp = tempDir("sqrl-trace-");
+    const root = join(tmp.path, "repo");
+    const tracer = new Tracer();
+    try {
+      await tracer.record(root, { tool: "get_task_context", args: { task_description: "a" }, memoryIds: ["m1", "m2"], tokenEstimate: 120, latencyMs: 3.456, error: null }, "2025-01-01T00:00:01.000Z");
+      await tracer.record(root, { tool: "search_project_memory", args: { query: "b" }, memoryIds: [], tokenEstimate: null, latencyMs: 1, error: "boom" }, "2025-01-01T00:00:02.000Z");
+      await tracer.record(root, { tool: "get_task_context", args: { task_description: "c" }, memoryIds: ["m3"], tokenEstimate: 40, latencyMs: 2, error: null }, "2025-01-01T00:00:03.000Z");
+      await tracer.close();
+      const db = openProjectDb(root, { readonly: true });
+      try {
+        expect(countToolCalls(db)).toBe(3);
+        const all = listToolCalls(db);
+        expect(all.map((r) => r.args)).toEqual([{ task_description: "c" }, { query: "b" }, { task_description: "a" }]);
+        expect(all[1]).toMatchObject({ tool: "search_project_memory", error: "boom", token_estimate: null, memory_ids: [] });
+        expect(all[2]).toMatchObject({ memory_ids: ["m1", "m2"], token_estimate: 120, latency_ms: 3.46 });
+        expect(listToolCalls(db, { tool: "get_task_context" }).map((r) => r.ts)).toEqual(["2025-01-01T00:00:03.000Z", "2025-01-01T00:00:01.000Z"]);
+        expect(listToolCalls(db, { limit: 1 })).toHaveLength(1);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await tracer.close();
+      tmp.cleanup();
+    }
+  });
+});
+
+describe("session de-dup", () => {
+  test("excludes what was delivered unless include_seen", () => {
+    const d = new SessionDedup();
+    expect(d.excludeFor(false)).toEqual([]);
+    d.record(["a", "b"]);
+    d.record(["b", "c"]);
+    expect(d.excludeFor(undefined).sort()).toEqual(["a", "b", "c"]);
+    expect(d.excludeFor(true)).toEqual([]);
+  });
+
+  test("the text says how many were omitted as already shown", () => {
+    const base = { markdown: "## Task context\n- x", token_estimate: 5, memory_ids: ["x"] };
+    expect(textOf({ ...base, omitted_seen: 0 })).toBe(base.markdown);
+    expect(textOf({ ...base, omitted_seen: 2 })).toContain("2 memories omitted as already shown");
+    expect(textOf({ ...base, markdown: "(1 memory already shown)", omitted_seen: 1 })).toBe("(1 memory already shown)");
+  });
+});
+
+describe("session-start hook pieces", () => {
+  test("brief lines repeating a style item are recognised after normalizing", () => {
+    const style = ["Use pnpm, not npm", "Tests run with `bun test --bail`"].map(normalizeLine);
+    expect(repeatsStyle("- **Use pnpm, not npm.**", style)).toBe(true);
+    expect(repeatsStyle("- Package manager: use pnpm not npm (from lockfile)", style)).toBe(true);
+    expect(repeatsStyle("- Framework: Hono on Bun", style)).toBe(false);
+    expect(repeatsStyle("## Project", style)).toBe(false);
+  });
+
+  test("output shape, cap, and unreadable input", () => {
+    const out = JSON.parse(sessionStartOutput("x".repeat(20_000)));
+    expect(out.hookSpecificOutput.hookEventName).toBe("SessionStart");
+    expect(out.hookSpecificOutput.additionalContext.length).toBeLessThan(10_000);
+    expect(parseHookInput("not json")).toEqual({});
+    expect(parseHookInput(JSON.stringify({ cwd: "/x", session_id: "s", extra: 1 }))).toMatchObject({ cwd: "/x", session_id: "s" });
+  });
+});
