@@ -4,7 +4,17 @@
  */
 import { writeSection, type Bench } from "./report.ts";
 
-const BENCHES: Record<string, () => Promise<Bench>> = {};
+const BENCHES: Record<string, () => Promise<Bench>> = {
+  tokens: () => import("./tokens.ts").then((m) => m.default),
+  locomo: () => import("./locomo.ts").then((m) => m.default),
+  retrieval: () => import("./retrieval.ts").then((m) => m.default),
+  "mcp-cold-start": () => import("./mcp-cold-start.ts").then((m) => m.default),
+  "daemon-idle": () => import("./daemon-idle.ts").then((m) => m.default),
+  "api-roundtrip": () => import("./api-roundtrip.ts").then((m) => m.default),
+  ingest: () => import("./ingest.ts").then((m) => m.default),
+  "watch-latency": () => import("./watch-latency.ts").then((m) => m.default),
+  engine: () => import("./engine.ts").then((m) => m.default),
+};
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
