@@ -86,10 +86,25 @@ export function searchBody(item: Pick<MemoryItem, "content" | "key" | "tags" | "
   return expandCodeTokens([item.content, item.key, item.tags.join(" "), item.file_paths.join(" "), item.type].join(" \n"));
 }
 
+/**
+ * The full-text row of an item shares the item's own rowid (schema v2), so it is found and replaced
+ * by rowid: `memory_id` is UNINDEXED in FTS5 and a lookup by it would scan the whole index.
+ */
+function itemRowid(db: Database, id: string): number | null {
+  const r = db.query("SELECT rowid AS r FROM memory_items WHERE id = ?").get(id) as { r: number } | null;
+  return r ? r.r : null;
+}
+
+function deleteFts(db: Database, id: string): void {
+  const rowid = itemRowid(db, id);
+  if (rowid !== null) db.query("DELETE FROM memory_fts WHERE rowid = ?").run(rowid);
+}
+
 function writeFts(db: Database, item: Pick<MemoryItem, "id" | "content" | "key" | "tags" | "file_paths" | "type">, fresh = false): void {
-  // memory_id is UNINDEXED: deleting by it scans the whole index, so a brand-new item skips it.
-  if (!fresh) db.query("DELETE FROM memory_fts WHERE memory_id = ?").run(item.id);
-  db.query("INSERT INTO memory_fts (memory_id, body) VALUES (?, ?)").run(item.id, searchBody(item));
+  const rowid = itemRowid(db, item.id);
+  if (rowid === null) return;
+  if (!fresh) db.query("DELETE FROM memory_fts WHERE rowid = ?").run(rowid);
+  db.query("INSERT INTO memory_fts (rowid, memory_id, body) VALUES (?, ?, ?)").run(rowid, item.id, searchBody(item));
 }
 
 /** Insert an item with its meta and full-text entry (call inside a transaction for batches). */
@@ -192,7 +207,7 @@ export function updateMemoryItem(db: Database, id: string, patch: ItemPatch): Me
 export function supersedeMemoryItem(db: Database, oldId: string, newId: string | null, episodeId: string | null, at: string): void {
   db.query(`UPDATE memory_items SET deleted = 1 WHERE id = ?`).run(oldId);
   db.query(`UPDATE memory_meta SET valid_to = ?, superseded_by = ?, superseded_by_episode = ? WHERE memory_id = ?`).run(at, newId, episodeId, oldId);
-  db.query("DELETE FROM memory_fts WHERE memory_id = ?").run(oldId);
+  deleteFts(db, oldId);
 }
 
 /** The chain of rows an item replaced, newest first (itself excluded). */

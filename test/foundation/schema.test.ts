@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { latestVersion, schemaVersion } from "../../src/sql/migrations.ts";
+import { latestVersion, MIGRATIONS, schemaVersion } from "../../src/sql/migrations.ts";
 import { openDatabase } from "../../src/sql/open.ts";
 import { SHARED_DIR, tempDir } from "../helpers/sqrl.ts";
 
@@ -207,4 +207,29 @@ test.skipIf(!existsSync(referenceDoc))("schema matches the CREATE TABLE statemen
   data.close();
   user.close();
   ref.close();
+});
+
+describe("migration 2", () => {
+  test("re-keys memory_fts rows to their item's rowid and adds shared_sync", () => {
+    const path = join(dir.path, "data.db");
+    const raw = new Database(path, { create: true });
+    raw.exec(MIGRATIONS.data[0]!);
+    raw.exec("PRAGMA user_version = 1");
+    const insert = raw.prepare(
+      `INSERT INTO memory_items (id, project_id, user_id, scope, type, key, content, tags, importance, created_at, updated_at, source_episode_id, source_event_ids) VALUES (?, 'p', NULL, 'project', 'project_fact', ?, ?, '[]', 0.5, 't', 't', NULL, '[]')`,
+    );
+    insert.run("mem_a", "a", "alpha");
+    insert.run("mem_b", "b", "beta");
+    // v1 wrote FTS rows with their own rowids, in another order
+    raw.exec(`INSERT INTO memory_fts (rowid, memory_id, body) VALUES (50, 'mem_b', 'beta'), (51, 'mem_a', 'alpha')`);
+    raw.close();
+    const db = openDatabase(path, "data");
+    expect(schemaVersion(db)).toBe(latestVersion("data"));
+    const rows = db.query(`SELECT f.rowid AS fts, m.rowid AS item, f.memory_id FROM memory_fts f JOIN memory_items m ON m.id = f.memory_id ORDER BY f.memory_id`).all() as Array<{ fts: number; item: number }>;
+    expect(rows.length).toBe(2);
+    for (const r of rows) expect(r.fts).toBe(r.item);
+    expect(db.query("SELECT memory_id FROM memory_fts WHERE memory_fts MATCH 'beta'").all()).toEqual([{ memory_id: "mem_b" }]);
+    expect((db.query(`SELECT name FROM sqlite_master WHERE name = 'shared_sync'`).all() as unknown[]).length).toBe(1);
+    db.close();
+  });
 });
