@@ -23,4 +23,8 @@ export const COMMANDS: Record<string, Loader> = {
   timeline: () => import("./timeline.ts").then((m) => m.default),
   recall: () => import("./recall.ts").then((m) => m.default),
   show: () => import("./show.ts").then((m) => m.default),
+  forget: () => import("./forget.ts").then((m) => m.default),
+  export: () => import("./export.ts").then((m) => m.default),
+  import: () => import("./import.ts").then((m) => m.default),
+  sync: () => import("./sync.ts").then((m) => m.default),
 };

@@ -45,19 +45,27 @@ export function initProject(path: string): InitResult {
   return { root, registered, createdCtx, isGitRepo, gitignoreHasCtx: gitignoreHasCtx(root) };
 }
 
-export function gitignoreHasCtx(root: string): boolean {
+function gitignoreLines(root: string): string[] {
   const file = join(root, ".gitignore");
-  if (!existsSync(file)) return false;
-  return readFileSync(file, "utf8")
-    .split(/\r?\n/)
-    .some((line) => /^\/?\.ctx\/?$/.test(line.trim()));
+  return existsSync(file) ? readFileSync(file, "utf8").split(/\r?\n/).map((l) => l.trim()) : [];
 }
 
-/** Append `.ctx/` to the repo's .gitignore (creating it) unless already there. */
+/** Does .gitignore already keep sqrl's local files (`.ctx/` or `.ctx/*`) out of git? */
+export function gitignoreHasCtx(root: string): boolean {
+  return gitignoreLines(root).some((line) => /^\/?\.ctx\/?(\*)?$/.test(line));
+}
+
+/** A plain `.ctx/` line also hides .ctx/shared/, the team memory `sqrl sync` writes for git. */
+export function gitignoreHidesShared(root: string): boolean {
+  return gitignoreLines(root).some((line) => /^\/?\.ctx\/?$/.test(line));
+}
+
+/** Ignore `.ctx/*` but keep `.ctx/shared/` (team memory) in the repo's .gitignore, unless already there. */
 export function addCtxToGitignore(root: string): boolean {
   if (gitignoreHasCtx(root)) return false;
   const file = join(root, ".gitignore");
-  const prefix = existsSync(file) && !readFileSync(file, "utf8").endsWith("\n") && readFileSync(file, "utf8").length > 0 ? "\n" : "";
-  appendFileSync(file, `${prefix}# sqrl's local memory (per machine)\n.ctx/\n`);
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const prefix = text.length > 0 && !text.endsWith("\n") ? "\n" : "";
+  appendFileSync(file, `${prefix}# sqrl's local memory (per machine); .ctx/shared/ is team memory for git (sqrl sync)\n.ctx/*\n!.ctx/shared/\n`);
   return true;
 }

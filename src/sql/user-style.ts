@@ -96,15 +96,25 @@ export function refreshUserStyle(db: Database, id: string, patch: { updated_at: 
 
 /** Replace the current row of (user, key) by `next`, moving the old one to history (UPDATE/DELETE_AND_ADD). */
 export function supersedeUserStyle(db: Database, oldId: string, next: UserStyleItem, decision: string, episodeId: string | null, at: string): void {
+  archiveUserStyle(db, oldId, next.id, decision, episodeId, at);
+  insertUserStyle(db, next);
+}
+
+/** Forget a global style item: moved to history with no successor (`superseded_by` empty, decision FORGET). */
+export function forgetUserStyle(db: Database, id: string, at: string): void {
+  archiveUserStyle(db, id, "", "FORGET", null, at);
+}
+
+/** Move the current row of an item to user_style_history; nothing is destroyed. */
+function archiveUserStyle(db: Database, oldId: string, supersededBy: string, decision: string, episodeId: string | null, at: string): void {
   const old = getUserStyleById(db, oldId);
   if (!old) throw new Error(`user style item ${oldId} not found`);
   db.query(
     `INSERT INTO user_style_history (id, user_id, key, content, tags, importance, created_at, updated_at, source, valid_to, superseded_by, superseded_by_episode, decision)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(old.id, old.user_id, old.key, old.content, JSON.stringify(old.tags), old.importance, old.created_at, old.updated_at, old.source, at, next.id, episodeId, decision);
+  ).run(old.id, old.user_id, old.key, old.content, JSON.stringify(old.tags), old.importance, old.created_at, old.updated_at, old.source, at, supersededBy, episodeId, decision);
   db.query(`DELETE FROM user_style_meta WHERE item_id = ?`).run(oldId);
   db.query(`DELETE FROM user_style_items WHERE id = ?`).run(oldId);
-  insertUserStyle(db, next);
 }
 
 /** Superseded versions of (user, key), newest first. */
