@@ -15,7 +15,9 @@ import { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { rankLexical, RANKER_DEFAULTS, type LexicalOptions, type Neighbour } from "../src/engine/ranker/lexical.ts";
+import { analyzeQuery, bodyStems } from "../src/engine/ranker/query.ts";
 import { STOP_WORDS } from "../src/engine/ranker/stop-words.ts";
+import { expandCodeTokens } from "../src/shared/code-tokens.ts";
 import dataSchema from "../src/sql/schema/data-v1.sql" with { type: "text" };
 import { searchBody } from "../src/sql/memory-items.ts";
 import { fmt, summarize, table, type Bench, type BenchReport } from "./report.ts";
@@ -253,6 +255,32 @@ function categoryRows(label: string, r: RunResult): Array<Array<string | number>
   return rows;
 }
 
+// ---- diagnostics --------------------------------------------------------------------------------
+
+/**
+ * Evidence turns of one category that share no query word with their question other than a
+ * speaker's name: no lexical ranker can find them by content (they need semantics, e.g.
+ * "martial arts" → "kickboxing").
+ */
+function nameOnlyEvidence(convs: readonly Conversation[], category: number): { nameOnly: number; total: number } {
+  let nameOnly = 0;
+  let total = 0;
+  for (const conv of convs) {
+    const names = new Set(conv.docs.flatMap((d) => bodyStems(expandCodeTokens(d.speaker))));
+    const byId = new Map(conv.docs.map((d) => [d.id, new Set(bodyStems(searchBody({ content: d.text, key: "", tags: [], file_paths: [], type: "project_fact" })))]));
+    for (const q of conv.questions) {
+      if (q.category !== category) continue;
+      const content = analyzeQuery(q.text).map((t) => t.stem).filter((s) => !names.has(s));
+      for (const e of q.evidence) {
+        total++;
+        const stems = byId.get(e)!;
+        if (!content.some((s) => stems.has(s))) nameOnly++;
+      }
+    }
+  }
+  return { nameOnly, total };
+}
+
 // ---- bench --------------------------------------------------------------------------------------
 
 export default (async (opts): Promise<BenchReport> => {
@@ -276,14 +304,24 @@ export default (async (opts): Promise<BenchReport> => {
     const latencies = passes[0]!.latencies.map((_, i) => passes.map((p) => p.latencies[i]!).sort((a, b) => a - b)[1]!);
     results.set(step.name, { ...passes[0]!, latencies });
   }
-  for (const ix of indexes) ix.db.close();
-
-  const base = results.get(BASELINE.name)!;
-  const ours = results.get(SQRL.name)!;
   const r10 = (r: RunResult, c?: number) => {
     const t = c === undefined ? r.headline : r.byCategory.get(c);
     return t && t.n > 0 ? t.turn[10]! / t.n : NaN;
   };
+  // Stability: the same rankers on each half of the conversations (parameters are global, chosen on all ten).
+  const halves = indexes.length > 1 ? [indexes.slice(0, Math.ceil(indexes.length / 2)), indexes.slice(Math.ceil(indexes.length / 2))] : [];
+  const halfRows = halves.map((part) => {
+    const b = run(part, BASELINE.ranker);
+    const o = run(part, SQRL.ranker);
+    const first = indexes.indexOf(part[0]!) + 1;
+    const label = `conversations ${first}–${first + part.length - 1}`;
+    return [label, o.headline.n, fmt(r10(b), 3), fmt(r10(b, 1), 3), fmt(r10(o), 3), fmt(r10(o, 1), 3)];
+  });
+  for (const ix of indexes) ix.db.close();
+
+  const mh = nameOnlyEvidence(convs, 1);
+  const base = results.get(BASELINE.name)!;
+  const ours = results.get(SQRL.name)!;
 
   const stepRows = STEPS.map((s, i) => {
     const r = results.get(s.name)!;
@@ -319,6 +357,17 @@ export default (async (opts): Promise<BenchReport> => {
     "### Baseline vs sqrl, per category",
     "",
     table(header, [...categoryRows("plain FTS5 BM25", base), ...categoryRows("sqrl", ours)]),
+    "",
+    ...(halfRows.length > 0
+      ? [
+          "### Stability across conversations (turn recall@10, categories 1–4)",
+          "",
+          table(["subset", "questions", "baseline overall", "baseline multi-hop", "sqrl overall", "sqrl multi-hop"], halfRows),
+          "",
+        ]
+      : []),
+    `Multi-hop diagnostic: ${mh.nameOnly} of ${mh.total} multi-hop evidence turns share no word with their question except a speaker's name ` +
+      "(they need semantic matching, e.g. \"martial arts\" → \"kickboxing\"; sqrl reaches them only through neighbours and the speaker label).",
     "",
     `Query latency: sqrl p50 ${fmt(ourLat.p50, 2)} ms, p95 ${fmt(ourLat.p95, 2)} ms; baseline p50 ${fmt(baseLat.p50, 2)} ms, p95 ${fmt(baseLat.p95, 2)} ms ` +
       `(${ourLat.n} queries incl. category 5). Goal: turn R@10 ≥ 0.70 overall and ≥ 0.50 multi-hop, p95 ≤ 5 ms ` +

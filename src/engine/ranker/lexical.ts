@@ -37,7 +37,7 @@ export interface LexicalOptions {
   limit: number;
   /** Indexed text column (default `body`). */
   bodyColumn?: string;
-  /** Candidates FTS5 proposes for rescoring (default max(limit, 200)). */
+  /** Candidates FTS5 proposes for rescoring (default max(limit, RANKER_DEFAULTS.pool)). */
   pool?: number;
   /** BM25 and coordination parameters (default RANKER_DEFAULTS.bm25). */
   bm25?: Bm25Params;
@@ -59,7 +59,11 @@ export interface LexicalOptions {
   lengthPrior?: number;
 }
 
-/** Parameters chosen on bench/locomo.ts (see docs/benchmarks.md for the step-by-step gains). */
+/**
+ * Parameters chosen on bench/locomo.ts (see docs/benchmarks.md for the step-by-step gains).
+ * `feedback` holds the settings used when a caller turns feedback on; it is off by default
+ * (no gain on LoCoMo for two to three times the cost).
+ */
 export const RANKER_DEFAULTS = {
   bm25: { k1: 0.9, b: 0.4, coordination: 1 } satisfies Bm25Params,
   neighbourWeight: 0.5,
@@ -107,6 +111,12 @@ function fetchPool(db: Database, opts: LexicalOptions, words: readonly string[],
     .all(match, pool) as Candidate[];
 }
 
+interface Pass {
+  candidates: Candidate[];
+  query: WeightedStem[];
+  scored: Map<string, DocScore>;
+}
+
 export function rankLexical(db: Database, query: string, opts: LexicalOptions): LexicalHit[] {
   assertIdentifier(opts.table, "table");
   assertIdentifier(opts.idColumn, "id column");
@@ -114,58 +124,68 @@ export function rankLexical(db: Database, query: string, opts: LexicalOptions): 
   if (terms.length === 0 || opts.limit <= 0) return [];
   const pool = Math.max(opts.limit, opts.pool ?? RANKER_DEFAULTS.pool);
   const params = opts.bm25 ?? RANKER_DEFAULTS.bm25;
-
   const stats = collectionStats(db, opts.table);
   const df = documentFrequencies(db, opts.table, terms.map((t) => t.stem));
-  let candidates = fetchPool(db, opts, poolTerms(terms, df, stats?.docs ?? 0), pool);
+  const candidates = fetchPool(db, opts, poolTerms(terms, df, stats?.docs ?? 0), pool);
   if (candidates.length === 0) return [];
   const docs = stats?.docs ?? candidates.length;
   const avgLength = stats?.avgLength ?? 0;
-  let weighted: WeightedStem[] = terms.map((t) => ({ stem: t.stem, weight: 1, idf: idf(docs, df.get(t.stem) ?? 0) }));
-  const words = new Map(terms.map((t) => [t.stem, t.word]));
 
-  let scored = scorePool(candidates, weighted, avgLength, params);
-  if (opts.feedback) {
-    const ranked = candidates.map((c) => ({ body: c.body, score: scored.get(c.id)?.score ?? 0 })).sort((a, b) => b.score - a.score);
-    const extra = expansionTerms(ranked, new Set(words.keys()), opts.feedback, (s) => documentFrequencies(db, opts.table, s), docs);
-    if (extra.length > 0) {
-      weighted = [...weighted, ...extra.map((e) => ({ stem: e.stem, weight: e.weight, idf: 0 }))];
-      const extraDf = documentFrequencies(db, opts.table, extra.map((e) => e.stem));
-      for (const w of weighted) if (w.idf === 0) w.idf = idf(docs, extraDf.get(w.stem) ?? 0);
-      const seen = new Set(candidates.map((c) => c.id));
-      for (const c of fetchPool(db, opts, extra.map((e) => e.word), pool)) if (!seen.has(c.id)) candidates.push(c);
-      scored = scorePool(candidates, weighted, avgLength, params);
-    }
-  }
+  const typedQuery = terms.map((t) => ({ stem: t.stem, weight: 1, idf: idf(docs, df.get(t.stem) ?? 0) }));
+  let pass: Pass = { candidates, query: typedQuery, scored: scorePool(candidates, typedQuery, avgLength, params) };
+  if (opts.feedback) pass = withFeedback(db, opts, opts.feedback, pass, { docs, avgLength, pool, params });
 
   const own = new Map<string, number>();
-  for (const [id, s] of scored) if (s.score > 0) own.set(id, s.score);
+  for (const [id, s] of pass.scored) if (s.score > 0) own.set(id, s.score);
   let final = new Map(own);
   if (opts.neighbours) {
     final = smoothWithNeighbours(own, opts.neighbours([...own.keys()]), opts.neighbourWeight ?? RANKER_DEFAULTS.neighbourWeight);
   }
   if (opts.labels) {
-    final = boostLabels(final, opts.labels([...final.keys()]), weighted.slice(0, terms.length), opts.labelWeight ?? RANKER_DEFAULTS.labelWeight).scores;
+    final = boostLabels(final, opts.labels([...final.keys()]), typedQuery, opts.labelWeight ?? RANKER_DEFAULTS.labelWeight).scores;
   }
-  const gamma = opts.lengthPrior ?? RANKER_DEFAULTS.lengthPrior;
-  if (gamma !== 0 && avgLength > 0) {
-    for (const [id, score] of final) {
-      const length = scored.get(id)?.length;
-      if (length !== undefined && length > 0) final.set(id, score * Math.pow(length / avgLength, gamma));
-    }
-  }
-  const typed = new Set(terms.map((t) => t.stem));
+  applyLengthPrior(final, pass.scored, avgLength, opts.lengthPrior ?? RANKER_DEFAULTS.lengthPrior);
+
+  const words = new Map(terms.map((t) => [t.stem, t.word]));
   return [...final]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, opts.limit)
     .map(([id, score]) => ({
       id,
       score,
-      matched: (scored.get(id)?.matched ?? []).filter((s) => typed.has(s)).map((s) => words.get(s)!),
+      matched: (pass.scored.get(id)?.matched ?? []).flatMap((s) => (words.has(s) ? [words.get(s)!] : [])),
     }));
 }
 
-function scorePool(candidates: readonly Candidate[], query: readonly WeightedStem[], avgLength: number, params: Bm25Params) {
+/** RM3 second pass: add the feedback words, fetch what they match, rescore everything. */
+function withFeedback(
+  db: Database,
+  opts: LexicalOptions,
+  feedback: FeedbackParams,
+  first: Pass,
+  ctx: { docs: number; avgLength: number; pool: number; params: Bm25Params },
+): Pass {
+  const ranked = first.candidates.map((c) => ({ body: c.body, score: first.scored.get(c.id)?.score ?? 0 })).sort((a, b) => b.score - a.score);
+  const typed = new Set(first.query.map((q) => q.stem));
+  const extra = expansionTerms(ranked, typed, feedback, (s) => documentFrequencies(db, opts.table, s), ctx.docs);
+  if (extra.length === 0) return first;
+  const extraDf = documentFrequencies(db, opts.table, extra.map((e) => e.stem));
+  const query = [...first.query, ...extra.map((e) => ({ stem: e.stem, weight: e.weight, idf: idf(ctx.docs, extraDf.get(e.stem) ?? 0) }))];
+  const seen = new Set(first.candidates.map((c) => c.id));
+  const candidates = [...first.candidates, ...fetchPool(db, opts, extra.map((e) => e.word), ctx.pool).filter((c) => !seen.has(c.id))];
+  return { candidates, query, scored: scorePool(candidates, query, ctx.avgLength, ctx.params) };
+}
+
+/** Multiply by (length / average)^γ; items known only through neighbours count as average. */
+function applyLengthPrior(scores: Map<string, number>, scored: ReadonlyMap<string, DocScore>, avgLength: number, gamma: number): void {
+  if (gamma === 0 || avgLength <= 0) return;
+  for (const [id, score] of scores) {
+    const length = scored.get(id)?.length;
+    if (length !== undefined && length > 0) scores.set(id, score * Math.pow(length / avgLength, gamma));
+  }
+}
+
+function scorePool(candidates: readonly Candidate[], query: readonly WeightedStem[], avgLength: number, params: Bm25Params): Map<string, DocScore> {
   const matcher = stemMatcher(query.map((q) => q.stem));
   const out = new Map<string, DocScore>();
   for (const c of candidates) {
