@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { Timeline, type TimelineQuery } from "../shared/api.ts";
+import { Timeline, type TimelineEpisode, type TimelineQuery } from "../shared/api.ts";
 import { NotFoundError } from "../shared/errors.ts";
 import { nowIso, relativeTime } from "../shared/time.ts";
 import { packBlocks, type Block } from "./budget.ts";
@@ -11,17 +11,7 @@ import type { RetrievalContext } from "./retrieval-context.ts";
  * summary, time, files and outcome. The newest episodes win the budget; the text reads oldest first.
  * `recall` expands one episode back to its raw events.
  */
-export interface TimelineEpisode {
-  episode_id: string;
-  session_id: string | null;
-  start_ts: string;
-  end_ts: string;
-  event_count: number;
-  summary: string;
-  importance: number;
-  file_paths: string[];
-  outcome: string;
-}
+export type { TimelineEpisode };
 
 interface EpisodeRow {
   id: string;

@@ -204,6 +204,7 @@ export const TimelineEpisode = z.object({
   file_paths: z.array(z.string()),
   outcome: z.string(),
 });
+export type TimelineEpisode = z.infer<typeof TimelineEpisode>;
 
 export const Timeline = z.object({
   type: z.literal("timeline"),
