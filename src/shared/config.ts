@@ -147,6 +147,9 @@ export function bootstrapConfig(path = homePaths.config()): boolean {
     [
       "# sqrl configuration. `sqrl config list` shows every key with its default.",
       "# Only keys you set live here; API keys are read from the environment, never stored.",
+      "# user_id is pinned at first run so the daemon (started by a service manager, with another",
+      "# environment) and your shell agree on whose memory this is.",
+      stringifyToml({ user_id: defaultUserId() }),
       "",
     ].join("\n"),
   );
