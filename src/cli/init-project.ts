@@ -38,7 +38,7 @@ export function initProject(path: string): InitResult {
   const root = resolveProjectDir(path);
   bootstrapHome();
   const createdCtx = !existsSync(projectPaths.db(root));
-  mkdirSync(projectPaths.views(root), { recursive: true });
+  mkdirSync(projectPaths.views(root), { recursive: true, mode: 0o700 }); // memory is private to this machine
   openProjectDb(root).close();
   const registered = addProject(root);
   const isGitRepo = existsSync(join(root, ".git"));
