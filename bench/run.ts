@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   ingest: () => import("./ingest.ts").then((m) => m.default),
   "watch-latency": () => import("./watch-latency.ts").then((m) => m.default),
   engine: () => import("./engine.ts").then((m) => m.default),
+  replay: () => import("./replay.ts").then((m) => m.default),
 };
 
 const argv = process.argv.slice(2);

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { MemoryType } from "../shared/api.ts";
 import { splitIdentifier } from "../shared/code-tokens.ts";
 import { rowToItem, type MemoryItem } from "../sql/memory-items.ts";
+import { listUserStyle, type UserStyleItem } from "../sql/user-style.ts";
 import { rankLexical } from "./ranker/lexical.ts";
 
 /**
@@ -94,4 +95,59 @@ export function itemsOfTypes(db: Database, projectId: string, types: readonly Me
     .query(`${SELECT_ITEMS} WHERE m.project_id = ? AND m.deleted = 0 AND m.type IN (SELECT value FROM json_each(?)) ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?`)
     .all(projectId, JSON.stringify(types), limit) as Array<Record<string, unknown>>;
   return rows.map(rowToItem);
+}
+
+/** A global style row (user.db) in the shape the scorer reads; it has no paths and lives in no project. */
+function styleAsItem(g: UserStyleItem, projectId: string): MemoryItem {
+  const episodes = g.evidence.map((e) => e.episode_id);
+  return {
+    id: g.id,
+    project_id: projectId,
+    user_id: g.user_id,
+    scope: "user",
+    type: "user_style",
+    key: g.key,
+    content: g.content,
+    tags: g.tags,
+    importance: g.importance,
+    created_at: g.created_at,
+    updated_at: g.updated_at,
+    source_episode_id: episodes.at(-1) ?? null,
+    source_event_ids: g.evidence.flatMap((e) => e.event_ids).slice(0, 20),
+    embedding: null,
+    graph_neighbors: null,
+    deleted: false,
+    confidence: g.confidence,
+    file_paths: [],
+    evidence_episode_ids: episodes,
+    valid_from: g.created_at,
+    valid_to: null,
+    superseded_by: null,
+    superseded_by_episode: null,
+    decision: "ADD_NEW",
+    extractor: g.source,
+  };
+}
+
+/**
+ * The user's global style (~/.sqrl/user.db) as candidates: personal preferences hold in every
+ * project, so task context must be able to deliver them, not only the user_style view. `keep` picks
+ * the rows worth scoring (e.g. those sharing a word with the task); of those, a key this project has
+ * its own user_style item for is left out (the project's wins, as in the view). One row per key.
+ */
+export function globalStyleItems(db: Database, userDb: Database | undefined, projectId: string, userId: string, keep: (item: MemoryItem) => boolean): MemoryItem[] {
+  if (!userDb) return [];
+  const picked = listUserStyle(userDb, userId)
+    .slice(0, 500)
+    .map((g) => styleAsItem(g, projectId))
+    .filter(keep);
+  if (picked.length === 0) return [];
+  const own = new Set(
+    (
+      db
+        .query(`SELECT key FROM memory_items WHERE project_id = ? AND key IN (SELECT value FROM json_each(?)) AND type = 'user_style' AND deleted = 0`)
+        .all(projectId, JSON.stringify(picked.map((g) => g.key))) as Array<{ key: string }>
+    ).map((r) => r.key),
+  );
+  return picked.filter((g) => !own.has(g.key));
 }

@@ -1,4 +1,4 @@
-import { commandRuns, type CommandRun } from "./extract/commands.ts";
+import { commandRuns, mainStep, sameCheck, type CommandRun } from "./extract/commands.ts";
 import { appliedChanges, cleanUserText, clip, rejectedCalls, userMessages, type EngineEvent } from "./extract/event-view.ts";
 import { estimateTokens } from "./tokens.ts";
 
@@ -16,34 +16,49 @@ export interface EpisodeDigest {
   file_paths: string[];
 }
 
-function checkIdentity(r: CommandRun): string {
-  const s = r.steps.find((x) => x.kind === r.kind) ?? r.steps[0]!;
+function checkLabel(r: CommandRun): string {
+  const s = mainStep(r) ?? r.steps[0]!;
   return s.base.split(/\s+/).filter((w) => !w.startsWith("-")).slice(0, 4).join(" ");
 }
 
 interface CheckStory {
-  label: string;
+  first: CommandRun;
   failedFirst: boolean;
+  /** The run that failed last before the story's current state (for "X failed, then Y passed"). */
+  failedRun: CommandRun | null;
   last: CommandRun;
 }
 
+const STORY_KINDS = new Set(["test", "lint", "typecheck", "build", "format", "migrate", "generate", "install", "release"]);
+
+/** One story per check (a later run of the same check continues it, see sameCheck). */
 function checkStories(runs: readonly CommandRun[]): CheckStory[] {
-  const map = new Map<string, CheckStory>();
+  const stories: CheckStory[] = [];
   for (const r of runs) {
     if (r.outcome === "rejected" || r.outcome === "unknown") continue;
-    if (!["test", "lint", "typecheck", "build", "format", "migrate", "install", "release"].includes(r.kind)) continue;
-    const id = checkIdentity(r);
-    const prev = map.get(id);
-    map.set(id, { label: id, failedFirst: prev ? prev.failedFirst || prev.last.outcome === "fail" : false, last: r });
+    if (!STORY_KINDS.has(r.kind)) continue;
+    const prev = stories.find((s) => sameCheck(s.first, r));
+    if (!prev) {
+      stories.push({ first: r, failedFirst: false, failedRun: null, last: r });
+      continue;
+    }
+    if (prev.last.outcome === "fail") {
+      prev.failedFirst = true;
+      prev.failedRun = prev.last;
+    }
+    prev.last = r;
   }
-  return [...map.values()];
+  return stories;
 }
 
 function describeChecks(stories: readonly CheckStory[]): string | null {
   if (stories.length === 0) return null;
   const parts = stories.slice(0, 4).map((s) => {
     const end = s.last.outcome === "pass" ? "passed" : "failed";
-    return s.failedFirst && end === "passed" ? `\`${clip(s.label, 50)}\` failed, then passed` : `\`${clip(s.label, 50)}\` ${end}`;
+    const label = clip(checkLabel(s.last), 50);
+    if (!s.failedFirst || end !== "passed") return `\`${label}\` ${end}`;
+    const failed = clip(checkLabel(s.failedRun ?? s.first), 50);
+    return failed === label ? `\`${label}\` failed, then passed` : `\`${failed}\` failed, then \`${label}\` passed`;
   });
   return `Checks: ${parts.join("; ")}.`;
 }

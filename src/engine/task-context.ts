@@ -2,19 +2,19 @@ import { MEMORY_TYPES, NO_RELEVANT_MEMORY, TaskContext, type MemoryType, type Ta
 import { log } from "../shared/log.ts";
 import { nowIso } from "../shared/time.ts";
 import { packBlocks, type Block } from "./budget.ts";
-import { lexicalCandidates, loadItems, pathCandidates } from "./candidates.ts";
+import { globalStyleItems, lexicalCandidates, loadItems, pathCandidates } from "./candidates.ts";
 import { backfillEmbeddings, queryVector, vectorCandidates } from "./embeddings.ts";
 import { memoryLine, TYPE_HEADINGS } from "./markdown.ts";
 import { scoreItems, type Scored } from "./relevance.ts";
-import { buildQueryModel, informativeQuery } from "./scoring.ts";
+import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./scoring.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 
 /**
  * `POST /task_context` (reference §5.5), the primary tool: the memories relevant to one coding task,
  * explained, inside the budget — or an explicit abstention.
  *
- * Candidates come from the FTS index (task text) and path look-ups (active files), filtered by
- * project and type; each is scored 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
+ * Candidates come from the FTS index (task text), path look-ups (active files) and the user's global
+ * style in user.db (rows sharing a word with the task), filtered by project and type; each is scored 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
  * (src/engine/scoring.ts). Items at or above RELEVANCE_THRESHOLD are selected, best first; if none
  * is, the answer abstains. With an LLM configured a Chain-of-Note pass then keeps the ones that truly
  * matter for the task and rewrites their reasons; the budget is applied after it.
@@ -40,7 +40,10 @@ export const TASK_CONTEXT_HEADER = "## Relevant memory for this task";
 const ALL_SEEN = "All relevant memory for this task was already shown earlier in this session.";
 
 /** Candidates scored and split into relevant (best first) and the rest. */
-export async function rankTaskCandidates(ctx: RetrievalContext, req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types">): Promise<Scored[]> {
+export async function rankTaskCandidates(
+  ctx: RetrievalContext,
+  req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types"> & { user_id?: string },
+): Promise<Scored[]> {
   const types: MemoryType[] = req.preferred_memory_types && req.preferred_memory_types.length > 0 ? req.preferred_memory_types : [...MEMORY_TYPES];
   const model = buildQueryModel(ctx.db, req.task_description);
   const lexical = model.terms.length > 0 ? lexicalCandidates(ctx.db, informativeQuery(model)) : new Map();
@@ -53,6 +56,10 @@ export async function rankTaskCandidates(ctx: RetrievalContext, req: Pick<TaskCo
     if (queryVec) for (const id of vectorCandidates(ctx.db, ctx.projectId, queryVec, 50).keys()) ids.add(id);
   }
   const items = loadItems(ctx.db, ctx.projectId, ids, types);
+  if (types.includes("user_style") && model.terms.length > 0) {
+    // Global style shares the project's scoring; only rows with a word of the task can clear the gate.
+    items.push(...globalStyleItems(ctx.db, ctx.userDb, ctx.projectId, req.user_id ?? ctx.userId, (g) => termCoverage(model, itemStems(g)).score > 0));
+  }
   return scoreItems(ctx, items, { text: req.task_description, paths: req.active_file_paths, similarity: "absolute", model, lexical, ...(queryVec ? { queryVec } : {}) });
 }
 

@@ -12,6 +12,7 @@ export type CommandKind =
   | "build"
   | "install"
   | "migrate"
+  | "generate"
   | "dev"
   | "release"
   | "git"
@@ -19,7 +20,7 @@ export type CommandKind =
   | "other";
 
 /** Kinds whose green run proves something about the code (pitfalls and recipes are built on them). */
-export const CHECK_KINDS: ReadonlySet<CommandKind> = new Set(["test", "lint", "format", "typecheck", "build", "migrate", "install", "release"]);
+export const CHECK_KINDS: ReadonlySet<CommandKind> = new Set(["test", "lint", "format", "typecheck", "build", "migrate", "generate", "install", "release"]);
 
 export interface CommandStep {
   /** The step as run, wrappers and redirections removed. */
@@ -34,25 +35,31 @@ export interface CommandStep {
 }
 
 const TASK_RUNNER = String.raw`(?:(?:npm|pnpm|yarn|bun)(?:\s+run)?|mise\s+run|make|just|task|turbo(?:\s+run)?|nx(?:\s+run)?|deno\s+task|composer)`;
+/** How a JS tool's binary is launched through a package manager: `npx vitest`, `pnpm vitest`, `pnpm exec eslint`, `yarn dlx`, `bunx`, `bun x`. */
+const JS_BIN = String.raw`(?:npx\s+|bunx\s+|bun\s+x\s+|(?:pnpm|yarn)\s+(?:exec\s+|dlx\s+)?|npm\s+exec\s+(?:--\s+)?)?`;
 
 const KIND_PATTERNS: Array<[CommandKind, RegExp]> = [
   ["test", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:test|tests|spec|e2e|test:[\w:-]+)\b`)],
-  ["test", /^(?:npx\s+|pnpm\s+(?:exec|dlx)\s+|bunx\s+|yarn\s+)?(?:vitest|jest|mocha|ava|playwright\s+test|cypress\s+run|karma)\b/],
+  ["test", new RegExp(String.raw`^${JS_BIN}(?:vitest|jest|mocha|ava|playwright\s+test|cypress\s+run|karma)\b`)],
   ["test", /^(?:bun|deno|go|cargo|mix|dotnet|swift|zig|flutter|dart)\s+test\b/],
   ["test", /^cargo\s+nextest\b/],
   ["test", /^(?:python3?\s+-m\s+|uv\s+run\s+|poetry\s+run\s+|pipenv\s+run\s+)?(?:pytest|tox|nox|unittest)\b/],
   ["test", /^(?:bundle\s+exec\s+)?(?:rspec|rails\s+test|rake\s+test)\b/],
   ["test", /^(?:\.\/gradlew|gradle|mvn)\s+(?:test|check|verify)\b/],
   ["lint", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:lint|lint:[\w:-]+|check|vet)\b`)],
-  ["lint", /^(?:npx\s+|bunx\s+|pnpm\s+exec\s+)?(?:eslint|biome\s+(?:check|lint)|oxlint|stylelint|xo|standard)\b/],
+  ["lint", new RegExp(String.raw`^${JS_BIN}(?:eslint|biome\s+(?:check|lint)|oxlint|stylelint|xo|standard)\b`)],
   ["lint", /^(?:golangci-lint|staticcheck|shellcheck|hadolint|actionlint|rubocop|flake8|pylint|ruff\s+check|ruff(?!\s+format)|swiftlint|ktlint)\b/],
   ["lint", /^(?:go\s+vet|cargo\s+clippy|mix\s+credo)\b/],
   ["format", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:fmt|format|prettier|fmt:[\w:-]+|format:[\w:-]+)\b`)],
-  ["format", /^(?:npx\s+|bunx\s+|pnpm\s+exec\s+)?(?:prettier|biome\s+format|dprint)\b/],
+  ["format", new RegExp(String.raw`^${JS_BIN}(?:prettier|biome\s+format|dprint)\b`)],
   ["format", /^(?:gofmt|goimports|go\s+fmt|cargo\s+fmt|mix\s+format|ruff\s+format|black|isort|rustfmt|clang-format|swiftformat)\b/],
   ["typecheck", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:typecheck|type-check|check-types|tsc|types)\b`)],
-  ["typecheck", /^(?:npx\s+|bunx\s+|pnpm\s+exec\s+)?(?:tsc|vue-tsc)\b/],
+  ["typecheck", new RegExp(String.raw`^${JS_BIN}(?:tsc|vue-tsc)\b`)],
   ["typecheck", /^(?:mypy|pyright|basedpyright|mix\s+dialyzer|cargo\s+check)\b/],
+  // Code/SQL generation steps (migration files, ORM clients, protobuf/GraphQL code) — before "migrate": `makemigrations` generates.
+  ["generate", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:generate|gen|codegen|[\w-]+:(?:generate|gen|codegen)|(?:generate|gen|codegen):[\w:-]+)\b`)],
+  ["generate", new RegExp(String.raw`^${JS_BIN}(?:drizzle-kit\s+generate|prisma\s+generate|graphql-codegen|openapi-typescript|openapi-generator(?:-cli)?\s+generate)\b`)],
+  ["generate", /^(?:go\s+generate|buf\s+generate|sqlc\s+generate|protoc|python3?\s+manage\.py\s+makemigrations|alembic\s+revision\b.*--autogenerate|flask\s+db\s+migrate|rails\s+generate\s+migration|bin\/rails\s+generate\s+migration)\b/],
   ["migrate", /migrat|\bdb:(?:migrate|push)\b|\bprisma\s+(?:db\s+push|migrate)\b|\balembic\s+upgrade\b|\becto\.(?:migrate|rollback)\b|\bdrizzle-kit\s+(?:push|migrate)\b/],
   ["build", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:build|compile|bundle|package|build:[\w:-]+)\b`)],
   ["build", /^(?:go|cargo|bun|zig|swift|dotnet)\s+build\b/],
@@ -129,7 +136,7 @@ export function parseCommand(command: string): CommandStep[] {
 
 /** The most meaningful kind of a whole command line (a check beats exploration). */
 export function mainKind(steps: readonly CommandStep[]): CommandKind {
-  const order: CommandKind[] = ["test", "lint", "typecheck", "build", "migrate", "format", "release", "install", "dev", "git", "other", "explore"];
+  const order: CommandKind[] = ["test", "lint", "typecheck", "build", "migrate", "generate", "format", "release", "install", "dev", "git", "other", "explore"];
   for (const k of order) if (steps.some((s) => s.kind === k)) return k;
   return "other";
 }
@@ -183,6 +190,37 @@ export function commandOutcome(e: EngineEvent, kind: CommandKind = mainKind(pars
   if (passed !== undefined && passed > 0) return "pass";
   if (checks && e.output.trim().length > 0) return "pass";
   return "unknown";
+}
+
+/**
+ * Kinds that act on the project as a whole (its one database, its generated code, its type check):
+ * a later run of the same kind is the same check even through another command (`drizzle-kit migrate`
+ * then `pnpm db:migrate`). Tests and linters are matched by command, since a run can target a subset.
+ */
+const PROJECT_WIDE: ReadonlySet<CommandKind> = new Set(["migrate", "generate", "typecheck"]);
+
+/** The step of a run that gives it its kind. */
+export function mainStep(run: CommandRun): CommandStep | undefined {
+  return run.steps.find((s) => s.kind === run.kind) ?? run.steps[0];
+}
+
+/** The check a step performs, for matching a later run of "the same" check. */
+function checkIdentity(step: CommandStep): string {
+  const words = step.base.split(/\s+/).filter((w) => !w.startsWith("-") && w !== "--");
+  return `${step.kind}:${words.slice(0, 3).join(" ")}`;
+}
+
+/** Is `b` a later run of the check `a` ran (same kind, and the same command unless the kind is project-wide)? */
+export function sameCheck(a: CommandRun, b: CommandRun): boolean {
+  if (a.kind !== b.kind) return false;
+  if (PROJECT_WIDE.has(a.kind)) return true;
+  const sa = mainStep(a);
+  const sb = mainStep(b);
+  if (!sa || !sb) return false;
+  if (checkIdentity(sa) === checkIdentity(sb)) return true;
+  const ha = sa.base.split(/\s+/).slice(0, 2).join(" ");
+  const hb = sb.base.split(/\s+/).slice(0, 2).join(" ");
+  return ha === hb;
 }
 
 /** A command event (command_run/test_run) with its parsed steps and outcome. */

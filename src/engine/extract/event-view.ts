@@ -105,23 +105,55 @@ export function userMessages(events: readonly EngineEvent[]): Array<{ ev: Engine
   return out;
 }
 
+function isCall(e: EngineEvent): boolean {
+  return e.type === "code_change" || e.type === "tool_call";
+}
+
+/**
+ * Tool results paired with their calls in time order: a result answers the latest call before it
+ * with the same tool_use_id that is still unanswered. (Ids are unique in real logs, but a reused id
+ * must not let one refused edit void every other edit that carried it.)
+ */
+function pairResults(events: readonly EngineEvent[]): Map<EngineEvent, EngineEvent> {
+  // Within one millisecond a call comes before its result, whatever the ids' order.
+  const ordered = events.filter((e) => e.toolUseId).sort((a, b) => a.ms - b.ms || Number(!isCall(a)) - Number(!isCall(b)));
+  const open = new Map<string, EngineEvent>();
+  const orphans = new Map<string, EngineEvent>();
+  const callOf = new Map<EngineEvent, EngineEvent>();
+  for (const e of ordered) {
+    if (isCall(e)) {
+      const early = orphans.get(e.toolUseId);
+      orphans.delete(e.toolUseId);
+      // A result stamped just before its call (clock skew between records) still answers it.
+      if (early && e.ms - early.ms <= 2000) callOf.set(early, e);
+      else open.set(e.toolUseId, e);
+      continue;
+    }
+    const call = open.get(e.toolUseId);
+    if (call) {
+      callOf.set(e, call);
+      open.delete(e.toolUseId);
+    } else orphans.set(e.toolUseId, e);
+  }
+  return callOf;
+}
+
 /** Is this a change that really happened (an edit whose result was not an error or a refusal)? */
 export function appliedChanges(events: readonly EngineEvent[]): EngineEvent[] {
-  const failedIds = new Set<string>();
-  for (const e of events) {
-    if ((e.type === "tool_result" || e.type === "error") && e.toolUseId && (e.isError || e.type === "error" || e.rejected)) failedIds.add(e.toolUseId);
+  const failed = new Set<EngineEvent>();
+  for (const [result, call] of pairResults(events)) {
+    if ((result.type === "tool_result" || result.type === "error") && (result.isError || result.type === "error" || result.rejected)) failed.add(call);
   }
-  return events.filter((e) => e.type === "code_change" && !(e.toolUseId && failedIds.has(e.toolUseId)) && !e.rejected);
+  return events.filter((e) => e.type === "code_change" && !failed.has(e) && !e.rejected);
 }
 
 /** Edits the user refused (the tool result of the edit was a rejection). */
 export function rejectedCalls(events: readonly EngineEvent[]): Array<{ call: EngineEvent; result: EngineEvent }> {
-  const byId = new Map<string, EngineEvent>();
-  for (const e of events) if (e.toolUseId && (e.type === "code_change" || e.type === "tool_call")) byId.set(e.toolUseId, e);
+  const callOf = pairResults(events);
   const out: Array<{ call: EngineEvent; result: EngineEvent }> = [];
   for (const e of events) {
     if (!e.rejected || !e.toolUseId) continue;
-    const call = byId.get(e.toolUseId);
+    const call = callOf.get(e);
     if (call && call !== e) out.push({ call, result: e });
     else if (e.type === "command_run" || e.type === "test_run") out.push({ call: e, result: e });
   }

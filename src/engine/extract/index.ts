@@ -1,6 +1,7 @@
 import type { EventDTO } from "../../shared/event.ts";
 import { log } from "../../shared/log.ts";
 import { dedupeCandidates, type Candidate, type Rule, type RuleInput } from "./candidate.ts";
+import { withConcepts } from "./concept-tags.ts";
 import { toEngineEvent } from "./event-view.ts";
 import { pitfalls } from "./pitfalls.ts";
 import { projectEndpoints } from "./project-endpoints.ts";
@@ -41,5 +42,5 @@ export function extractOffline(input: RuleInput, opts: OfflineOptions = { manife
       log.warn(`extract rule ${name} failed on episode ${input.episodeId}: ${(err as Error).message}`);
     }
   }
-  return dedupeCandidates(out);
+  return dedupeCandidates(out).map((c) => ({ ...c, tags: withConcepts(c.key, c.tags) }));
 }

@@ -93,6 +93,14 @@ function scriptFact(facts: Facts, key: string, label: string, runner: string, na
   add(facts, key, `${label}: \`${runner} ${name === "test" ? "test" : `run ${name}`}\` (runs \`${clip(body, 80)}\`)`, source, { value: `${runner} ${name === "test" ? "test" : `run ${name}`}` });
 }
 
+/** Database scripts (generate, migrate, push, seed), in package.json order: how this repo changes its schema. */
+function migrationScripts(facts: Facts, runner: string, scripts: Record<string, unknown>): void {
+  const names = Object.keys(scripts).filter((n) => typeof scripts[n] === "string" && /^(?:db|database|prisma|drizzle|migrations?)(?::|$)|(?:^|:)(?:migrat\w*|generate|push|seed)$/.test(n) && /migrat|db|drizzle|prisma|knex|sequelize|typeorm|schema|seed/i.test(`${n} ${String(scripts[n])}`));
+  if (names.length === 0) return;
+  const list = names.slice(0, 4).map((n) => `\`${runner} run ${n}\` (runs \`${clip(String(scripts[n]), 50)}\`)`);
+  add(facts, "migrate_command", `Database scripts: ${list.join(", ")}`, "package.json", { value: names.join(" ") });
+}
+
 function jsManager(root: string, pkg: Record<string, unknown>): { name: string; source: string } | null {
   const field = typeof pkg.packageManager === "string" ? /^(npm|pnpm|yarn|bun)@/.exec(pkg.packageManager)?.[1] : undefined;
   if (field) return { name: field, source: "package.json" };
@@ -133,6 +141,7 @@ function readPackageJson(root: string, facts: Facts): void {
     const n = pick(names);
     if (n) scriptFact(facts, key, label, runner, n, String(scripts[n]), "package.json");
   }
+  migrationScripts(facts, runner, scripts);
   const ws = Array.isArray(pkg.workspaces) ? pkg.workspaces : (pkg.workspaces as { packages?: unknown } | undefined)?.packages;
   if (Array.isArray(ws) && ws.length > 0) add(facts, "monorepo", `Monorepo with workspaces ${ws.slice(0, 4).map((w) => `\`${String(w)}\``).join(", ")}`, "package.json");
   else if (has(root, "pnpm-workspace.yaml")) add(facts, "monorepo", "Monorepo (pnpm workspaces)", "pnpm-workspace.yaml");

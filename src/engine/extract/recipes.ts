@@ -1,14 +1,31 @@
 import type { Candidate, Rule } from "./candidate.ts";
-import { commandRuns, type CommandKind, type CommandStep } from "./commands.ts";
+import { commandRuns, sameCheck, type CommandKind, type CommandRun, type CommandStep } from "./commands.ts";
 import { appliedChanges, clip } from "./event-view.ts";
 
 /**
- * Rule `recipes`: the sequence of checks run after the episode's last change, when every one of them
- * passed — how this repo verifies a change, builds, migrates or releases. Single commands are left
- * to the habits rule; a sequence that did not end green is not a recipe.
+ * Rule `recipes`: the sequence of checks run after the episode's last change that ended green — how
+ * this repo verifies a change, builds, migrates or releases. When a check failed after the change and
+ * a later run of it passed, the recipe is the green sequence after the last failure (the failed
+ * attempt and whatever was tried between are not part of it). Single commands are left to the
+ * habits rule; a sequence that did not end green, or left a failure unresolved, is not a recipe.
  */
 
-const RECIPE_KINDS: ReadonlySet<CommandKind> = new Set(["install", "format", "lint", "typecheck", "test", "build", "migrate", "release"]);
+const RECIPE_KINDS: ReadonlySet<CommandKind> = new Set(["install", "format", "lint", "typecheck", "test", "build", "generate", "migrate", "release"]);
+
+/** The runs after the last failure, when every failure of the tail has a later passing run of the same check; else null. */
+function greenSuffix(tail: readonly CommandRun[]): CommandRun[] | null {
+  let lastBad = -1;
+  tail.forEach((r, i) => {
+    if (r.outcome !== "pass") lastBad = i;
+  });
+  const green = tail.slice(lastBad + 1);
+  if (green.length === 0) return null;
+  for (const r of tail.slice(0, lastBad + 1)) {
+    if (r.outcome === "fail" && !green.some((g) => sameCheck(r, g))) return null;
+    if (r.outcome !== "fail" && r.outcome !== "pass") return null; // an unknown outcome proves nothing either way
+  }
+  return green;
+}
 
 interface Purpose {
   key: string;
@@ -27,8 +44,8 @@ export const recipes: Rule = (input) => {
   const runs = commandRuns(events).filter((r) => r.outcome !== "rejected");
   const changes = appliedChanges(events);
   const lastChangeMs = changes.length > 0 ? changes[changes.length - 1]!.ms : -Infinity;
-  const tail = runs.filter((r) => r.ev.ms > lastChangeMs && r.steps.some((s) => RECIPE_KINDS.has(s.kind)));
-  if (tail.length === 0 || tail.some((r) => r.outcome !== "pass")) return [];
+  const tail = greenSuffix(runs.filter((r) => r.ev.ms > lastChangeMs && r.steps.some((s) => RECIPE_KINDS.has(s.kind))));
+  if (!tail) return [];
   const steps: CommandStep[] = [];
   for (const r of tail) for (const s of r.steps) if (RECIPE_KINDS.has(s.kind)) steps.push(s);
   const fullKinds = new Set(steps.filter((s) => !s.targeted).map((s) => s.kind));
