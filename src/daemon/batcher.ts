@@ -13,6 +13,13 @@ export interface BatchSettings {
   intervalMs: number;
   minEvents: number;
   maxEvents: number;
+  /**
+   * Quiet time after the last batch before an empty batch is sent so the engine closes the
+   * project's finished episodes (gap passed) and extracts them without waiting for new activity.
+   */
+  closeAfterMs: number;
+  /** user_id of that empty batch (config `user_id`). */
+  userId: string;
 }
 
 export interface BatcherOptions {
@@ -42,6 +49,10 @@ interface ProjectState {
   failures: number;
   /** No retry before this time (ms epoch) after a failure. */
   retryAt: number;
+  /** When events were last sent (ms epoch; 0 = not since start). */
+  lastSentMs: number;
+  /** Episodes may still be open in the engine: an empty batch is due once the project is quiet. */
+  closeDue: boolean;
 }
 
 const RETRY_BASE_MS = 1_000;
@@ -52,6 +63,8 @@ export function settingsFromConfig(): BatchSettings {
     intervalMs: cfg["daemon.batch_interval_seconds"] * 1000,
     minEvents: cfg["daemon.batch_min_events"],
     maxEvents: cfg["daemon.batch_max_events"],
+    closeAfterMs: (cfg["engine.episode_gap_minutes"] + 1) * 60_000,
+    userId: cfg.user_id,
   };
 }
 
@@ -166,6 +179,7 @@ export class Batcher {
       const events = unprocessedEvents(db, project, this.settings.maxEvents);
       if (events.length === 0) {
         st.pending = 0;
+        await this.closeQuietEpisodes(engine, project, st);
         return;
       }
       try {
@@ -186,6 +200,8 @@ export class Batcher {
         return;
       }
       st.lastBatchAt = nowIso();
+      st.lastSentMs = Date.now();
+      st.closeDue = true;
       st.lastError = null;
       st.failures = 0;
       st.retryAt = 0;
@@ -195,6 +211,22 @@ export class Batcher {
         return;
       }
       await Bun.sleep(0); // let the server answer requests between batches of a long backlog
+    }
+  }
+
+  /**
+   * Once a project has been quiet for longer than the episode gap, send one empty batch: the engine
+   * closes the episodes whose gap has passed and extracts them (at start-up this also closes what a
+   * previous run left open). A failure just leaves it due for the next tick.
+   */
+  private async closeQuietEpisodes(engine: RuntimeInfo, project: string, st: ProjectState): Promise<void> {
+    if (!st.closeDue || Date.now() - st.lastSentMs < this.settings.closeAfterMs) return;
+    try {
+      await this.send(engine, { project_id: project, user_id: this.settings.userId, events: [] });
+      st.closeDue = false;
+      log.debug(`asked the engine to close quiet episodes of ${project}`);
+    } catch (err) {
+      log.warn(`closing quiet episodes of ${project} failed (${(err as Error).message}); will retry`);
     }
   }
 
@@ -232,7 +264,7 @@ export class Batcher {
   private stateOf(project: string): ProjectState {
     let st = this.state.get(project);
     if (!st) {
-      st = { pending: 0, lastBatchAt: null, lastError: null, failures: 0, retryAt: 0 };
+      st = { pending: 0, lastBatchAt: null, lastError: null, failures: 0, retryAt: 0, lastSentMs: 0, closeDue: true };
       this.state.set(project, st);
     }
     return st;
