@@ -8,7 +8,7 @@ import type { EventDTO } from "../shared/event.ts";
 import { describeZodError } from "../shared/http-guard.ts";
 import { log } from "../shared/log.ts";
 import { projectPaths } from "../shared/paths.ts";
-import { nowIso } from "../shared/time.ts";
+import { isoToMs, nowIso } from "../shared/time.ts";
 import { closedUnextracted, episodeEvents, getEpisode, saveEpisode, writeEpisodeFts, type Episode } from "../sql/episodes.ts";
 import { openProjectDb, openUserDb } from "../sql/open.ts";
 import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type EpisodeConfig } from "./episodes.ts";
@@ -198,7 +198,10 @@ async function extractEpisode(db: Database, projectId: string, userId: string, e
       existing: (candidate.scope === "user" ? userAnchorItems(userDb!, userId, candidate.key) : projectAnchorItems(db, projectId, candidate)) as ExistingItem[],
     }));
     const decisions = await decide(cases, d);
-    const ctx: ApplyContext = { projectId, extractor: ex.extractor, nowMs: d.now() };
+    // A memory dates from when the episode showed it, not from when it was processed: a backfilled
+    // preference stated weeks ago is not "just now", and recency ranks it as what it is.
+    const observedMs = isoToMs(ep.end_ts) || d.now();
+    const ctx: ApplyContext = { projectId, extractor: ex.extractor, nowMs: Math.min(d.now(), observedMs) };
     const ids: string[] = [];
     if (userDb) {
       userDb.transaction(() => {

@@ -156,7 +156,9 @@ describe("updates (supersede, never destroy)", () => {
     await processEvents(request(b.root, prefSession(b.root, "s4", "2026-03-04T10:00:00Z", "Use bun instead of pnpm.")), b.deps({ now: at("2026-04-02T00:00:00Z") }));
     const after = getMemoryItem(b.db, bun!.id)!;
     expect(after.deleted).toBe(false);
-    expect(after.updated_at).toBe("2026-04-02T00:00:00.000Z");
+    // updated_at is when the repeat was observed (the episode's end), not when it was processed.
+    expect(after.updated_at).toBe("2026-03-04T10:00:20.000Z");
+    expect(after.updated_at > bun!.updated_at).toBe(true);
     expect(after.importance).toBeGreaterThan(bun!.importance);
     expect(after.evidence_episode_ids.length).toBe(2);
     expect(currentItems(b.db, b.root).filter((i) => i.key === "package_manager").length).toBe(1);
