@@ -11,6 +11,8 @@ export interface TestRunInfo {
 /** Words that wrap a command without changing what runs (`timeout 60 go test`, `FOO=1 npm test`). */
 const WRAPPERS = new Set(["sudo", "time", "timeout", "env", "nice", "command", "exec", "xvfb-run", "dotenv", "--"]);
 const RUNNERS_VIA = new Set(["npx", "bunx", "pnpx", "uvx"]);
+/** Runner binaries package managers start directly (`pnpm vitest run`, `yarn jest`, `bun x vitest`). */
+const DIRECT_BINS = new Set(["vitest", "jest", "mocha", "playwright"]);
 
 interface RunnerRule {
   runner: string;
@@ -67,6 +69,8 @@ function stripWrappers(words: string[]): string[] {
     else if ((first === "uv" || first === "poetry" || first === "pipenv" || first === "hatch" || first === "pdm") && w[1] === "run") w = w.slice(2);
     else if (first === "bundle" && w[1] === "exec") w = w.slice(2);
     else if ((first === "pnpm" || first === "yarn") && (w[1] === "exec" || w[1] === "dlx")) w = w.slice(2);
+    else if ((first === "pnpm" || first === "yarn" || first === "bun") && DIRECT_BINS.has(w[1] ?? "")) w = w.slice(1);
+    else if (first === "bun" && w[1] === "x") w = w.slice(2);
     else if (first === "npm" && w[1] === "exec") w = w.slice(2).filter((x) => x !== "--");
     else return w.map((x) => x.replace(/^\.\//, "").replace(/^node_modules\/\.bin\//, ""));
   }
