@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { SessionDedup } from "../../src/mcp/session-dedup.ts";
 import { normalizeLine, parseHookInput, repeatsStyle, sessionStartOutput } from "../../src/mcp/session-start-hook.ts";
-import { textOf } from "../../src/mcp/tools/tool-kit.ts";
 import { Tracer } from "../../src/mcp/trace.ts";
 import { openProjectDb } from "../../src/sql/open.ts";
 import { countToolCalls, listToolCalls } from "../../src/sql/tool-calls.ts";
@@ -45,13 +44,6 @@ describe("session de-dup", () => {
     d.record(["b", "c"]);
     expect(d.excludeFor(undefined).sort()).toEqual(["a", "b", "c"]);
     expect(d.excludeFor(true)).toEqual([]);
-  });
-
-  test("the text says how many were omitted as already shown", () => {
-    const base = { markdown: "## Task context\n- x", token_estimate: 5, memory_ids: ["x"] };
-    expect(textOf({ ...base, omitted_seen: 0 })).toBe(base.markdown);
-    expect(textOf({ ...base, omitted_seen: 2 })).toContain("2 memories omitted as already shown");
-    expect(textOf({ ...base, markdown: "(1 memory already shown)", omitted_seen: 1 })).toBe("(1 memory already shown)");
   });
 });
 

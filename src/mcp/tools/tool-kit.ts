@@ -66,20 +66,14 @@ export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun
     const ids = answer.memory_ids ?? [];
     deps.dedup.record(ids);
     trace(deps, projectId, run, started, ids, answer.token_estimate, null);
-    return { content: [{ type: "text", text: textOf(answer) }], structuredContent: answer as unknown as Record<string, unknown> };
+    // The engine's footer already says how many memories were omitted as already shown; nothing is
+    // appended here, since the markdown was packed to the budget.
+    return { content: [{ type: "text", text: answer.markdown }], structuredContent: answer as unknown as Record<string, unknown> };
   } catch (err) {
     const message = describeError(err);
     if (projectId) trace(deps, projectId, run, started, [], null, message);
     return { isError: true, content: [{ type: "text", text: `${run.tool} failed: ${message}` }] };
   }
-}
-
-/** The markdown the model reads, plus how many memories were left out as already shown. */
-export function textOf(answer: AnswerShape): string {
-  const omitted = answer.omitted_seen ?? 0;
-  if (omitted === 0 || /already (been )?(shown|delivered)/i.test(answer.markdown)) return answer.markdown;
-  const noun = omitted === 1 ? "memory" : "memories";
-  return `${answer.markdown}\n\n_${omitted} ${noun} omitted as already shown in this session (include_seen: true repeats them)._`;
 }
 
 function trace<T extends AnswerShape>(
