@@ -21,5 +21,5 @@ const flags = [
   ...(target ? [`--target=${target}`] : []),
 ];
 const started = performance.now();
-await $`bun build ${flags} src/main.ts --outfile ${outfile}`;
+await $`bun build ${flags} src/main.ts src/daemon/ingest-worker.ts --outfile ${outfile}`; // + the ingest worker's entry point
 console.error(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);

@@ -2,21 +2,26 @@
  * One-shot reading of whole transcript files (backfill, `sqrl ingest <files>`, the rescan after a new
  * project registration). Reads from byte 0 with a fresh normalizer, flushes at the end, ingests in
  * big batches; never touches the daemon's persisted offsets — dedup makes re-reading free of effect.
+ *
+ * Big files are prepared in the ingest worker (parse, normalize, redact, hash, serialize) while this
+ * thread inserts the rows: the same rows, in the same order, as when everything runs here.
  */
-import { existsSync, openSync, readSync, closeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import type { NormalizedEvent } from "../shared/event.ts";
-import { emptyIngestResult, ingestNormalized, lookupStoredToolUse, mergeIngestResult, type IngestContext, type IngestResult } from "./ingest.ts";
-import { newTailFile, readTail, type TailSource } from "./tail.ts";
-import { claudeSource } from "./watchers/claude.ts";
-import { codexSource } from "./watchers/codex.ts";
-import { geminiSource } from "./watchers/gemini.ts";
-import type { NormalizerDeps, TranscriptSource } from "./watchers/transcript-source.ts";
+import { PACKED_EVENT_WIDTH } from "../sql/events.ts";
+import { prepareFileRows, ROW_BATCH, type FileRowsSummary, type PackedBatch, type RowBatch, type RowsJob } from "./file-rows.ts";
+import { emptyIngestResult, insertPacked, insertRouted, lookupStoredToolUse, mergeIngestResult, type IngestContext, type IngestResult } from "./ingest.ts";
+import { prepareInWorkers } from "./ingest-workers.ts";
+import { planSlices } from "./slice-plan.ts";
+import type { TailSource } from "./tail.ts";
+import type { NormalizerDeps } from "./watchers/transcript-source.ts";
 
-export const TRANSCRIPT_SOURCES: Record<TailSource, TranscriptSource> = { claude: claudeSource, codex: codexSource, gemini: geminiSource };
+export { TRANSCRIPT_SOURCES } from "./file-rows.ts";
 
 /** Events are inserted once this many are waiting (one transaction per project per batch). */
 export const INGEST_BATCH = 5000;
+/** Files from this size on are read by the ingest workers (below it, the pipeline costs more than it saves). */
+export const WORKER_MIN_BYTES = 1024 * 1024;
 
 export interface FileIngestResult extends IngestResult {
   path: string;
@@ -24,6 +29,11 @@ export interface FileIngestResult extends IngestResult {
   lines: number;
   malformed: number;
   events: number;
+}
+
+export interface FileIngestOptions {
+  /** Read the file on the ingest workers: default for line files of WORKER_MIN_BYTES and more. */
+  worker?: boolean;
 }
 
 export function normalizerDeps(ctx: IngestContext): NormalizerDeps {
@@ -56,20 +66,61 @@ export function sniffSource(path: string): { source: TailSource; document: boole
   return { source: "claude", document: false };
 }
 
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** Read one file from the start and ingest all of it. */
-export async function ingestFileOnce(path: string, source: TailSource, document: boolean, ctx: IngestContext): Promise<FileIngestResult> {
-  const src = TRANSCRIPT_SOURCES[source];
-  const deps = normalizerDeps(ctx);
-  const renew = () => src.createNormalizer(path, deps);
-  const file = newTailFile(path, source, document, renew());
+export async function ingestFileOnce(path: string, source: TailSource, document: boolean, ctx: IngestContext, opts: FileIngestOptions = {}): Promise<FileIngestResult> {
+  const job: RowsJob = { path, source, document, projects: [...ctx.projects], only: ctx.only ? [...ctx.only] : null, userId: ctx.userId };
   const result: FileIngestResult = { ...emptyIngestResult(), path, source, lines: 0, malformed: 0, events: 0 };
-  const ingest = (events: NormalizedEvent[]) => {
-    result.events += events.length;
-    for (let i = 0; i < events.length; i += INGEST_BATCH) mergeIngestResult(result, ingestNormalized(events.slice(i, i + INGEST_BATCH), ctx));
+  const insert = (into: FileIngestResult) => (batch: RowBatch) => {
+    into.events += batch.events;
+    mergeIngestResult(into, insertRouted({ byProject: new Map(batch.byProject), skipped: batch.skipped }, ctx.pool));
   };
-  const read = readTail(file, { final: true, renew, sink: ingest });
-  result.lines = read.lines;
-  result.malformed = read.malformed;
+  // a worker hands over a slice's rows at its end: gather them into transactions of about ROW_BATCH
+  const gathered = new Map<string, (string | null)[]>();
+  let gatheredRows = 0;
+  const insertGathered = () => {
+    mergeIngestResult(result, insertPacked([...gathered], 0, ctx.userId, ctx.pool));
+    gathered.clear();
+    gatheredRows = 0;
+  };
+  const insertPackedBatch = (batch: PackedBatch) => {
+    result.events += batch.events;
+    result.skipped += batch.skipped;
+    for (const [root, packed] of batch.byProject) {
+      const into = gathered.get(root);
+      if (into) for (const v of packed) into.push(v);
+      else gathered.set(root, packed);
+      gatheredRows += packed.length / PACKED_EVENT_WIDTH;
+    }
+    if (gatheredRows >= ROW_BATCH) insertGathered();
+  };
+  const size = sizeOf(path);
+  const useWorker = opts.worker ?? (!document && size >= WORKER_MIN_BYTES);
+  let summary: FileRowsSummary | undefined;
+  if (useWorker && !document) {
+    try {
+      summary = await prepareInWorkers(job, planSlices(path, size, source), insertPackedBatch);
+      insertGathered();
+    } catch {
+      // The worker died part way: do the whole file here; what it inserted comes back as duplicates.
+      insertGathered();
+      const again: FileIngestResult = { ...emptyIngestResult(), path, source, lines: 0, malformed: 0, events: 0 };
+      const read = prepareFileRows(job, normalizerDeps(ctx), insert(again));
+      again.duplicates -= result.added;
+      for (const [root, n] of result.addedByProject) again.addedByProject.set(root, (again.addedByProject.get(root) ?? 0) + n);
+      return { ...again, added: again.added + result.added, lines: read.lines, malformed: read.malformed };
+    }
+  }
+  if (!summary) summary = prepareFileRows(job, normalizerDeps(ctx), insert(result));
+  result.lines = summary.lines;
+  result.malformed = summary.malformed;
   await Bun.sleep(0); // let a daemon's API breathe between files
   return result;
 }

@@ -22,10 +22,16 @@ export interface CanonicalStruct {
 
 const BUCKET_MS = 5 * 60 * 1000;
 
+let lastIso = "";
+let lastBucket = "";
+
 export function timestampBucket(iso: string): string {
+  if (iso === lastIso) return lastBucket; // consecutive events mostly share their timestamp
   const ms = Date.parse(iso);
-  if (!Number.isFinite(ms)) return iso;
-  return new Date(Math.floor(ms / BUCKET_MS) * BUCKET_MS).toISOString();
+  const bucket = Number.isFinite(ms) ? new Date(Math.floor(ms / BUCKET_MS) * BUCKET_MS).toISOString() : iso;
+  lastIso = iso;
+  lastBucket = bucket;
+  return bucket;
 }
 
 /**
@@ -41,7 +47,7 @@ export function contentSignature(content: EventContent): string {
     if (v === undefined) continue;
     text += `${k}=${typeof v === "string" ? v.trim() : (JSON.stringify(v) ?? "")}\u001f`;
   }
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }
 
 export function canonicalStruct(e: {
@@ -66,7 +72,12 @@ export function canonicalStruct(e: {
 }
 
 export function hashStruct(s: CanonicalStruct): string {
-  return new Bun.CryptoHasher("sha256").update(JSON.stringify(s)).digest("hex");
+  return sha256Hex(JSON.stringify(s));
+}
+
+/** sha256 of a string's UTF-8 bytes, as hex (the one-shot hasher: no hasher object per call). */
+function sha256Hex(text: string): string {
+  return Bun.SHA256.hash(text, "hex");
 }
 
 /** The event id is derived from the hash, so the same event always gets the same id. */

@@ -50,14 +50,14 @@ const F_PEM = 64;
 
 /** Case-insensitive `s.startsWith(word, i)` for a lowercase ASCII word. */
 function at(s: string, i: number, word: string): boolean {
-  if (i + word.length > s.length) return false;
+  if (i < 0 || i + word.length > s.length) return false;
   for (let j = 0; j < word.length; j++) if ((s.charCodeAt(i + j) | 32) !== word.charCodeAt(j)) return false;
   return true;
 }
 
 /** Case-sensitive `s.startsWith(word, i)` (charCode compare: startsWith with a position is slow in JSC). */
 function atExact(s: string, i: number, word: string): boolean {
-  if (i + word.length > s.length) return false;
+  if (i < 0 || i + word.length > s.length) return false;
   for (let j = 0; j < word.length; j++) if (s.charCodeAt(i + j) !== word.charCodeAt(j)) return false;
   return true;
 }
@@ -92,9 +92,10 @@ function assignmentAfter(s: string, i: number, len: number, colon: boolean): boo
 /** After `=`/`:`: a value of at least 4 characters that is not a plain number, object or array. */
 function plausibleValueAt(s: string, from: number): boolean {
   let j = from;
-  while (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9) j++;
-  if (s.charCodeAt(j) === 92) j++;
-  if (s.charCodeAt(j) === 34 || s.charCodeAt(j) === 39) j++;
+  const n = s.length;
+  while (j < n && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j++;
+  if (j < n && s.charCodeAt(j) === 92) j++;
+  if (j < n && (s.charCodeAt(j) === 34 || s.charCodeAt(j) === 39)) j++;
   let len = 0;
   let digits = 0;
   for (; j < s.length && len < 10; j++, len++) {
@@ -122,70 +123,136 @@ function credentialUrlAt(s: string, i: number): boolean {
   return false;
 }
 
+/** Secret keywords starting at `i` (case-insensitive): their flags when an assignment (or a `--flag`) follows. */
+function keywordAt(s: string, i: number): number {
+  switch (s.charCodeAt(i) | 32) {
+    case 97: // a
+      return at(s, i, "auth") ? keywordFlags(s, i, 4) : 0;
+    case 99: // c
+      if (at(s, i, "credential")) return keywordFlags(s, i, 10);
+      return at(s, i, "conn") ? keywordFlags(s, i, 4) & F_ENV : 0;
+    case 100: // d
+      if (at(s, i, "dsn")) return keywordFlags(s, i, 3) & F_ENV;
+      return at(s, i, "database") && s.charCodeAt(i + 8) === 95 && at(s, i + 9, "url") ? keywordFlags(s, i, 12) & F_ENV : 0;
+    case 107: // k
+      return at(s, i, "key") ? keywordFlags(s, i, 3) : 0;
+    case 112: // p
+      if (at(s, i, "pass") || at(s, i, "pwd")) return keywordFlags(s, i, 3);
+      return at(s, i, "private") ? keywordFlags(s, i, 7) : 0;
+    case 115: // s
+      return at(s, i, "secret") ? keywordFlags(s, i, 6) : 0;
+    case 116: // t
+      return at(s, i, "token") ? keywordFlags(s, i, 5) : 0;
+    default:
+      return 0;
+  }
+}
+
+function keywordsIn(s: string, from: number, to: number): number {
+  let f = 0;
+  for (let i = from; i < to; i++) f |= keywordAt(s, i);
+  return f;
+}
+
+/**
+ * A keyword only counts when `=`/`:` follows its name (behind optional `\`, quote and blanks):
+ * from such a `=`/`:`, walk back over those to the name and look for keywords inside it.
+ */
+function keywordsBefore(s: string, j: number): number {
+  // an assignment counts only with a plausible value (what keywordFlags would decide for every keyword here)
+  if (!plausibleValueAt(s, j + 1)) return 0;
+  let p = j - 1;
+  while (p >= 0 && (s.charCodeAt(p) === 32 || s.charCodeAt(p) === 9)) p--;
+  if (p >= 0 && (s.charCodeAt(p) === 34 || s.charCodeAt(p) === 39)) p--;
+  if (p >= 0 && s.charCodeAt(p) === 92) p--;
+  const end = p + 1;
+  while (p >= 0 && isNameChar(s.charCodeAt(p))) p--;
+  return end - (p + 1) >= 3 ? keywordsIn(s, p + 1, end) : 0;
+}
+
+function isDashWordChar(b: number): boolean {
+  return (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b === 45;
+}
+
+/** `--password value`: keywords inside a dashed word that starts with `--` at `d`. */
+function keywordsInFlag(s: string, d: number): number {
+  let e = d + 2;
+  while (e < s.length && isDashWordChar(s.charCodeAt(e))) e++;
+  return keywordsIn(s, d + 2, e);
+}
+
+/** `A` + [KSGIRN] + [IASOP] + [AD]: the head of AKIA/ASIA/AGPA/AIDA/AROA/ANPA access keys. */
+function isAwsKeyHead(b: number, c: number, d: number): boolean {
+  return (b === 75 || b === 83 || b === 71 || b === 73 || b === 82 || b === 78) && (c === 73 || c === 65 || c === 83 || c === 79 || c === 80) && (d === 65 || d === 68);
+}
+
+/** Characters at which some rule can be recognised (every rule has one; most text has few of them). */
+const ANCHOR = new Uint8Array(128);
+for (const ch of "=:-_.<AJBPTx") ANCHOR[ch.charCodeAt(0)] = 1;
+ANCHOR[28] = 1; // (28 | 32) === '<': kept from the letter-case trick of the rules below
+
+/**
+ * One pass over the string, stopping only at anchor characters: `=`/`:` (keyword assignments, URLs
+ * with credentials), `--` (flags), `_`/`-`/`.`/`J`/`A`/`x` (the tail or head of a token prefix such
+ * as `ghp_`, `sk-`, `hooks.slack`, `eyJ`, `AKIA`, `xox`), `B`/`T` (Bearer/Basic/Token), `P` (PEM), `<`.
+ */
 function scan(s: string): number {
   let f = 0;
   const n = s.length;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    switch (c | 32) {
-      case 97: // a
-        if (at(s, i, "auth")) f |= keywordFlags(s, i, 4);
-        else if (c === 65 && i + 3 < n && "KSGIRN".includes(s[i + 1]!) && "IASOP".includes(s[i + 2]!) && (s[i + 3] === "A" || s[i + 3] === "D")) f |= F_TOKEN;
+    if (c >= 128 || ANCHOR[c] === 0) continue;
+    // in-bounds neighbours only (an out-of-range charCodeAt is NaN and slows the whole loop down)
+    const prev = i > 0 ? s.charCodeAt(i - 1) : 0;
+    const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+    switch (c) {
+      case 61: // =
+        f |= keywordsBefore(s, i);
+        break;
+      case 58: // :
+        if (next === 47 && i + 2 < n && s.charCodeAt(i + 2) === 47 && credentialUrlAt(s, i)) f |= F_URL;
+        f |= keywordsBefore(s, i);
+        break;
+      case 45: // -
+        if (next === 45 && !isDashWordChar(prev)) f |= keywordsInFlag(s, i);
+        if (prev === 107 && i >= 2 && s.charCodeAt(i - 2) === 115) f |= F_TOKEN; // sk-
+        else if (prev === 116 && atExact(s, i - 5, "glpat-")) f |= F_TOKEN;
+        break;
+      case 95: // _
+        if (prev === 107) {
+          const a = i >= 2 ? s.charCodeAt(i - 2) : 0; // pk_, rk_, sk_
+          if (a === 112 || a === 114 || a === 115) f |= F_TOKEN;
+        } else if (i >= 3 && s.charCodeAt(i - 3) === 103 && s.charCodeAt(i - 2) === 104 && (prev === 112 || prev === 111 || prev === 117 || prev === 115 || prev === 114)) {
+          f |= F_TOKEN; // gh[pousr]_
+        } else if ((prev === 98 && atExact(s, i - 6, "github_pat_")) || (prev === 102 && atExact(s, i - 2, "hf_")) || (prev === 109 && atExact(s, i - 3, "npm_"))) {
+          f |= F_TOKEN;
+        }
+        break;
+      case 46: // .
+        if (prev === 115 && atExact(s, i - 5, "hooks.slack")) f |= F_TOKEN;
+        break;
+      case 74: // J
+        if (prev === 121 && i >= 2 && s.charCodeAt(i - 2) === 101) f |= F_TOKEN; // eyJ
+        break;
+      case 65: // A
+        if (at(s, i, "auth")) break;
+        if (i + 3 < n && isAwsKeyHead(next, s.charCodeAt(i + 2), s.charCodeAt(i + 3))) f |= F_TOKEN;
         else if (atExact(s, i, "AIza")) f |= F_TOKEN;
         break;
-      case 98: // b
+      case 66: // B
         if (atExact(s, i, "Bearer") || atExact(s, i, "Basic")) f |= F_BEARER;
         break;
-      case 99: // c
-        if (at(s, i, "credential")) f |= keywordFlags(s, i, 10);
-        else if (at(s, i, "conn")) f |= keywordFlags(s, i, 4) & F_ENV;
+      case 84: // T
+        if (at(s, i, "token")) f |= F_BEARER;
         break;
-      case 100: // d
-        if (at(s, i, "dsn") || at(s, i, "database_url")) f |= keywordFlags(s, i, 3) & F_ENV;
-        break;
-      case 101: // e
-        if (atExact(s, i, "eyJ")) f |= F_TOKEN;
-        break;
-      case 103: // g
-        if (c === 103 && i + 3 < n && s[i + 1] === "h" && "pousr".includes(s[i + 2]!) && s[i + 3] === "_") f |= F_TOKEN;
-        else if (atExact(s, i, "github_pat_") || atExact(s, i, "glpat-")) f |= F_TOKEN;
-        break;
-      case 104: // h
-        if (atExact(s, i, "hf_") || atExact(s, i, "hooks.slack")) f |= F_TOKEN;
-        break;
-      case 107: // k
-        if (at(s, i, "key")) f |= keywordFlags(s, i, 3);
-        break;
-      case 110: // n
-        if (atExact(s, i, "npm_")) f |= F_TOKEN;
-        break;
-      case 112: // p
-        if (at(s, i, "pass") || at(s, i, "pwd")) f |= keywordFlags(s, i, 3);
-        else if (at(s, i, "private")) {
-          f |= keywordFlags(s, i, 7);
-          if (atExact(s, i, "PRIVATE KEY")) f |= F_PEM;
-        } else if (atExact(s, i, "pk_")) f |= F_TOKEN;
-        break;
-      case 114: // r
-        if (atExact(s, i, "rk_")) f |= F_TOKEN;
-        break;
-      case 115: // s
-        if (at(s, i, "secret")) f |= keywordFlags(s, i, 6);
-        else if (c === 115 && (atExact(s, i, "sk-") || atExact(s, i, "sk_"))) f |= F_TOKEN;
-        break;
-      case 116: // t
-        if (at(s, i, "token")) {
-          f |= keywordFlags(s, i, 5);
-          if (c === 84) f |= F_BEARER;
-        }
+      case 80: // P
+        if (atExact(s, i, "PRIVATE KEY")) f |= F_PEM;
         break;
       case 120: // x
         if (atExact(s, i, "xox")) f |= F_TOKEN;
         break;
-      case 58: // ':' (58 | 32 = 58)
-        if (c === 58 && s.charCodeAt(i + 1) === 47 && s.charCodeAt(i + 2) === 47 && credentialUrlAt(s, i)) f |= F_URL;
-        break;
-      case 60: // '<'
+      case 60: // <
+      case 28:
         if (at(s, i + 1, "private")) f |= F_PRIVATE_TAG;
         break;
     }
@@ -268,6 +335,9 @@ export function redactDeep<T>(value: T, opts: RedactOptions = {}): T {
 const SECRET_KEY = /(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key)$/i;
 
 export function isSecretKey(key: string): boolean {
+  // every alternative ends in d, t, n, y, l or s: most keys are ruled out without the regex
+  const last = key.charCodeAt(key.length - 1) | 32;
+  if (last !== 100 && last !== 116 && last !== 110 && last !== 121 && last !== 108 && last !== 115) return false;
   return SECRET_KEY.test(key);
 }
 

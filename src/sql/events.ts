@@ -15,19 +15,59 @@ export interface InsertResult {
   addedIds: string[];
 }
 
+const INSERT_EVENT_SQL = `INSERT OR IGNORE INTO events (id, project_id, user_id, source_tool, session_id, timestamp, event_type, content_json, file_paths, hash, processed_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
 /** Insert events in one transaction; rows whose (project_id, hash) already exists are dropped. */
 export function insertEvents(db: Database, events: readonly EventDTO[]): InsertResult {
-  const stmt = db.prepare(
-    `INSERT OR IGNORE INTO events (id, project_id, user_id, source_tool, session_id, timestamp, event_type, content_json, file_paths, hash, processed_at)
-     VALUES ($id, $project_id, $user_id, $source_tool, $session_id, $timestamp, $event_type, $content_json, $file_paths, $hash, $processed_at)`,
-  );
+  const stmt = db.query(INSERT_EVENT_SQL); // compiled once per connection (bun:sqlite caches it)
   const result: InsertResult = { added: 0, duplicates: 0, addedIds: [] };
   db.transaction(() => {
     for (const e of events) {
-      const res = stmt.run({ ...e, file_paths: JSON.stringify(e.file_paths) });
+      const res = stmt.run(e.id, e.project_id, e.user_id, e.source_tool, e.session_id, e.timestamp, e.event_type, e.content_json, JSON.stringify(e.file_paths), e.hash, e.processed_at);
       if (res.changes > 0) {
         result.added++;
         result.addedIds.push(e.id);
+      } else result.duplicates++;
+    }
+  }).immediate();
+  return result;
+}
+
+/** Values per row in `packEvents` / `insertPackedEvents`. */
+export const PACKED_EVENT_WIDTH = 8;
+
+/**
+ * Rows of one project and user as one flat array (id, source_tool, session_id, timestamp,
+ * event_type, content_json, file_paths as JSON, hash per row): cheap to hand between threads.
+ */
+export function packEvents(events: readonly EventDTO[]): (string | null)[] {
+  const out = new Array<string | null>(events.length * PACKED_EVENT_WIDTH);
+  let i = 0;
+  for (const e of events) {
+    out[i++] = e.id;
+    out[i++] = e.source_tool;
+    out[i++] = e.session_id;
+    out[i++] = e.timestamp;
+    out[i++] = e.event_type;
+    out[i++] = e.content_json;
+    out[i++] = JSON.stringify(e.file_paths);
+    out[i++] = e.hash;
+  }
+  return out;
+}
+
+/** `insertEvents` for rows packed by `packEvents` (all of `projectId`/`userId`, unprocessed). */
+export function insertPackedEvents(db: Database, projectId: string, userId: string, packed: readonly (string | null)[]): InsertResult {
+  const stmt = db.query(INSERT_EVENT_SQL);
+  const result: InsertResult = { added: 0, duplicates: 0, addedIds: [] };
+  db.transaction(() => {
+    for (let i = 0; i + PACKED_EVENT_WIDTH <= packed.length; i += PACKED_EVENT_WIDTH) {
+      const id = packed[i] as string;
+      const res = stmt.run(id, projectId, userId, packed[i + 1] ?? null, packed[i + 2] ?? null, packed[i + 3] ?? null, packed[i + 4] ?? null, packed[i + 5] ?? null, packed[i + 6] ?? null, packed[i + 7] ?? null, null);
+      if (res.changes > 0) {
+        result.added++;
+        result.addedIds.push(id);
       } else result.duplicates++;
     }
   }).immediate();

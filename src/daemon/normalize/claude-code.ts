@@ -13,6 +13,7 @@
 import { basename } from "node:path";
 import type { EventContent, EventType, NormalizedEvent } from "../../shared/event.ts";
 import { summarizeEditTool } from "./diff-summary.ts";
+import type { SliceAssumptions, SliceAware, SliceState } from "./slice.ts";
 import { testRunInfo } from "./test-runner.ts";
 import { asRecord, asString, isoOr, type LineNormalizer, type NormalizerOptions, type ToolUseInfo } from "./types.ts";
 
@@ -93,7 +94,14 @@ function bashExitCode(output: string, isError: boolean, interrupted: boolean): n
   return m ? Number(m[1]) : null;
 }
 
-export class ClaudeCodeNormalizer implements LineNormalizer {
+/** The assistant_response of a joined response. */
+function pendingEvent(p: PendingResponse): NormalizedEvent {
+  const content: EventContent = { text: p.texts.join("\n\n"), record_id: p.msgId, raw: p.raws.length === 1 ? p.raws[0] : { records: p.raws } };
+  if (p.sidechain) content.sidechain = true;
+  return { source_tool: "claude_code", session_id: p.sessionId, timestamp: p.timestamp, event_type: "assistant_response", content, file_paths: [], cwd: p.cwd };
+}
+
+export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
   private readonly tools = new Map<string, ToolUseInfo>();
   private cwd: string | null = null;
   private lastTimestamp = "";
@@ -101,6 +109,15 @@ export class ClaudeCodeNormalizer implements LineNormalizer {
   private readonly subagentFile: boolean;
   private pending: PendingResponse | null = null;
   private waiting: Waiting[] = [];
+  /** What this normalizer took for granted about lines it never saw (see slice.ts). */
+  private readonly assumed: SliceAssumptions = {
+    usedInitialCwd: false,
+    usedInitialTimestamp: false,
+    sawTurn: false,
+    firstTurnMsgId: undefined,
+    missedToolIds: [],
+    toolIds: [],
+  };
 
   constructor(private readonly opts: NormalizerOptions = {}) {
     const file = opts.filePath ?? "";
@@ -120,6 +137,10 @@ export class ClaudeCodeNormalizer implements LineNormalizer {
     if (cwd && cwd.length > 0) {
       this.cwd = cwd;
       if (this.waiting.length > 0) out.push(...this.releaseWaiting());
+    }
+    if (!this.assumed.sawTurn && TURN_TYPES.has(type)) {
+      this.assumed.sawTurn = true;
+      this.assumed.firstTurnMsgId = type === "assistant" ? asString(asRecord(r.message)?.id) : undefined;
     }
     if (this.pending && TURN_TYPES.has(type)) {
       const msgId = type === "assistant" ? asString(asRecord(r.message)?.id) : undefined;
@@ -142,6 +163,29 @@ export class ClaudeCodeNormalizer implements LineNormalizer {
     return out;
   }
 
+  sliceState(): SliceState {
+    const p = this.pending;
+    return {
+      cwd: this.cwd,
+      lastTimestamp: this.lastTimestamp,
+      pendingMsgId: p ? p.msgId : null,
+      pendingComplete: p !== null && p.cwd !== null && p.timestamp !== "",
+      waiting: this.waiting.length,
+    };
+  }
+
+  flushPreview(): NormalizedEvent[] | null {
+    if (this.waiting.length > 0) return null;
+    const p = this.pending;
+    if (!p) return [];
+    // a complete response is released as is by flush(); nothing else is held
+    return p.cwd !== null && p.timestamp !== "" ? [pendingEvent(p)] : null;
+  }
+
+  sliceAssumptions(): SliceAssumptions {
+    return { ...this.assumed, missedToolIds: [...this.assumed.missedToolIds], toolIds: [...this.tools.keys()] };
+  }
+
   heldFrom(): number | null {
     const starts: number[] = [];
     if (this.pending) starts.push(this.pending.lineStart);
@@ -152,10 +196,14 @@ export class ClaudeCodeNormalizer implements LineNormalizer {
   // ---- record kinds ------------------------------------------------------------------------
 
   private base(r: Record<string, unknown>): { session_id: string | null; timestamp: string; cwd: string | null; sidechain: boolean } {
+    const own = isoOr(r.timestamp, "");
+    if (own === "" && this.lastTimestamp === "") this.assumed.usedInitialTimestamp = true;
+    const cwd = asString(r.cwd);
+    if (cwd === undefined && this.cwd === null) this.assumed.usedInitialCwd = true;
     return {
       session_id: asString(r.sessionId) ?? this.fileSessionId,
-      timestamp: isoOr(r.timestamp, this.lastTimestamp),
-      cwd: asString(r.cwd) ?? this.cwd,
+      timestamp: own === "" ? this.lastTimestamp : own,
+      cwd: cwd ?? this.cwd,
       sidechain: r.isSidechain === true || this.subagentFile,
     };
   }
@@ -193,7 +241,11 @@ export class ClaudeCodeNormalizer implements LineNormalizer {
 
   private toolResult(r: Record<string, unknown>, b: ReturnType<ClaudeCodeNormalizer["base"]>, block: Record<string, unknown>, toolUseResult: unknown): NormalizedEvent {
     const id = asString(block.tool_use_id) ?? "";
-    const info = this.tools.get(id) ?? (id ? this.opts.lookupToolUse?.(b.cwd, b.session_id, id) : undefined);
+    let info = this.tools.get(id);
+    if (!info && id) {
+      this.assumed.missedToolIds.push(id);
+      info = this.opts.lookupToolUse?.(b.cwd, b.session_id, id);
+    }
     const tur = asRecord(toolUseResult);
     const output = contentText(block.content) || [asString(tur?.stdout), asString(tur?.stderr)].filter((s) => s).join("\n");
     const isError = block.is_error === true;
@@ -283,9 +335,7 @@ export class ClaudeCodeNormalizer implements LineNormalizer {
     const p = this.pending;
     if (!p) return [];
     this.pending = null;
-    const content: EventContent = { text: p.texts.join("\n\n"), record_id: p.msgId, raw: p.raws.length === 1 ? p.raws[0] : { records: p.raws } };
-    if (p.sidechain) content.sidechain = true;
-    return [{ source_tool: "claude_code", session_id: p.sessionId, timestamp: p.timestamp, event_type: "assistant_response", content, file_paths: [], cwd: p.cwd }];
+    return [pendingEvent(p)];
   }
 
   /** Events without a cwd (or timestamp) wait for the first record that has one. */
