@@ -9,13 +9,16 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { MEMORY_TYPES, type MemoryType } from "../src/shared/api.ts";
 import { retrievalContext } from "../src/engine/retrieval-context.ts";
 import { searchMemory } from "../src/engine/search.ts";
-import { isRelevant, MIN_SIMILARITY, rankTaskCandidates, RELEVANCE_THRESHOLD, taskContext } from "../src/engine/task-context.ts";
+import { scoreItems } from "../src/engine/relevance.ts";
+import { buildQueryModel } from "../src/engine/scoring.ts";
+import { isRelevant, MAX_SELECTED, MIN_SIMILARITY, rankTaskCandidates, RELEVANCE_THRESHOLD, taskContext } from "../src/engine/task-context.ts";
 import { SearchQuery, TaskContextRequest } from "../src/shared/api.ts";
+import { currentItems } from "../src/sql/memory-items.ts";
 import { openProjectDb } from "../src/sql/open.ts";
 import { addItem, loadLabelled, seedLabelled, tempProject } from "../test/retrieval/helpers.ts";
+import { CORPORA, rng, synthItem, synthQuery, type CorpusName } from "./retrieval-corpus.ts";
 import { fmt, summarize, table, type Bench, type BenchReport } from "./report.ts";
 
 // ---- 1. calibration --------------------------------------------------------------------------------
@@ -70,82 +73,48 @@ export async function calibrationSweep(thresholds: number[], minSims: number[]):
 
 // ---- 2. latency ---------------------------------------------------------------------------------------
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const MODULES = "auth inventory billing users orders payments search reports email cache queue sessions admin catalog shipping invoices webhooks notifications analytics uploads".split(" ");
-const TECH = "postgres redis kafka hono react drizzle vitest docker nginx graphql zod prisma bullmq s3 stripe jwt oauth websocket cron pino".split(" ");
-const NOUNS = "token handler migration schema endpoint query index timeout retry cursor batch webhook payload header cookie transaction lock worker job template".split(" ");
-const VERBS = "fails hangs leaks deadlocks times-out returns-null double-counts drops throws retries".split(" ");
-const FIXES = [
-  "wrap it in a transaction",
-  "add an index on the foreign key",
-  "raise the pool size to 20",
-  "validate the payload with zod first",
-  "use vi.setSystemTime in tests",
-  "await the promise before returning",
-  "invalidate the cache after writes",
-  "pass the request id through",
-];
-
-function pick<T>(r: () => number, xs: readonly T[]): T {
-  return xs[Math.floor(r() * xs.length)]!;
-}
-
-function synthItem(r: () => number, i: number) {
-  const mod = pick(r, MODULES);
-  const tech = pick(r, TECH);
-  const noun = pick(r, NOUNS);
-  const type = MEMORY_TYPES[i % MEMORY_TYPES.length] as MemoryType;
-  const file = `src/${mod}/${noun}-${Math.floor(r() * 40)}.ts`;
-  const ident = `${mod}${noun[0]!.toUpperCase()}${noun.slice(1)}${Math.floor(r() * 500)}`;
-  const content =
-    type === "pitfall"
-      ? `The ${mod} ${noun} ${pick(r, VERBS)} under ${tech} when ${ident} runs concurrently; ${pick(r, FIXES)}.`
-      : type === "recipe"
-        ? `To rebuild the ${mod} ${noun}: run \`pnpm ${mod}:${noun}\`, then check ${ident} in ${file}.`
-        : type === "user_style"
-          ? `Prefers ${tech} for ${mod} ${noun} code and names helpers like ${ident}.`
-          : `The ${mod} module keeps its ${noun} in ${file} and talks to ${tech} through ${ident}.`;
-  return { type, key: `${type}:${mod}:${noun}:${i}`, content, tags: [mod, tech, noun], importance: Math.round(r() * 100) / 100, file_paths: [file], age_days: Math.floor(r() * 180) };
-}
-
-function synthQuery(r: () => number): { task: string; files: string[] } {
-  const mod = pick(r, MODULES);
-  const noun = pick(r, NOUNS);
-  const tech = pick(r, TECH);
-  const tasks = [
-    `Fix the ${mod} ${noun} that ${pick(r, VERBS)} with ${tech}`,
-    `Add a ${noun} to the ${mod} endpoint`,
-    `Why does the ${mod} ${noun} ${pick(r, VERBS)} in production?`,
-    `Refactor ${mod} ${noun} handling to use ${tech}`,
-  ];
-  return { task: pick(r, tasks), files: r() < 0.5 ? [`src/${mod}/${noun}-${Math.floor(r() * 40)}.ts`] : [] };
-}
-
-function buildProject(n: number): { db: Database; root: string; cleanup: () => void } {
+function buildProject(n: number, corpus: CorpusName): { db: Database; root: string; cleanup: () => void } {
   const base = mkdtempSync(join(tmpdir(), "sqrl-bench-retrieval-"));
-  const root = join(base, "repo");
+  const { db, root } = buildProjectAt(join(base, "repo"), n, corpus);
+  return { db, root, cleanup: () => (db.close(), rmSync(base, { recursive: true, force: true })) };
+}
+
+/** A synthetic project of n items at `root` (also used by profiling scripts that keep the files). */
+export function buildProjectAt(root: string, n: number, corpus: CorpusName): { db: Database; root: string } {
   const db = openProjectDb(root);
   const r = rng(n);
   const now = Date.now();
   const chunk = 5000;
   for (let start = 0; start < n; start += chunk) {
     db.transaction(() => {
-      for (let i = start; i < Math.min(n, start + chunk); i++) addItem(db, root, synthItem(r, i), now);
+      for (let i = start; i < Math.min(n, start + chunk); i++) addItem(db, root, synthItem(corpus, r, i), now);
     })();
   }
   db.exec("PRAGMA optimize");
-  return { db, root, cleanup: () => (db.close(), rmSync(base, { recursive: true, force: true })) };
+  return { db, root };
+}
+
+
+/**
+ * How much of the exhaustive answer the candidate path reaches: for each query every item of the
+ * store is scored by the relevance formula (no candidate step), and the top MAX_SELECTED relevant
+ * scores are compared with those of rankTaskCandidates (FTS5 pool + path look-ups).
+ */
+async function candidateQuality(db: Database, root: string, queries: ReadonlyArray<{ task: string; files: string[] }>): Promise<{ share: number; exact: number }> {
+  const ctx = retrievalContext(db, root);
+  const all = currentItems(db, root);
+  let ideal = 0;
+  let got = 0;
+  let exact = 0;
+  for (const q of queries) {
+    const model = buildQueryModel(db, q.task);
+    const best = (await scoreItems(ctx, all, { text: q.task, paths: q.files, similarity: "absolute", model })).filter((s) => isRelevant(s)).slice(0, MAX_SELECTED).map((s) => s.score);
+    const mine = (await rankTaskCandidates(ctx, { task_description: q.task, active_file_paths: q.files })).filter((s) => isRelevant(s)).slice(0, MAX_SELECTED).map((s) => s.score);
+    ideal += best.reduce((a, b) => a + b, 0);
+    got += mine.reduce((a, b) => a + b, 0);
+    if (best.length === mine.length && best.every((v, i) => Math.abs(v - mine[i]!) < 1e-9)) exact++;
+  }
+  return { share: ideal === 0 ? 1 : got / ideal, exact: exact / queries.length };
 }
 
 async function timeIt(runs: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
@@ -180,26 +149,72 @@ export default (async (opts) => {
 
   // 2. latency
   const sizes = opts.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  const corpora: readonly CorpusName[] = opts.quick ? ["realistic"] : CORPORA;
   const runs = opts.quick ? 60 : 300;
   const rows: Array<Array<string | number>> = [];
   const headline: string[] = [];
-  for (const n of sizes) {
-    const t0 = performance.now();
-    const p = buildProject(n);
-    const buildS = (performance.now() - t0) / 1000;
-    try {
-      const r = rng(7);
-      const queries = Array.from({ length: runs }, () => synthQuery(r));
-      const ctx = retrievalContext(p.db, p.root);
-      const tc = summarize(await timeIt(runs, (i) => taskContext({ ...ctx, nowMs: Date.now() }, TaskContextRequest.parse({ project_id: p.root, task_description: queries[i]!.task, active_file_paths: queries[i]!.files }))));
-      const se = summarize(await timeIt(runs, (i) => searchMemory({ ...ctx, nowMs: Date.now() }, SearchQuery.parse({ project_id: p.root, query: queries[i]!.task }))));
-      rows.push([n.toLocaleString("en"), fmt(buildS, 1), fmt(tc.p50), fmt(tc.p95), fmt(se.p50), fmt(se.p95), runs]);
-      headline.push(`${n.toLocaleString("en")} items: task_context p95 ${fmt(tc.p95)} ms, search p95 ${fmt(se.p95)} ms`);
-    } finally {
-      p.cleanup();
+  const loads: string[] = [];
+  for (const corpus of corpora) {
+    for (const n of sizes) {
+      const t0 = performance.now();
+      const p = buildProject(n, corpus);
+      const buildS = (performance.now() - t0) / 1000;
+      try {
+        const r = rng(7);
+        const queries = Array.from({ length: runs }, () => synthQuery(corpus, r));
+        const ctx = retrievalContext(p.db, p.root);
+        let answered = 0;
+        let selected = 0;
+        const tc = summarize(
+          await timeIt(runs, async (i) => {
+            const res = await taskContext({ ...ctx, nowMs: Date.now() }, TaskContextRequest.parse({ project_id: p.root, task_description: queries[i]!.task, active_file_paths: queries[i]!.files }));
+            answered += res.has_relevant_memory ? 1 : 0;
+            selected += res.selected_memories.length;
+          }),
+        );
+        let results = 0;
+        const se = summarize(
+          await timeIt(runs, async (i) => {
+            results += (await searchMemory({ ...ctx, nowMs: Date.now() }, SearchQuery.parse({ project_id: p.root, query: queries[i]!.task }))).results.length;
+          }),
+        );
+        const calls = runs + Math.min(10, runs); // timed runs plus warm-up
+        rows.push([
+          corpus,
+          n.toLocaleString("en"),
+          fmt(buildS, 1),
+          fmt(tc.p50),
+          fmt(tc.p95),
+          fmt(se.p50),
+          fmt(se.p95),
+          `${fmt((answered / calls) * 100, 0)} % · ${fmt(selected / calls, 1)}`,
+          fmt(results / calls, 1),
+          runs,
+        ]);
+        loads.push(loadavg()[0]!.toFixed(1));
+        headline.push(`${corpus} ${n.toLocaleString("en")} items: task_context p95 ${fmt(tc.p95)} ms, search p95 ${fmt(se.p95)} ms`);
+      } finally {
+        p.cleanup();
+      }
     }
   }
-  const latency = table(["memory items", "build (s)", "task_context p50 (ms)", "task_context p95 (ms)", "search p50 (ms)", "search p95 (ms)", "queries"], rows);
+  // 3. candidate quality against an exhaustive scan (realistic corpus, one size: it scores every item per query)
+  const qualityN = opts.quick ? 1_000 : 10_000;
+  const qualityQueries = 60;
+  const qp = buildProject(qualityN, "realistic");
+  let quality: { share: number; exact: number };
+  try {
+    const r = rng(7);
+    quality = await candidateQuality(qp.db, qp.root, Array.from({ length: qualityQueries }, () => synthQuery("realistic", r)));
+  } finally {
+    qp.cleanup();
+  }
+  headline.push(`candidates reach ${fmt(quality.share * 100, 1)} % of the exhaustive top-${MAX_SELECTED} score (${qualityN.toLocaleString("en")} items)`);
+
+  const latency = table(
+    ["corpus", "memory items", "build (s)", "task_context p50 (ms)", "task_context p95 (ms)", "search p50 (ms)", "search p95 (ms)", "task_context: has memory · shown", "search: results", "queries"],
+    rows,
+  );
 
   const md = [
     "### Abstention calibration (labelled set, test/fixtures/retrieval/labelled.json)",
@@ -212,9 +227,16 @@ export default (async (opts) => {
     "### Latency (in-process, offline scoring, synthetic items, one query at a time)",
     "",
     "Goal: p95 ≤ 10 ms at 10k items and ≤ 40 ms at 100k. Candidates come from the FTS5 index and path look-ups (never a scan of all items). " +
-      `Load average while measuring: ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1/5/15 min) on ${cpus().length} cores — other work on the machine inflates the tail.`,
+      "Corpora (bench/retrieval-corpus.ts): `realistic` = coding memories like the extractor's with Zipf-distributed modules, libraries and nouns, " +
+      "task descriptions from one line to two sentences, half with active files, one in eight about something the store never saw; " +
+      "`uniform` = the stress case where every query word is in ~5 % of the items. Default budgets (task_context 400, search 600 tokens). " +
+      `1-minute load average after each row: ${loads.join(", ")} on ${cpus().length} cores — other work on the machine inflates the tail.`,
     "",
     latency,
+    "",
+    `Candidate quality (${qualityN.toLocaleString("en")} realistic items, ${qualityQueries} queries): every item scored by the relevance formula vs the candidate path ` +
+      `(FTS5 pool + path look-ups): the relevant top ${MAX_SELECTED} reach **${fmt(quality.share * 100, 1)} %** of the exhaustive score sum; ` +
+      `${fmt(quality.exact * 100, 0)} % of the queries get exactly the exhaustive top scores.`,
   ].join("\n");
   if (chosen) headline.unshift(`calibration: ${fmt(chosen.hit * 100, 0)} % related tasks get a must-have memory, ${fmt(chosen.abstain * 100, 0)} % unrelated abstain`);
   return { title: "Retrieval: abstention calibration and latency", markdown: md, headline } satisfies BenchReport;

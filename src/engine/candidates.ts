@@ -53,7 +53,9 @@ function plainMatch(db: Database, text: string, limit: number): string[] {
  */
 export function pathCandidates(db: Database, paths: readonly string[], limit = PATH_CANDIDATES): Set<string> {
   const out = new Set<string>();
-  const stmt = db.query<{ id: string }, [string, number]>(`SELECT memory_id AS id FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`);
+  // Newest rows first: FTS5 walks the doclist backwards and stops at the limit, so a folder with
+  // 20,000 items costs what a file with 20 does (ORDER BY rank would score every row).
+  const stmt = db.query<{ id: string }, [string, number]>(`SELECT memory_id AS id FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?`);
   for (const raw of paths.slice(0, 20)) {
     const p = raw.replace(/\\/g, "/").replace(/\/+$/, "");
     const last = p.slice(p.lastIndexOf("/") + 1);

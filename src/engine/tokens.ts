@@ -104,7 +104,20 @@ const PRICE: Record<PieceClass, number[]> = {
   digits: [0,1,1,1,1.25,1.5,1.75,2,2.25,2.5,2.75,3,3.25,3.5,3.75,4,4.25,4.5,4.75,5,5.25,5.5,5.75,6,6.25],
 };
 
+/** Prices of pieces already seen (pieces repeat: words, indentation, punctuation). */
+const priceMemo = new Map<string, number>();
+
 function piecePrice(piece: string): number {
+  let price = priceMemo.get(piece);
+  if (price === undefined) {
+    price = computePrice(piece);
+    if (priceMemo.size >= 50_000) priceMemo.clear();
+    priceMemo.set(piece, price);
+  }
+  return price;
+}
+
+function computePrice(piece: string): number {
   const [cls, len] = classifyPiece(piece);
   const row = PRICE[cls] ?? PRICE.lower;
   const base = row[len] ?? 1;

@@ -38,13 +38,29 @@ export function idf(docs: number, df: number): number {
 export interface StemMatcher {
   stems: ReadonlySet<string>;
   heads: ReadonlySet<number>;
+  /** ASCII heads as a table: `c0 * 128 + c1` for two-letter heads, `c0` alone for one-letter stems. */
+  asciiPairs: Uint8Array;
+  asciiSingles: Uint8Array;
+  /** word → its stem when that stem is a query stem, "" otherwise (per query). */
+  memo: Map<string, string>;
 }
 
 export function stemMatcher(stems: Iterable<string>): StemMatcher {
   const set = new Set(stems);
   const heads = new Set<number>();
-  for (const s of set) heads.add(head(s));
-  return { stems: set, heads };
+  const asciiPairs = new Uint8Array(128 * 128);
+  const asciiSingles = new Uint8Array(128);
+  for (const s of set) {
+    heads.add(head(s));
+    const c0 = s.charCodeAt(0);
+    if (s.length < 2) {
+      if (c0 < 128) asciiSingles[c0] = 1;
+    } else {
+      const c1 = s.charCodeAt(1);
+      if (c0 < 128 && c1 < 128) asciiPairs[c0 * 128 + c1] = 1;
+    }
+  }
+  return { stems: set, heads, asciiPairs, asciiSingles, memo: new Map() };
 }
 
 /** First two UTF-16 units (one for one-letter stems: a word like `aed` stems to `a`). */
@@ -54,29 +70,48 @@ function head(word: string): number {
 
 /**
  * Length and query-term frequencies of a body. Bodies written by expandCodeTokens are lower-case
- * ASCII words separated by single spaces (fast path, checked once per body); anything else goes
- * through the unicode61 rules of bodyStems. Only words that start like a query stem are stemmed.
+ * ASCII words separated by single spaces (fast path: one scan, no split); anything else goes
+ * through the unicode61 rules of bodyStems. Only words that start like a query stem are stemmed
+ * (and each distinct word once per query).
  */
 export function docTerms(body: string, matcher: StemMatcher): DocTerms {
   const tf = new Map<string, number>();
-  const add = (stem: string) => {
-    if (matcher.stems.has(stem)) tf.set(stem, (tf.get(stem) ?? 0) + 1);
-  };
-  if (!PLAIN_BODY.test(body)) {
-    const stems = bodyStems(body);
-    for (const stem of stems) add(stem);
-    return { length: stems.length, tf };
-  }
+  const n = body.length;
   let length = 0;
-  for (const word of body.split(" ")) {
-    if (word.length === 0) continue;
-    length++;
-    if (matcher.heads.has(head(word)) || matcher.heads.has(word.charCodeAt(0))) add(stemCached(word));
+  let start = -1;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? body.charCodeAt(i) : 32;
+    if (c === 32) {
+      if (start >= 0) {
+        length++;
+        const c0 = body.charCodeAt(start);
+        if (matcher.asciiSingles[c0] === 1 || (i - start >= 2 && matcher.asciiPairs[c0 * 128 + body.charCodeAt(start + 1)] === 1)) {
+          const word = body.slice(start, i);
+          let stem = matcher.memo.get(word);
+          if (stem === undefined) {
+            const s = stemCached(word);
+            stem = matcher.stems.has(s) ? s : "";
+            matcher.memo.set(word, stem);
+          }
+          if (stem !== "") tf.set(stem, (tf.get(stem) ?? 0) + 1);
+        }
+        start = -1;
+      }
+    } else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else {
+      return unicodeDocTerms(body, matcher);
+    }
   }
   return { length, tf };
 }
 
-const PLAIN_BODY = /^[a-z0-9 ]*$/;
+function unicodeDocTerms(body: string, matcher: StemMatcher): DocTerms {
+  const tf = new Map<string, number>();
+  const stems = bodyStems(body);
+  for (const stem of stems) if (matcher.stems.has(stem)) tf.set(stem, (tf.get(stem) ?? 0) + 1);
+  return { length: stems.length, tf };
+}
 
 export interface DocScore {
   score: number;

@@ -54,14 +54,68 @@ export function collectionStats(db: Database, table: string): CollectionStats | 
   return { docs, avgLength: tokens / docs };
 }
 
-/** Number of rows containing each stem (0 for stems the index does not hold). */
+/**
+ * Number of rows containing each stem (0 for stems the index does not hold). fts5vocab counts a
+ * stem's rows by walking its whole doclist, so counts are remembered per connection and table
+ * until the index may have changed: another connection committed (`data_version`) or this one
+ * wrote (`total_changes()`).
+ */
 export function documentFrequencies(db: Database, table: string, stems: readonly string[]): Map<string, number> {
   assertIdentifier(table, "table");
   const out = new Map<string, number>();
   if (stems.length === 0) return out;
-  const vocab = `sqrl_vocab_${table}`;
-  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${vocab} USING fts5vocab(main, ${table}, row)`);
-  const stmt = db.query<{ doc: number }, [string]>(`SELECT doc FROM temp.${vocab} WHERE term = ?`);
-  for (const s of stems) out.set(s, stmt.get(s)?.doc ?? 0);
+  const conn = connectionState(db);
+  const stamp = writeStamp(db, conn);
+  let cache = conn.df.get(table);
+  if (!cache || cache.stamp !== stamp || cache.counts.size > DF_CACHE_MAX) {
+    cache = { stamp, counts: new Map() };
+    conn.df.set(table, cache);
+  }
+  let stmt: ReturnType<typeof vocabStatement> | undefined;
+  for (const s of stems) {
+    let n = cache.counts.get(s);
+    if (n === undefined) {
+      stmt ??= vocabStatement(db, conn, table);
+      n = stmt.get(s)?.doc ?? 0;
+      cache.counts.set(s, n);
+    }
+    out.set(s, n);
+  }
   return out;
+}
+
+const DF_CACHE_MAX = 50_000;
+
+interface ConnectionState {
+  vocab: Set<string>;
+  df: Map<string, { stamp: string; counts: Map<string, number> }>;
+  stamp?: ReturnType<Database["query"]>;
+}
+
+const connections = new WeakMap<Database, ConnectionState>();
+
+function connectionState(db: Database): ConnectionState {
+  let s = connections.get(db);
+  if (!s) {
+    s = { vocab: new Set(), df: new Map() };
+    connections.set(db, s);
+  }
+  return s;
+}
+
+/** Changes whenever the database content may have changed, from this connection or another. */
+function writeStamp(db: Database, conn: ConnectionState): string {
+  conn.stamp ??= db.query("SELECT (SELECT data_version FROM pragma_data_version) AS dv, total_changes() AS tc");
+  const v = conn.stamp.get() as { dv: number; tc: number };
+  return `${v.dv}:${v.tc}`;
+}
+
+/** The `fts5vocab` row table over `table`, created once per connection (temp: nothing is written to the file). */
+function vocabStatement(db: Database, conn: ConnectionState, table: string) {
+  const vocab = `sqrl_vocab_${table}`;
+  if (!conn.vocab.has(table)) {
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${vocab} USING fts5vocab(main, ${table}, row)`);
+    conn.vocab.add(table);
+  }
+  return db.query<{ doc: number }, [string]>(`SELECT doc FROM temp.${vocab} WHERE term = ?`);
 }

@@ -2,18 +2,21 @@ import type { Database } from "bun:sqlite";
 import { docTerms, idf, scoreDoc, stemMatcher, type Bm25Params, type DocScore, type WeightedStem } from "./bm25.ts";
 import { boostLabels, smoothWithNeighbours, type Neighbour } from "./context.ts";
 import { expansionTerms, type FeedbackParams } from "./feedback.ts";
-import { matchExpression } from "./fts-query.ts";
 import { assertIdentifier, collectionStats, documentFrequencies } from "./fts-stats.ts";
-import { analyzeQuery, type QueryTerm } from "./query.ts";
+import { fetchPool, type Candidate, type PoolSource, type PoolStrategy, type PoolTerm } from "./pool.ts";
+import { analyzeQuery } from "./query.ts";
 
 export type { Neighbour } from "./context.ts";
+export type { PoolStrategy } from "./pool.ts";
 
 /**
  * Lexical ranking over an FTS5 table `(id UNINDEXED, body)` whose bodies were written with
  * expandCodeTokens and `tokenize = 'porter unicode61'` (memory_fts, episode_fts, the LoCoMo bench).
  *
  * 1. Query processing (query.ts): code-aware split, stop words out, one term per Porter stem.
- * 2. FTS5 proposes a candidate pool: OR of the terms, ordered by its bm25().
+ * 2. FTS5 proposes a candidate pool (pool.ts): OR of the terms ordered by its bm25() in a small
+ *    store; in a large one, the rows covering the most query IDF (doclists read as rowids, no
+ *    per-row bm25), so the cost stays bounded at 100,000 items.
  * 3. The pool is rescored in JS with BM25 (k1, b of our choice) × coverage^coordination, using the
  *    index's own statistics (row count, average length, document frequencies).
  * 4. Optional pseudo-relevance feedback adds a few words from the best documents (second pass).
@@ -39,6 +42,8 @@ export interface LexicalOptions {
   bodyColumn?: string;
   /** Candidates FTS5 proposes for rescoring (default max(limit, RANKER_DEFAULTS.pool)). */
   pool?: number;
+  /** How the pool is proposed (default `auto`; see pool.ts). */
+  poolStrategy?: PoolStrategy;
   /** BM25 and coordination parameters (default RANKER_DEFAULTS.bm25). */
   bm25?: Bm25Params;
   /** Pseudo-relevance feedback; `false` or absent = off. */
@@ -78,37 +83,31 @@ export function queryTerms(query: string): string[] {
   return analyzeQuery(query).map((t) => t.word);
 }
 
-interface Candidate {
-  id: string;
-  body: string;
-}
-
 /**
- * The words that propose candidates. A term found in more than half of the rows (a name every
+ * The terms that propose candidates. A term found in more than half of the rows (a name every
  * turn carries, `project` in every memory) only costs time there — a row that matches nothing else
  * scores near zero — so in a store of some size it is left to the rescoring, unless no other term
  * of the query occurs at all.
  */
-function poolTerms(terms: readonly QueryTerm[], df: ReadonlyMap<string, number>, docs: number): string[] {
-  if (docs < COMMON_MIN_DOCS) return terms.map((t) => t.word);
-  const informative = terms.filter((t) => {
-    const n = df.get(t.stem) ?? 0;
-    return n > 0 && n <= docs * COMMON_SHARE;
-  });
-  return (informative.length > 0 ? informative : terms).map((t) => t.word);
+function poolTerms(terms: readonly WeightedTerm[], docs: number): PoolTerm[] {
+  const all = terms.map((t) => ({ word: t.word, stem: t.stem, weight: t.weight * t.idf, df: t.df }));
+  if (docs < COMMON_MIN_DOCS) return all;
+  const informative = all.filter((t) => t.df > 0 && t.df <= docs * COMMON_SHARE);
+  return informative.length > 0 ? informative : all;
 }
 
 const COMMON_SHARE = 0.5;
 const COMMON_MIN_DOCS = 50;
 
-function fetchPool(db: Database, opts: LexicalOptions, words: readonly string[], pool: number): Candidate[] {
-  const match = matchExpression(words);
-  if (!match) return [];
-  const body = opts.bodyColumn ?? "body";
-  assertIdentifier(body, "body column");
-  return db
-    .query(`SELECT ${opts.idColumn} AS id, ${body} AS body FROM ${opts.table} WHERE ${opts.table} MATCH ? ORDER BY rank LIMIT ?`)
-    .all(match, pool) as Candidate[];
+interface WeightedTerm extends WeightedStem {
+  word: string;
+  df: number;
+}
+
+function poolSource(opts: LexicalOptions): PoolSource {
+  const bodyColumn = opts.bodyColumn ?? "body";
+  assertIdentifier(bodyColumn, "body column");
+  return { table: opts.table, idColumn: opts.idColumn, bodyColumn };
 }
 
 interface Pass {
@@ -126,7 +125,12 @@ export function rankLexical(db: Database, query: string, opts: LexicalOptions): 
   const params = opts.bm25 ?? RANKER_DEFAULTS.bm25;
   const stats = collectionStats(db, opts.table);
   const df = documentFrequencies(db, opts.table, terms.map((t) => t.stem));
-  const candidates = fetchPool(db, opts, poolTerms(terms, df, stats?.docs ?? 0), pool);
+  const weighted: WeightedTerm[] = terms.map((t) => {
+    const n = df.get(t.stem) ?? 0;
+    return { word: t.word, stem: t.stem, weight: 1, df: n, idf: idf(stats?.docs ?? 0, n) };
+  });
+  const src = poolSource(opts);
+  const candidates = fetchPool(db, src, poolTerms(weighted, stats?.docs ?? 0), pool, opts.poolStrategy);
   if (candidates.length === 0) return [];
   const docs = stats?.docs ?? candidates.length;
   const avgLength = stats?.avgLength ?? 0;
@@ -172,7 +176,9 @@ function withFeedback(
   const extraDf = documentFrequencies(db, opts.table, extra.map((e) => e.stem));
   const query = [...first.query, ...extra.map((e) => ({ stem: e.stem, weight: e.weight, idf: idf(ctx.docs, extraDf.get(e.stem) ?? 0) }))];
   const seen = new Set(first.candidates.map((c) => c.id));
-  const candidates = [...first.candidates, ...fetchPool(db, opts, extra.map((e) => e.word), ctx.pool).filter((c) => !seen.has(c.id))];
+  const extraTerms = extra.map((e) => ({ word: e.word, stem: e.stem, weight: e.weight * idf(ctx.docs, extraDf.get(e.stem) ?? 0), df: extraDf.get(e.stem) ?? 0 }));
+  const fresh = fetchPool(db, poolSource(opts), extraTerms, ctx.pool, opts.poolStrategy).filter((c) => !seen.has(c.id));
+  const candidates = [...first.candidates, ...fresh];
   return { candidates, query, scored: scorePool(candidates, query, ctx.avgLength, ctx.params) };
 }
 
