@@ -12,7 +12,7 @@ import { PACKED_EVENT_WIDTH } from "../sql/events.ts";
 import { prepareFileRows, ROW_BATCH, type FileRowsSummary, type PackedBatch, type RowBatch, type RowsJob } from "./file-rows.ts";
 import { emptyIngestResult, insertPacked, insertRouted, lookupStoredToolUse, mergeIngestResult, type IngestContext, type IngestResult } from "./ingest.ts";
 import { prepareInWorkers } from "./ingest-workers.ts";
-import { planSlices } from "./slice-plan.ts";
+import { planSlices, type SlicePlanOptions } from "./slice-plan.ts";
 import type { TailSource } from "./tail.ts";
 import type { NormalizerDeps } from "./watchers/transcript-source.ts";
 
@@ -32,8 +32,13 @@ export interface FileIngestResult extends IngestResult {
 }
 
 export interface FileIngestOptions {
-  /** Read the file on the ingest workers: default for line files of WORKER_MIN_BYTES and more. */
-  worker?: boolean;
+  /**
+   * Ingest workers to read the file with: 0 reads it in this thread; default: line files of
+   * WORKER_MIN_BYTES and more on as many as `ingestParallelism()` says (none on a busy machine).
+   */
+  workers?: number;
+  /** How the file is cut into slices for the workers. */
+  slices?: SlicePlanOptions;
 }
 
 export function normalizerDeps(ctx: IngestContext): NormalizerDeps {
@@ -102,11 +107,11 @@ export async function ingestFileOnce(path: string, source: TailSource, document:
     if (gatheredRows >= ROW_BATCH) insertGathered();
   };
   const size = sizeOf(path);
-  const useWorker = opts.worker ?? (!document && size >= WORKER_MIN_BYTES);
+  const useWorkers = !document && (opts.workers !== undefined ? opts.workers > 0 : size >= WORKER_MIN_BYTES);
   let summary: FileRowsSummary | undefined;
-  if (useWorker && !document) {
+  if (useWorkers) {
     try {
-      summary = await prepareInWorkers(job, planSlices(path, size, source), insertPackedBatch);
+      summary = await prepareInWorkers(job, planSlices(path, size, source, opts.slices), insertPackedBatch, opts.workers);
       insertGathered();
     } catch {
       // The worker died part way: do the whole file here; what it inserted comes back as duplicates.

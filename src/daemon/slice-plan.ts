@@ -21,17 +21,28 @@ const TOOL_RESULT = Buffer.from('"tool_use_id"');
 /** Sources whose normalizer can be read in slices (see normalize/slice.ts). */
 const SLICEABLE: ReadonlySet<TailSource> = new Set(["claude"]);
 
-export function planSlices(path: string, size: number, source: TailSource): SliceRange[] {
+export interface SlicePlanOptions {
+  /** Slice length (default: about size/16, within 2–16 MiB; no slices below twice the minimum). */
+  sliceBytes?: number;
+  /** Cut at prompt lines when one is near (default true); false cuts at the first line start. */
+  preferPrompts?: boolean;
+}
+
+export function planSlices(path: string, size: number, source: TailSource, opts: SlicePlanOptions = {}): SliceRange[] {
   const whole: SliceRange[] = [{ index: 0, from: 0, until: null }];
-  if (!SLICEABLE.has(source) || size < 2 * MIN_SLICE_BYTES) return whole;
-  const target = Math.min(MAX_SLICE_BYTES, Math.max(MIN_SLICE_BYTES, Math.ceil(size / TARGET_SLICES)));
+  if (!SLICEABLE.has(source)) return whole;
+  const minSlice = opts.sliceBytes ?? MIN_SLICE_BYTES;
+  if (size < 2 * minSlice) return whole;
+  const target = opts.sliceBytes ?? Math.min(MAX_SLICE_BYTES, Math.max(MIN_SLICE_BYTES, Math.ceil(size / TARGET_SLICES)));
+  const preferPrompts = opts.preferPrompts ?? true;
   const cuts: number[] = [];
   const fd = openSync(path, "r");
   try {
     const buf = Buffer.allocUnsafe(WINDOW_BYTES);
     let pos = target;
-    while (pos < size - MIN_SLICE_BYTES / 2) {
-      const cut = findCut(fd, buf, pos, size);
+    while (pos < size - minSlice / 2) {
+      const cut = findCut(fd, buf, pos, size, preferPrompts);
+      if (cut !== null && cuts.length > 0 && cut <= cuts[cuts.length - 1]!) break;
       if (cut === null || cut >= size) break;
       cuts.push(cut);
       pos = cut + target;
@@ -51,7 +62,7 @@ export function planSlices(path: string, size: number, source: TailSource): Slic
 }
 
 /** The start of the first prompt line in the window after `pos`, else of the first line there. */
-function findCut(fd: number, buf: Buffer, pos: number, size: number): number | null {
+function findCut(fd: number, buf: Buffer, pos: number, size: number, preferPrompts: boolean): number | null {
   let at = pos;
   while (at < size) {
     const got = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
@@ -62,7 +73,7 @@ function findCut(fd: number, buf: Buffer, pos: number, size: number): number | n
       continue;
     }
     let start = first + 1;
-    for (;;) {
+    for (; preferPrompts; ) {
       const nl = buf.indexOf(10, start);
       if (nl < 0 || nl >= got) break;
       const line = buf.subarray(start, nl);

@@ -3,21 +3,22 @@ import { docTerms, stemMatcher } from "./bm25.ts";
 import { matchExpression } from "./fts-query.ts";
 
 /**
- * The candidate pool: the rows the ranker rescores in JS. Two ways to propose it, same contract
- * (at most `pool` rows, those that best cover the query):
+ * The candidate pool: the rows the ranker rescores in JS (BM25 × coverage over their bodies).
+ * Two ways to propose it:
  *
  * - `rank`: FTS5's own ordering, `MATCH 'a OR b OR …' ORDER BY rank LIMIT pool`. FTS5 computes
  *   bm25() for every matching row (a docsize look-up and a position-list walk each, ~1 µs a row),
- *   so its cost grows with the summed document frequency of the terms: fine in a small store,
- *   ~15 ms for four terms in 5 % of 100,000 items.
- * - `coverage`: the doclist of each term is read as a list of rowids (no scoring, ~0.12 µs a
- *   row), every row gets the set of query terms it contains, and rows are taken by covered IDF
- *   mass (the coverage factor of the final score) from the best term set down until the pool is
- *   full. Doclists are read rarest term first and the common terms' long doclists are skipped or
- *   only probed among the rows that can still make the pool (MaxScore, see coveragePool). When one
- *   term set holds more rows than the pool can take, FTS5 orders just those rows (`AND` of that
- *   set's terms, bm25 — the order `rank` would give them), at most the newest 2,000 of them.
- *   On the bench stores this pool is as good as `rank`'s by the final score (see docs/benchmarks.md).
+ *   so the cost grows with the summed document frequency of the terms: fine in a small store,
+ *   ~15 ms for four terms in 5 % of 100,000 items, several times that for a long task description.
+ * - `coverage`: rows by covered IDF mass — the coverage factor of the final score — without
+ *   scoring every match. Doclists are read as rowid lists (~0.12 µs a row), rarest term first,
+ *   with MaxScore pruning (see coveragePool) so that the long doclists of common terms are mostly
+ *   skipped or only probed among the rows that can still make the pool. The result holds every
+ *   row whose coverage beats the pool-th best (between `pool` and POOL_CAP_FACTOR × `pool` rows);
+ *   when one term set is larger than the room left, FTS5's bm25 picks among it (the order `rank`
+ *   would give those rows), over its newest GROUP_RANK_WINDOW rows at most.
+ *   Measured against an exhaustive scan, this pool finds the relevance formula's top items at
+ *   least as well as `rank` does (bench/retrieval.ts, docs/benchmarks.md; LoCoMo unchanged).
  *
  * `auto` (the default) uses `rank` while the terms' summed document frequency stays under
  * RANK_ROW_BUDGET (a store of a few thousand items, a LoCoMo conversation) and `coverage` above it.
@@ -218,92 +219,103 @@ function followContenders(
   cap: number,
   masks: Masks,
 ): Candidate[] {
-  const massCache = new Map<number, number>();
-  const massOf = (m: number): number => {
-    let v = massCache.get(m);
-    if (v === undefined) {
-      v = 0;
-      for (let i = 0; i < terms.length; i++) if (m & (1 << i)) v += terms[i]!.weight;
-      massCache.set(m, v);
-    }
-    return v;
-  };
-  const c = new Contenders(groups.filter((g) => g.mass + unread[read]! >= start - EPS).flatMap((g) => g.rows), start, masks, massOf);
-  const finish = (): Candidate[] => {
-    const missing = c.rows.filter((r) => !c.fetched.has(r));
-    for (const [r, cand] of bodyRows(db, src, missing)) c.fetched.set(r, cand);
-    return c.rows.flatMap((r) => (c.fetched.has(r) ? [c.fetched.get(r)!] : []));
-  };
-
+  const c = new Contenders(terms, groups, start, unread[read]!);
   c.prune(unread[read]!, pool);
-  if (c.rows.length <= cap) return finish();
+  if (c.size() <= cap) return c.finish(db, src);
   // Raise the threshold with the exact coverage of the best `pool` contenders.
   const matcher = stemMatcher(terms.map((t) => t.stem));
-  for (const [r, cand] of bodyRows(db, src, c.best(pool))) {
-    c.fetched.set(r, cand);
+  const leaders = bodyRows(db, src, c.best(pool));
+  for (const [r, cand] of leaders) {
     const tf = docTerms(cand.body ?? "", matcher).tf;
     let m = 0;
-    for (const t of terms) if (tf.has(t.stem)) m += t.weight;
-    c.exact.set(r, m);
+    terms.forEach((t, i) => {
+      if (tf.has(t.stem)) m |= 1 << i;
+    });
+    c.know(r, m, cand);
   }
   c.prune(unread[read]!, pool);
   for (let j = read + 1; j < terms.length; j++) {
-    if (c.rows.length <= cap) return finish();
-    const within = containedIn(c.groups(), terms.slice(0, j));
+    if (c.size() <= cap) return c.finish(db, src);
+    const within = containedIn(c.groups, terms.slice(0, j));
     // Probe among the contenders when that walks fewer rows than the term's own doclist.
     if (within && within.cost <= terms[j]!.df) readDoclist(list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
     else readDoclist(list, terms[j]!.word, 1 << j, masks);
+    c.split(1 << j, masks);
     c.prune(unread[j]!, pool);
   }
-  if (c.rows.length <= cap) return finish();
+  if (c.size() <= cap) return c.finish(db, src);
   // Every term is known for the contenders: whole term sets, best first, as without pruning.
-  return fill(db, src, c.groups().sort((a, b) => b.mass - a.mass || a.mask - b.mask), terms, pool, cap, masks);
+  return fill(db, src, c.allGroups(), terms, pool, cap, masks);
 }
 
 const EPS = 1e-9;
 
 /**
- * Rows that can still make the pool, with the threshold they must reach (a lower bound of the
- * pool-th best coverage) and, for rows whose bodies were read, their exact coverage.
+ * Rows that can still make the pool, by term set so far, and the threshold they must reach (a
+ * lower bound of the pool-th best coverage). Rows whose bodies were read have an exact term set
+ * (`known`) and no longer need probing.
  */
 class Contenders {
   threshold: number;
-  readonly exact = new Map<number, number>();
-  readonly fetched = new Map<number, Candidate>();
+  groups: Group[];
+  private known = new Map<number, { mask: number; candidate: Candidate }>();
+  /** Known rows not yet removed from their groups. */
+  private fresh = false;
+  private readonly massCache = new Map<number, number>();
 
   constructor(
-    public rows: number[],
+    private readonly terms: readonly PoolTerm[],
+    groups: readonly Group[],
     start: number,
-    private readonly masks: Masks,
-    private readonly massOf: (mask: number) => number,
+    rest: number,
   ) {
     this.threshold = start;
+    this.groups = groups.filter((g) => g.mass + rest >= start - EPS).map((g) => ({ ...g, rows: [...g.rows] }));
   }
 
-  /** Rows by term set so far (rows with an exact coverage excluded). */
-  groups(): Group[] {
-    const byMask = new Map<number, Group>();
-    for (const r of this.rows) {
-      const m = this.masks.get(r);
-      let g = byMask.get(m);
-      if (!g) byMask.set(m, (g = { mask: m, mass: this.massOf(m), rows: [] }));
-      g.rows.push(r);
+  massOf(m: number): number {
+    let v = this.massCache.get(m);
+    if (v === undefined) {
+      v = 0;
+      for (let i = 0; i < this.terms.length; i++) if (m & (1 << i)) v += this.terms[i]!.weight;
+      this.massCache.set(m, v);
     }
-    return [...byMask.values()];
+    return v;
+  }
+
+  size(): number {
+    let n = this.known.size;
+    for (const g of this.groups) n += g.rows.length;
+    return n;
+  }
+
+  /** Record a row's exact term set (read from its body); it leaves its group. */
+  know(row: number, mask: number, candidate: Candidate): void {
+    this.known.set(row, { mask, candidate });
+    this.fresh = true;
+  }
+
+  /** After a term was probed: split every group by whether its rows hold the term. */
+  split(bit: number, masks: Masks): void {
+    const next = new Map<number, Group>();
+    for (const g of this.groups) {
+      for (const r of g.rows) {
+        if (this.known.has(r)) continue;
+        const m = g.mask | (masks.get(r) & bit);
+        let h = next.get(m);
+        if (!h) next.set(m, (h = { mask: m, mass: this.massOf(m), rows: [] }));
+        h.rows.push(r);
+      }
+    }
+    this.groups = [...next.values()];
   }
 
   /** Raise the threshold from what is known, then drop rows that cannot reach it with `rest` more. */
   prune(rest: number, pool: number): void {
-    const levels: Array<[number, number]> = [];
-    for (const g of this.groups()) {
-      let n = 0;
-      for (const r of g.rows) {
-        const e = this.exact.get(r);
-        if (e === undefined) n++;
-        else levels.push([e, 1]);
-      }
-      if (n > 0) levels.push([g.mass, n]);
-    }
+    if (this.fresh) for (const g of this.groups) g.rows = g.rows.filter((r) => !this.known.has(r));
+    this.fresh = false;
+    const levels: Array<[number, number]> = this.groups.map((g) => [g.mass, g.rows.length]);
+    for (const k of this.known.values()) levels.push([this.massOf(k.mask), 1]);
     levels.sort((a, b) => b[0] - a[0]);
     let seen = 0;
     for (const [mass, n] of levels) {
@@ -314,20 +326,41 @@ class Contenders {
       }
     }
     const floor = this.threshold - EPS;
-    this.rows = this.rows.filter((r) => {
-      const e = this.exact.get(r);
-      return e !== undefined ? e >= floor : this.massOf(this.masks.get(r)) + rest >= floor;
-    });
+    this.groups = this.groups.filter((g) => g.rows.length > 0 && g.mass + rest >= floor);
+    for (const [r, k] of this.known) if (this.massOf(k.mask) < floor) this.known.delete(r);
   }
 
   /** The `n` rows with the highest coverage so far. */
   best(n: number): number[] {
     const out: number[] = [];
-    for (const g of this.groups().sort((a, b) => b.mass - a.mass || a.mask - b.mask)) {
+    for (const g of [...this.groups].sort((a, b) => b.mass - a.mass || a.mask - b.mask)) {
       for (const r of g.rows) {
         if (out.length >= n) return out;
         out.push(r);
       }
+    }
+    return out;
+  }
+
+  /** Groups and known rows together, by term set, best first. */
+  allGroups(): Group[] {
+    const byMask = new Map<number, Group>(this.groups.map((g) => [g.mask, { ...g, rows: [...g.rows] }]));
+    for (const [r, k] of this.known) {
+      let g = byMask.get(k.mask);
+      if (!g) byMask.set(k.mask, (g = { mask: k.mask, mass: this.massOf(k.mask), rows: [] }));
+      g.rows.push(r);
+    }
+    return [...byMask.values()].sort((a, b) => b.mass - a.mass || a.mask - b.mask);
+  }
+
+  /** The bodies of every remaining contender. */
+  finish(db: Database, src: PoolSource): Candidate[] {
+    const out: Candidate[] = [...this.known.values()].map((k) => k.candidate);
+    const rows = this.groups.flatMap((g) => g.rows);
+    const fetched = bodyRows(db, src, rows);
+    for (const r of rows) {
+      const c = fetched.get(r);
+      if (c) out.push(c);
     }
     return out;
   }
@@ -435,7 +468,8 @@ function bodies(db: Database, src: PoolSource, rowids: readonly number[]): Candi
 function bodyRows(db: Database, src: PoolSource, rowids: readonly number[]): Map<number, Candidate> {
   const out = new Map<number, Candidate>();
   if (rowids.length === 0) return out;
-  for (const row of db.query(bodiesSql(db, src)).all(JSON.stringify(rowids)) as Array<Candidate & { r: number }>) out.set(row.r, { id: row.id, body: row.body });
+  // .values(): rows as arrays, about twice as fast as objects for a few hundred rows.
+  for (const [r, id, body] of db.query(bodiesSql(db, src)).values(JSON.stringify(rowids)) as Array<[number, string, string]>) out.set(r, { id, body });
   return out;
 }
 
