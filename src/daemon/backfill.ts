@@ -11,7 +11,7 @@ import { basename } from "node:path";
 import { PACKED_EVENT_WIDTH } from "../sql/events.ts";
 import { prepareFileRows, ROW_BATCH, type FileRowsSummary, type PackedBatch, type RowBatch, type RowsJob } from "./file-rows.ts";
 import { emptyIngestResult, insertPacked, insertRouted, lookupStoredToolUse, mergeIngestResult, type IngestContext, type IngestResult } from "./ingest.ts";
-import { prepareInWorkers } from "./ingest-workers.ts";
+import { prepareInWorkers, slotsInUse } from "./ingest-workers.ts";
 import { planSlices, type SlicePlanOptions } from "./slice-plan.ts";
 import type { TailSource } from "./tail.ts";
 import type { NormalizerDeps } from "./watchers/transcript-source.ts";
@@ -29,6 +29,8 @@ export interface FileIngestResult extends IngestResult {
   lines: number;
   malformed: number;
   events: number;
+  /** Ingest workers that read the file (0: read in this thread). */
+  workers: number;
 }
 
 export interface FileIngestOptions {
@@ -82,7 +84,7 @@ function sizeOf(path: string): number {
 /** Read one file from the start and ingest all of it. */
 export async function ingestFileOnce(path: string, source: TailSource, document: boolean, ctx: IngestContext, opts: FileIngestOptions = {}): Promise<FileIngestResult> {
   const job: RowsJob = { path, source, document, projects: [...ctx.projects], only: ctx.only ? [...ctx.only] : null, userId: ctx.userId };
-  const result: FileIngestResult = { ...emptyIngestResult(), path, source, lines: 0, malformed: 0, events: 0 };
+  const result: FileIngestResult = { ...emptyIngestResult(), path, source, lines: 0, malformed: 0, events: 0, workers: 0 };
   const insert = (into: FileIngestResult) => (batch: RowBatch) => {
     into.events += batch.events;
     mergeIngestResult(into, insertRouted({ byProject: new Map(batch.byProject), skipped: batch.skipped }, ctx.pool));
@@ -116,14 +118,15 @@ export async function ingestFileOnce(path: string, source: TailSource, document:
     } catch {
       // The worker died part way: do the whole file here; what it inserted comes back as duplicates.
       insertGathered();
-      const again: FileIngestResult = { ...emptyIngestResult(), path, source, lines: 0, malformed: 0, events: 0 };
+      const again: FileIngestResult = { ...emptyIngestResult(), path, source, lines: 0, malformed: 0, events: 0, workers: 0 };
       const read = prepareFileRows(job, normalizerDeps(ctx), insert(again));
       again.duplicates -= result.added;
       for (const [root, n] of result.addedByProject) again.addedByProject.set(root, (again.addedByProject.get(root) ?? 0) + n);
       return { ...again, added: again.added + result.added, lines: read.lines, malformed: read.malformed };
     }
   }
-  if (!summary) summary = prepareFileRows(job, normalizerDeps(ctx), insert(result));
+  if (summary) result.workers = slotsInUse();
+  else summary = prepareFileRows(job, normalizerDeps(ctx), insert(result));
   result.lines = summary.lines;
   result.malformed = summary.malformed;
   await Bun.sleep(0); // let a daemon's API breathe between files

@@ -13,7 +13,7 @@ import { openProjectDb } from "../sql/open.ts";
 import { packBatch, SliceReader, type RowBatch, type RowsJob } from "./file-rows.ts";
 import { lookupToolUseIn } from "./ingest.ts";
 import type { IngestWorkerReply, IngestWorkerRequest } from "./ingest-worker-protocol.ts";
-import { isSliceAware } from "./normalize/slice.ts";
+import { isSliceAware, type SliceSeed } from "./normalize/slice.ts";
 import type { NormalizerDeps } from "./watchers/transcript-source.ts";
 
 declare const self: Worker;
@@ -96,6 +96,11 @@ function readSlice(job: JobState, reader: SliceReader, index: number, until: num
   });
 }
 
+function seed(reader: SliceReader, with_: SliceSeed | null): void {
+  const n = reader.normalizer;
+  if (with_ && isSliceAware(n)) n.seed(with_);
+}
+
 function handle(msg: IngestWorkerRequest): void {
   if (msg.kind === "slice") {
     const job = current && current.id === msg.job ? current : startJob(msg.job, msg.spec, msg.credit, msg.maxAhead);
@@ -108,10 +113,12 @@ function handle(msg: IngestWorkerRequest): void {
     const reader = job.readers.get(msg.held);
     if (!reader) throw new Error(`no reader kept for slice ${msg.held}`);
     job.readers.delete(msg.held);
+    seed(reader, msg.seed);
     readSlice(job, reader, msg.slice.index, msg.slice.until);
   } else if (msg.kind === "flush") {
     const reader = job.readers.get(msg.index);
     job.readers.delete(msg.index);
+    if (reader) seed(reader, msg.seed);
     reader?.flush(sinkFor(job, msg.index));
     post({ kind: "flushed", job: job.id, index: msg.index });
   } else if (msg.kind === "drop") job.readers.delete(msg.index);

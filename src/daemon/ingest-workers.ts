@@ -17,7 +17,8 @@ import { availableParallelism, cpus } from "node:os";
 import { log } from "../shared/log.ts";
 import type { FileRowsSummary, PackedBatch, RowsJob } from "./file-rows.ts";
 import type { IngestWorkerReply, IngestWorkerRequest, SliceRange } from "./ingest-worker-protocol.ts";
-import { sliceFollows, type SliceAssumptions, type SliceState } from "./normalize/slice.ts";
+import { sliceFollows, stateAfter, type SliceAssumptions, type SliceSeed, type SliceState } from "./normalize/slice.ts";
+import type { ToolUseInfo } from "./normalize/types.ts";
 
 /** Batches one worker may post ahead of this thread taking them. */
 const MAX_AHEAD = 4;
@@ -40,6 +41,8 @@ interface SliceRun {
   assumptions?: SliceAssumptions | null;
   /** The rows a flush of its normalizer would hand on (null: unknown, flush for real). */
   flushRows?: PackedBatch | null;
+  /** Once read exactly: the exact normalizer state at its end (its own cwd etc. completed from before). */
+  exact?: SliceState | null;
 }
 
 interface Slot {
@@ -58,7 +61,8 @@ interface FileRun {
   runs: SliceRun[];
   /** The slice being read exactly, or read and held, or being flushed: every row before it is in. */
   head: number;
-  toolIds: Set<string>;
+  /** Every tool_use of the slices read exactly so far (the latest of each id). */
+  tools: Map<string, ToolUseInfo>;
   totals: FileRowsSummary;
   onBatch: (batch: PackedBatch) => void;
   settle: (r: FileRowsSummary | Error) => void;
@@ -123,6 +127,11 @@ function stopWorkers(): void {
   idleTimer = null;
   for (const s of slots) s.worker.terminate();
   slots = [];
+}
+
+/** Workers started (the ones the last file was read with). */
+export function slotsInUse(): number {
+  return slots.length;
 }
 
 /** Stop the workers now (tests, shutdown); a later file starts new ones. */
@@ -215,7 +224,7 @@ export function prepareInWorkers(job: RowsJob, slices: readonly SliceRange[], on
       job,
       runs: slices.map((range) => ({ range, status: "unassigned", worker: -1, buffer: [] })),
       head: 0,
-      toolIds: new Set(),
+      tools: new Map(),
       totals: { lines: 0, malformed: 0 },
       onBatch,
       settle: (r) => (r instanceof Error ? reject(r) : resolvePromise(r)),
@@ -284,7 +293,20 @@ function becameExact(file: FileRun, run: SliceRun): void {
   run.status = "read";
   file.totals.lines += run.summary?.lines ?? 0;
   file.totals.malformed += run.summary?.malformed ?? 0;
-  for (const id of run.assumptions?.toolIds ?? []) file.toolIds.add(id);
+  for (const [id, info] of run.assumptions?.toolUses ?? []) file.tools.set(id, info);
+  const before = run.range.index > 0 ? file.runs[run.range.index - 1]!.exact : undefined;
+  run.exact = run.state && before ? stateAfter(before, run.state) : (run.state ?? null);
+}
+
+/** What the normalizer holding `run` may lack of the exact state (and the tool_uses `need`s). */
+function seedFor(file: FileRun, run: SliceRun, need: readonly string[]): SliceSeed | null {
+  if (!run.exact) return null;
+  const toolUses: Array<[string, ToolUseInfo]> = [];
+  for (const id of need) {
+    const info = file.tools.get(id);
+    if (info) toolUses.push([id, info]);
+  }
+  return { cwd: run.exact.cwd, lastTimestamp: run.exact.lastTimestamp, toolUses };
 }
 
 /** Take every decision that can be taken now, then give free workers slices to read ahead. */
@@ -295,18 +317,18 @@ function advance(file: FileRun): void {
     const next = file.runs[file.head + 1];
     if (!next) {
       head.status = "flushing";
-      send(head.worker, { kind: "flush", job: file.id, index: file.head });
+      send(head.worker, { kind: "flush", job: file.id, index: file.head, seed: seedFor(file, head, []) });
       break;
     }
     if (next.status === "speculating") break; // wait for it to end
-    const follows = next.status === "speculated" && head.state && next.assumptions && sliceFollows(head.state, next.assumptions, file.toolIds);
+    const follows = next.status === "speculated" && head.exact && next.assumptions && sliceFollows(head.exact, next.assumptions, file.tools);
     if (!follows) {
       rereadAfter(file, head, next);
       break;
     }
     if (!head.flushRows) {
       head.status = "flushing"; // the confirmation goes on when its rows are in ("flushed")
-      send(head.worker, { kind: "flush", job: file.id, index: file.head });
+      send(head.worker, { kind: "flush", job: file.id, index: file.head, seed: seedFor(file, head, []) });
       break;
     }
     // the head's held-back rows are known already: no round trip to its worker
@@ -335,7 +357,10 @@ function rereadAfter(file: FileRun, head: SliceRun, next: SliceRun): void {
   next.status = "reading";
   file.head = next.range.index;
   slots[head.worker]!.reads++;
-  send(head.worker, { kind: "continue", job: file.id, held: head.range.index, slice: next.range });
+  // a speculative read of the slice named the tool_uses it looks up from before it; without one, all
+  const seed = seedFor(file, head, next.assumptions?.missedToolIds ?? [...file.tools.keys()]);
+  next.assumptions = undefined;
+  send(head.worker, { kind: "continue", job: file.id, held: head.range.index, slice: next.range, seed });
 }
 
 function assignSpeculative(file: FileRun): void {

@@ -13,7 +13,7 @@
 import { basename } from "node:path";
 import type { EventContent, EventType, NormalizedEvent } from "../../shared/event.ts";
 import { summarizeEditTool } from "./diff-summary.ts";
-import type { SliceAssumptions, SliceAware, SliceState } from "./slice.ts";
+import { compactToolUse, type SliceAssumptions, type SliceAware, type SliceSeed, type SliceState } from "./slice.ts";
 import { testRunInfo } from "./test-runner.ts";
 import { asRecord, asString, isoOr, type LineNormalizer, type NormalizerOptions, type ToolUseInfo } from "./types.ts";
 
@@ -116,8 +116,10 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     sawTurn: false,
     firstTurnMsgId: undefined,
     missedToolIds: [],
-    toolIds: [],
+    toolUses: [],
   };
+  /** tool_use ids set since `sliceAssumptions` last reported them. */
+  private newToolIds: string[] = [];
 
   constructor(private readonly opts: NormalizerOptions = {}) {
     const file = opts.filePath ?? "";
@@ -183,7 +185,19 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
   }
 
   sliceAssumptions(): SliceAssumptions {
-    return { ...this.assumed, missedToolIds: [...this.assumed.missedToolIds], toolIds: [...this.tools.keys()] };
+    const toolUses: Array<[string, ToolUseInfo]> = [];
+    for (const id of this.newToolIds) {
+      const info = this.tools.get(id);
+      if (info) toolUses.push([id, compactToolUse(info)]);
+    }
+    this.newToolIds = [];
+    return { ...this.assumed, missedToolIds: [...this.assumed.missedToolIds], toolUses };
+  }
+
+  seed(seed: SliceSeed): void {
+    if (this.cwd === null) this.cwd = seed.cwd;
+    if (this.lastTimestamp === "") this.lastTimestamp = seed.lastTimestamp;
+    for (const [id, info] of seed.toolUses) if (!this.tools.has(id)) this.tools.set(id, info);
   }
 
   heldFrom(): number | null {
@@ -303,7 +317,10 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     const id = asString(block.id) ?? "";
     const tool = asString(block.name) ?? "unknown";
     const input = block.input;
-    if (id) this.tools.set(id, { tool, input });
+    if (id) {
+      this.tools.set(id, { tool, input });
+      this.newToolIds.push(id);
+    }
     const raw = { ...r, message: { ...asRecord(r.message), content: [block] } };
     if (CLAUDE_EDIT_TOOLS.has(tool)) {
       const s = summarizeEditTool(tool, input);

@@ -8,6 +8,7 @@
  * (`sliceFollows`). When they did not, the slice is read again, exactly, after its predecessor.
  */
 import type { NormalizedEvent } from "../../shared/event.ts";
+import type { ToolUseInfo } from "./types.ts";
 
 /** What a normalizer carries from one line to the next, as far as a following slice can notice it. */
 export interface SliceState {
@@ -32,8 +33,28 @@ export interface SliceAssumptions {
   firstTurnMsgId: string | undefined;
   /** tool_use ids whose results came without the tool_use in this normalizer's memory. */
   missedToolIds: string[];
-  /** tool_use ids this normalizer has seen. */
-  toolIds: string[];
+  /** tool_uses read since the last report: what a later tool_result needs of them (`compactToolUse`). */
+  toolUses: Array<[id: string, info: ToolUseInfo]>;
+}
+
+/** What a normalizer that reads on after other normalizers needs to know of the lines before. */
+export interface SliceSeed {
+  cwd: string | null;
+  lastTimestamp: string;
+  toolUses: Array<[id: string, info: ToolUseInfo]>;
+}
+
+/** The part of a tool_use a tool_result is normalized with: its name, command and paths. */
+export function compactToolUse(info: ToolUseInfo): ToolUseInfo {
+  const input = info.input;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return { tool: info.tool, input: undefined };
+  const src = input as Record<string, unknown>;
+  const out: Record<string, string> = {};
+  for (const k of ["command", "file_path", "notebook_path", "absolute_path", "path"]) {
+    const v = src[k];
+    if (typeof v === "string") out[k] = v;
+  }
+  return { tool: info.tool, input: out };
 }
 
 /** A normalizer that can be read in slices. */
@@ -45,18 +66,28 @@ export interface SliceAware {
    * without flushing. Lets the next slice go in without a round trip to this normalizer's thread.
    */
   flushPreview(): NormalizedEvent[] | null;
+  /**
+   * Fill in what this normalizer, started in the middle of the file, lacks of the exact state:
+   * cwd and timestamp when it never saw one, tool_uses it never saw.
+   */
+  seed(seed: SliceSeed): void;
 }
 
 export function isSliceAware(n: object): n is SliceAware {
   const a = n as Partial<SliceAware>;
-  return typeof a.sliceState === "function" && typeof a.sliceAssumptions === "function" && typeof a.flushPreview === "function";
+  return typeof a.sliceState === "function" && typeof a.sliceAssumptions === "function" && typeof a.flushPreview === "function" && typeof a.seed === "function";
+}
+
+/** The exact state after a slice read from a fresh normalizer that held, given the exact state before it. */
+export function stateAfter(before: SliceState, slice: SliceState): SliceState {
+  return { ...slice, cwd: slice.cwd ?? before.cwd, lastTimestamp: slice.lastTimestamp || before.lastTimestamp };
 }
 
 /**
  * Does a slice read from a fresh normalizer give exactly what reading on from `prev` would have
  * given? `toolIdsBefore`: every tool_use id of the lines before the slice.
  */
-export function sliceFollows(prev: SliceState, next: SliceAssumptions, toolIdsBefore: ReadonlySet<string>): boolean {
+export function sliceFollows(prev: SliceState, next: SliceAssumptions, toolIdsBefore: { has(id: string): boolean }): boolean {
   if (prev.waiting > 0) return false; // they would have been released with a cwd of this slice
   if (next.usedInitialCwd && prev.cwd !== null) return false;
   if (next.usedInitialTimestamp && prev.lastTimestamp !== "") return false;
