@@ -117,8 +117,30 @@ async function candidateQuality(db: Database, root: string, queries: ReadonlyArr
   return { share: ideal === 0 ? 1 : got / ideal, exact: exact / queries.length };
 }
 
+/** Run the read path on a throwaway store first, so that no measured row pays for JIT compilation. */
+async function warmEngine(): Promise<void> {
+  const p = buildProject(500, "realistic");
+  try {
+    const r = rng(3);
+    const ctx = retrievalContext(p.db, p.root);
+    for (let i = 0; i < 200; i++) {
+      const q = synthQuery("realistic", r);
+      await taskContext(ctx, TaskContextRequest.parse({ project_id: p.root, task_description: q.task, active_file_paths: q.files }));
+      await searchMemory(ctx, SearchQuery.parse({ project_id: p.root, query: q.task }));
+    }
+  } finally {
+    p.cleanup();
+  }
+}
+
+function warmUps(runs: number): number {
+  return Math.min(50, runs);
+}
+
 async function timeIt(runs: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < Math.min(10, runs); i++) await fn(i); // warm-up
+  // Warm-up: the engine is a long-running process; without it the first size measured would pay
+  // for JIT compilation of the whole read path in its tail.
+  for (let i = 0; i < warmUps(runs); i++) await fn(i);
   const out: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -154,6 +176,7 @@ export default (async (opts) => {
   const rows: Array<Array<string | number>> = [];
   const headline: string[] = [];
   const loads: string[] = [];
+  await warmEngine();
   for (const corpus of corpora) {
     for (const n of sizes) {
       const t0 = performance.now();
@@ -178,7 +201,7 @@ export default (async (opts) => {
             results += (await searchMemory({ ...ctx, nowMs: Date.now() }, SearchQuery.parse({ project_id: p.root, query: queries[i]!.task }))).results.length;
           }),
         );
-        const calls = runs + Math.min(10, runs); // timed runs plus warm-up
+        const calls = runs + warmUps(runs); // timed runs plus warm-up
         rows.push([
           corpus,
           n.toLocaleString("en"),

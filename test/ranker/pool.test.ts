@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { docTerms, idf, stemMatcher } from "../../src/engine/ranker/bm25.ts";
 import { documentFrequencies } from "../../src/engine/ranker/fts-stats.ts";
 import { rankLexical } from "../../src/engine/ranker/lexical.ts";
-import { chooseStrategy, fetchPool, RANK_ROW_BUDGET, type PoolSource, type PoolTerm } from "../../src/engine/ranker/pool.ts";
+import { chooseStrategy, fetchPool, POOL_CAP_FACTOR, RANK_ROW_BUDGET, type PoolSource, type PoolTerm } from "../../src/engine/ranker/pool.ts";
 import { analyzeQuery, bodyStems } from "../../src/engine/ranker/query.ts";
 import { expandCodeTokens } from "../../src/shared/code-tokens.ts";
 
@@ -93,7 +93,7 @@ describe("candidate pool", () => {
       const cut = masses[Math.min(pool, masses.length) - 1] ?? 0;
       for (const [id, m] of exhaustive) if (m > cut + 1e-9) expect(got.has(id)).toBe(true);
       expect(got.size).toBeGreaterThanOrEqual(Math.min(pool, masses.length));
-      expect(got.size).toBeLessThanOrEqual(pool * 4);
+      expect(got.size).toBeLessThanOrEqual(pool * POOL_CAP_FACTOR);
       if (got.size > pool) separable++;
     }
     // Some queries ended early with the rows that could still make the pool (more than `pool` of them).

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { docTerms, idf, scoreDoc, stemMatcher, type Bm25Params, type DocScore, type WeightedStem } from "./bm25.ts";
+import { docTerms, idf, scoreDoc, stemMatcher, type Bm25Params, type DocScore, type StemMatcher, type WeightedStem } from "./bm25.ts";
 import { boostLabels, smoothWithNeighbours, type Neighbour } from "./context.ts";
 import { expansionTerms, type FeedbackParams } from "./feedback.ts";
 import { assertIdentifier, collectionStats, documentFrequencies } from "./fts-stats.ts";
@@ -129,14 +129,16 @@ export function rankLexical(db: Database, query: string, opts: LexicalOptions): 
     const n = df.get(t.stem) ?? 0;
     return { word: t.word, stem: t.stem, weight: 1, df: n, idf: idf(stats?.docs ?? 0, n) };
   });
-  const src = poolSource(opts);
+  // One matcher for the whole query: the pool reads term sets with it, the rescoring reuses them.
+  const matcher = stemMatcher(terms.map((t) => t.stem));
+  const src = { ...poolSource(opts), matcher };
   const candidates = fetchPool(db, src, poolTerms(weighted, stats?.docs ?? 0), pool, opts.poolStrategy);
   if (candidates.length === 0) return [];
   const docs = stats?.docs ?? candidates.length;
   const avgLength = stats?.avgLength ?? 0;
 
   const typedQuery = terms.map((t) => ({ stem: t.stem, weight: 1, idf: idf(docs, df.get(t.stem) ?? 0) }));
-  let pass: Pass = { candidates, query: typedQuery, scored: scorePool(candidates, typedQuery, avgLength, params) };
+  let pass: Pass = { candidates, query: typedQuery, scored: scorePool(candidates, typedQuery, avgLength, params, matcher) };
   if (opts.feedback) pass = withFeedback(db, opts, opts.feedback, pass, { docs, avgLength, pool, params });
 
   const own = new Map<string, number>();
@@ -191,12 +193,18 @@ function applyLengthPrior(scores: Map<string, number>, scored: ReadonlyMap<strin
   }
 }
 
-function scorePool(candidates: readonly Candidate[], query: readonly WeightedStem[], avgLength: number, params: Bm25Params): Map<string, DocScore> {
-  const matcher = stemMatcher(query.map((q) => q.stem));
+function scorePool(
+  candidates: readonly Candidate[],
+  query: readonly WeightedStem[],
+  avgLength: number,
+  params: Bm25Params,
+  matcher: StemMatcher = stemMatcher(query.map((q) => q.stem)),
+): Map<string, DocScore> {
   const out = new Map<string, DocScore>();
   for (const c of candidates) {
     if (out.has(c.id)) continue;
-    out.set(c.id, scoreDoc(docTerms(c.body ?? "", matcher), query, avgLength, params));
+    const doc = c.terms?.matcher === matcher ? c.terms.doc : docTerms(c.body ?? "", matcher);
+    out.set(c.id, scoreDoc(doc, query, avgLength, params));
   }
   return out;
 }

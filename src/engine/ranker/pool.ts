@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { docTerms, stemMatcher } from "./bm25.ts";
+import { docTerms, stemMatcher, type DocTerms, type StemMatcher } from "./bm25.ts";
 import { matchExpression } from "./fts-query.ts";
 
 /**
@@ -26,7 +26,7 @@ import { matchExpression } from "./fts-query.ts";
 export type PoolStrategy = "auto" | "rank" | "coverage";
 
 /** Summed document frequency above which `auto` switches from `rank` to `coverage`. */
-export const RANK_ROW_BUDGET = 2000;
+export const RANK_ROW_BUDGET = 1000;
 
 export interface PoolTerm {
   /** Surface word FTS5 is asked to match. */
@@ -43,11 +43,18 @@ export interface PoolSource {
   table: string;
   idColumn: string;
   bodyColumn: string;
+  /**
+   * The rescoring's matcher (every query stem). When given, bodies the pool tokenizes to learn
+   * their exact term sets carry the result, and the rescoring does not tokenize them again.
+   */
+  matcher?: StemMatcher;
 }
 
 export interface Candidate {
   id: string;
   body: string;
+  /** Terms of the body, counted with `matcher` (see PoolSource.matcher). */
+  terms?: { matcher: StemMatcher; doc: DocTerms };
 }
 
 export function chooseStrategy(strategy: PoolStrategy, terms: readonly PoolTerm[]): "rank" | "coverage" {
@@ -199,7 +206,7 @@ function coveragePool(db: Database, src: PoolSource, all: readonly PoolTerm[], p
       const threshold = poolThreshold(groups, pool);
       if (threshold > rest) return followContenders(db, src, list, terms, unread, i, groups, threshold, pool, cap, masks);
     }
-    return fill(db, src, groupRows(masks, terms), terms, pool, cap, masks);
+    return fill(db, src, groupRows(masks, terms), terms, pool, cap);
   } finally {
     masks.clear();
   }
@@ -223,32 +230,34 @@ function followContenders(
   c.prune(unread[read]!, pool);
   if (c.size() <= cap) return c.finish(db, src);
   // Raise the threshold with the exact coverage of the best `pool` contenders.
-  const matcher = stemMatcher(terms.map((t) => t.stem));
+  const matcher = src.matcher ?? stemMatcher(terms.map((t) => t.stem));
   const leaders = bodyRows(db, src, c.best(pool));
   for (const [r, cand] of leaders) {
-    const tf = docTerms(cand.body ?? "", matcher).tf;
+    const doc = docTerms(cand.body ?? "", matcher);
     let m = 0;
     terms.forEach((t, i) => {
-      if (tf.has(t.stem)) m |= 1 << i;
+      if (doc.tf.has(t.stem)) m |= 1 << i;
     });
-    c.know(r, m, cand);
+    c.know(r, m, { ...cand, terms: { matcher, doc } });
   }
   c.prune(unread[read]!, pool);
   for (let j = read + 1; j < terms.length; j++) {
     if (c.size() <= cap) return c.finish(db, src);
     const within = containedIn(c.groups, terms.slice(0, j));
-    // Probe among the contenders when that walks fewer rows than the term's own doclist.
-    if (within && within.cost <= terms[j]!.df) readDoclist(list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
+    // Probe among the contenders when that is cheaper than reading the term's own doclist (a row
+    // walked by the probe costs about twice a row read, measured on the bench stores).
+    if (within && within.cost * PROBE_ROW_COST <= terms[j]!.df) readDoclist(list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
     else readDoclist(list, terms[j]!.word, 1 << j, masks);
     c.split(1 << j, masks);
     c.prune(unread[j]!, pool);
   }
   if (c.size() <= cap) return c.finish(db, src);
   // Every term is known for the contenders: whole term sets, best first, as without pruning.
-  return fill(db, src, c.allGroups(), terms, pool, cap, masks);
+  return fill(db, src, c.allGroups(), terms, pool, cap, c.knownCandidates());
 }
 
 const EPS = 1e-9;
+const PROBE_ROW_COST = 2;
 
 /**
  * Rows that can still make the pool, by term set so far, and the threshold they must reach (a
@@ -342,6 +351,10 @@ class Contenders {
     return out;
   }
 
+  knownCandidates(): Map<number, Candidate> {
+    return new Map([...this.known].map(([r, k]) => [r, k.candidate]));
+  }
+
   /** Groups and known rows together, by term set, best first. */
   allGroups(): Group[] {
     const byMask = new Map<number, Group>(this.groups.map((g) => [g.mask, { ...g, rows: [...g.rows] }]));
@@ -409,7 +422,7 @@ function popcount(m: number): number {
 }
 
 /** Whole term sets, best first, until the pool is full; an overflowing set gives its best rows. */
-function fill(db: Database, src: PoolSource, groups: readonly Group[], terms: readonly PoolTerm[], pool: number, cap: number, masks: Masks): Candidate[] {
+function fill(db: Database, src: PoolSource, groups: readonly Group[], terms: readonly PoolTerm[], pool: number, cap: number, prefetched?: ReadonlyMap<number, Candidate>): Candidate[] {
   const chosen: number[] = [];
   for (const g of groups) {
     const room = pool - chosen.length;
@@ -418,37 +431,40 @@ function fill(db: Database, src: PoolSource, groups: readonly Group[], terms: re
       chosen.push(...g.rows);
       continue;
     }
-    chosen.push(...bestOfGroup(db, src, terms, g, room, masks));
+    chosen.push(...bestOfGroup(db, src, terms, g, room));
     break;
   }
-  return bodies(db, src, chosen);
+  if (!prefetched) return bodies(db, src, chosen);
+  const fetched = bodyRows(db, src, chosen.filter((r) => !prefetched.has(r)));
+  return chosen.flatMap((r) => {
+    const c = prefetched.get(r) ?? fetched.get(r);
+    return c ? [c] : [];
+  });
 }
 
 /** Upper bound of the pool, as a multiple of `pool`, when whole term sets are taken at once. */
-const POOL_CAP_FACTOR = 4;
+export const POOL_CAP_FACTOR = 2;
 
 /** Rows of one overflowing term set ranked by FTS5 at most: the newest ones (a recency window). */
 const GROUP_RANK_WINDOW = 2000;
 
 /**
  * The `room` rows of one term set FTS5 ranks best: bm25 over the AND of the set's terms (which
- * also matches rows holding more terms — already taken — so those are skipped by their mask).
- * A set of more than GROUP_RANK_WINDOW rows is ranked over its newest GROUP_RANK_WINDOW rows only
- * (a rowid range FTS5 seeks to), which bounds the cost; the rows left out tie on coverage.
+ * also matches rows holding more terms, skipped here). A set of more than GROUP_RANK_WINDOW rows is
+ * ranked over its newest GROUP_RANK_WINDOW rows only (a rowid range FTS5 seeks to), which bounds
+ * the cost; the rows left out tie with the others on coverage.
  */
-function bestOfGroup(db: Database, src: PoolSource, terms: readonly PoolTerm[], g: Group, room: number, masks: Masks): number[] {
+function bestOfGroup(db: Database, src: PoolSource, terms: readonly PoolTerm[], g: Group, room: number): number[] {
   const words = terms.filter((_, i) => g.mask & (1 << i)).map((t) => t.word);
   const match = words.length > 0 ? words.map((w) => matchExpression([w])).join(" AND ") : null;
   if (!match) return g.rows.slice(0, room);
-  let floor = Number.MIN_SAFE_INTEGER;
-  if (g.rows.length > GROUP_RANK_WINDOW) {
-    const sorted = [...g.rows].sort((a, b) => b - a);
-    floor = sorted[GROUP_RANK_WINDOW - 1]!;
-  }
+  const window = g.rows.length > GROUP_RANK_WINDOW ? [...g.rows].sort((a, b) => b - a).slice(0, GROUP_RANK_WINDOW) : g.rows;
+  const members = new Set(window);
+  const floor = g.rows.length > GROUP_RANK_WINDOW ? window[window.length - 1]! : Number.MIN_SAFE_INTEGER;
   const out: number[] = [];
   const stmt = db.query<{ r: number }, [string, number]>(`SELECT rowid AS r FROM ${src.table} WHERE ${src.table} MATCH ? AND rowid >= ? ORDER BY rank`);
   for (const row of stmt.iterate(match, floor)) {
-    if (masks.get(row.r) !== g.mask) continue;
+    if (!members.has(row.r)) continue;
     out.push(row.r);
     if (out.length >= room) break;
   }
