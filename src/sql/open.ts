@@ -10,6 +10,13 @@ export interface OpenOptions {
   readonly?: boolean;
 }
 
+/**
+ * Page size of a new data.db (set before its first table; existing files keep theirs). Events are
+ * ~2 KB rows: with 4 KiB pages a bulk ingest writes twice the WAL frames and splits pages twice as
+ * often (measured: 16 KiB pages insert ~15–20% faster, close included).
+ */
+export const DATA_PAGE_SIZE = 16384;
+
 function configure(db: Database, readonly: boolean): void {
   db.exec("PRAGMA busy_timeout = 5000");
   if (!readonly) {
@@ -29,6 +36,7 @@ export function openDatabase(path: string, kind: SchemaKind, opts: OpenOptions =
   const isNew = !existsSync(path);
   const db = readonly ? new Database(path, { readonly: true, strict: true }) : new Database(path, { create: true, strict: true });
   try {
+    if (isNew && kind === "data") db.exec(`PRAGMA page_size = ${DATA_PAGE_SIZE}`);
     configure(db, readonly);
     if (isNew) chmodSync(path, 0o600);
     if (readonly) {
