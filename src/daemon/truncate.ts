@@ -26,38 +26,39 @@ export interface DeepLimits {
   maxTotal: number;
   /** Longest array kept; the rest is replaced by one marker element. */
   maxArray: number;
-  /**
-   * Applied to every string after a first cut to `maxString + slack` and before the final cut
-   * (redaction: a secret at the cut point is still seen whole, nothing past the cut is kept).
-   */
-  transform?: (s: string) => string;
-  slack: number;
-  /** Cut to `maxString + slack` before `transform` (default); false when `transform` bounds the work itself. */
-  precut: boolean;
 }
 
-const DEFAULT_DEEP: DeepLimits = { maxString: DEFAULT_RAW_STRING_CHARS, maxTotal: DEFAULT_RAW_TOTAL_CHARS, maxArray: 200, slack: 256, precut: true };
+const DEFAULT_DEEP: DeepLimits = { maxString: DEFAULT_RAW_STRING_CHARS, maxTotal: DEFAULT_RAW_TOTAL_CHARS, maxArray: 200 };
 
 /** Cut every string of a JSON-like value, within a total budget (the raw layer of an event). */
 export function truncateDeep<T>(value: T, limits: Partial<DeepLimits> = {}): T {
   const lim = { ...DEFAULT_DEEP, ...limits };
-  const budget = { left: lim.maxTotal };
-  return cut(value, lim, budget) as T;
+  let left = lim.maxTotal;
+  const cutString = (s: string): string => {
+    const allowed = Math.max(64, Math.min(lim.maxString, left));
+    const out = s.length > allowed ? truncateText(s, allowed) : s;
+    left = Math.max(0, left - Math.min(out.length, s.length));
+    return out;
+  };
+  return mapStrings(value, cutString, { maxArray: lim.maxArray }) as T;
 }
 
-function cut(value: unknown, lim: DeepLimits, budget: { left: number }): unknown {
-  if (typeof value === "string") {
-    const allowed = Math.max(64, Math.min(lim.maxString, budget.left));
-    let s = value;
-    if (lim.transform) s = lim.transform(lim.precut && s.length > allowed + lim.slack ? truncateText(s, allowed + lim.slack) : s);
-    const out = s.length > allowed ? truncateText(s, allowed) : s;
-    budget.left = Math.max(0, budget.left - Math.min(out.length, value.length));
-    return out;
-  }
+export interface MapStringsOptions {
+  /** Longest array kept; the rest becomes one marker element. */
+  maxArray: number;
+  /** Sees every key of every object with its value, before the value is mapped. */
+  onKey?: (key: string, value: unknown) => void;
+}
+
+/** A copy of a JSON-like value with every string passed through `str` and long arrays capped (marked). */
+export function mapStrings(value: unknown, str: (s: string) => string, opts: MapStringsOptions): unknown {
+  if (typeof value === "string") return str(value);
   if (Array.isArray(value)) {
-    const kept = value.slice(0, lim.maxArray).map((v) => cut(v, lim, budget));
-    if (value.length > lim.maxArray) kept.push(`…[${value.length - lim.maxArray} more items truncated]…`);
-    return kept;
+    const n = Math.min(value.length, opts.maxArray);
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) out[i] = mapStrings(value[i], str, opts);
+    if (value.length > n) out.push(`…[${value.length - n} more items truncated]…`);
+    return out;
   }
   if (value !== null && typeof value === "object") {
     const src = value as Record<string, unknown>;
@@ -65,7 +66,8 @@ function cut(value: unknown, lim: DeepLimits, budget: { left: number }): unknown
     for (const k in src) {
       if (!Object.hasOwn(src, k)) continue;
       const v = src[k];
-      out[k] = typeof v === "string" || (v !== null && typeof v === "object") ? cut(v, lim, budget) : v;
+      opts.onKey?.(k, v);
+      out[k] = typeof v === "string" || (v !== null && typeof v === "object") ? mapStrings(v, str, opts) : v;
     }
     return out;
   }
