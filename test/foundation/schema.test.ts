@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { latestVersion, MIGRATIONS, schemaVersion } from "../../src/sql/migrations.ts";
-import { DATA_PAGE_SIZE, openDatabase } from "../../src/sql/open.ts";
+import { openDatabase } from "../../src/sql/open.ts";
 import { SHARED_DIR, tempDir } from "../helpers/sqrl.ts";
 
 type Col = [name: string, type: string, notnull: 0 | 1, pk: 0 | 1, dflt?: string | null];
@@ -139,21 +139,6 @@ describe("data.db schema", () => {
     expect((db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout).toBe(5000);
     db.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
-  });
-
-  test("a new data.db gets big pages (~2 KB event rows); an existing file keeps its own", () => {
-    const fresh = join(dir.path, "data.db");
-    const db = openDatabase(fresh, "data");
-    expect((db.query("PRAGMA page_size").get() as { page_size: number }).page_size).toBe(DATA_PAGE_SIZE);
-    db.close();
-    const old = join(dir.path, "old.db");
-    const raw = new Database(old, { create: true });
-    raw.exec("PRAGMA page_size = 4096; CREATE TABLE t (x); DROP TABLE t;");
-    raw.close();
-    const reopened = openDatabase(old, "data");
-    expect((reopened.query("PRAGMA page_size").get() as { page_size: number }).page_size).toBe(4096);
-    expect(schemaVersion(reopened)).toBe(latestVersion("data"));
-    reopened.close();
   });
 
   test("sqrl additions: FTS5, lineage, trace, episode membership", () => {
