@@ -27,14 +27,14 @@ const FINAL_MAX_ARRAY = 200;
  * 3. the final cut.
  *
  * Most events hold nothing that can look like a secret: `sanitizeFast` does all three steps in one
- * walk for them and hands the rare suspect event to `sanitizeSuspect` (the same steps one by one).
+ * walk for them and hands the rare suspect event to `sanitizeCareful` (the same steps one by one).
  */
 export function sanitizeContent(content: EventContent, opts: { envFile: boolean }): EventContent {
   if (!opts.envFile) {
     const fast = sanitizeFast(content);
     if (fast) return fast;
   }
-  return sanitizeSuspect(content, opts);
+  return sanitizeCareful(content, opts);
 }
 
 /** A string that a raw record repeats from a normalized field (long ones only). */
@@ -116,36 +116,58 @@ function sanitizeFast(content: EventContent): EventContent | undefined {
  */
 function fastCut(value: unknown, w: FastWalk): unknown {
   if (typeof value === "string") return fastString(value, w);
-  if (Array.isArray(value)) {
-    const n = Math.min(value.length, FINAL_MAX_ARRAY);
-    const out = new Array<unknown>(n);
-    for (let i = 0; i < n; i++) {
-      out[i] = fastCut(value[i], w);
-      if (w.suspect) return undefined;
-    }
-    const precutLength = value.length > PRECUT_MAX_ARRAY ? PRECUT_MAX_ARRAY + 1 : value.length;
-    if (precutLength > FINAL_MAX_ARRAY) out.push(`…[${precutLength - FINAL_MAX_ARRAY} more items truncated]…`);
-    return out;
-  }
-  if (value !== null && typeof value === "object") {
-    const src = value as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const k in src) {
-      if (!Object.hasOwn(src, k)) continue;
-      const v = src[k];
-      if (typeof v === "string") {
-        if (isSecretKey(k)) {
-          w.suspect = true;
-          return undefined;
-        }
-        out[k] = fastString(v, w);
-      } else if (v !== null && typeof v === "object") out[k] = fastCut(v, w);
-      else out[k] = v;
-      if (w.suspect) return undefined;
-    }
-    return out;
-  }
+  if (Array.isArray(value)) return fastCutArray(value, w);
+  if (value !== null && typeof value === "object") return fastCutObject(value as Record<string, unknown>, w);
   return value;
+}
+
+/** Copy on write: an array nothing in changes is returned as is (most of a raw record is kept whole). */
+function fastCutArray(value: readonly unknown[], w: FastWalk): unknown {
+  const n = Math.min(value.length, FINAL_MAX_ARRAY);
+  let out: unknown[] | undefined = value.length > n ? value.slice(0, n) : undefined;
+  for (let i = 0; i < n; i++) {
+    const v = value[i];
+    const cut = fastCut(v, w);
+    if (w.suspect) return undefined;
+    if (cut !== v) {
+      out ??= value.slice(0, n);
+      out[i] = cut;
+    }
+  }
+  const precutLength = value.length > PRECUT_MAX_ARRAY ? PRECUT_MAX_ARRAY + 1 : value.length;
+  if (out && precutLength > FINAL_MAX_ARRAY) out.push(`…[${precutLength - FINAL_MAX_ARRAY} more items truncated]…`);
+  return out ?? value;
+}
+
+/** Copy on write, like fastCutArray; key order is kept. */
+function fastCutObject(src: Record<string, unknown>, w: FastWalk): unknown {
+  let out: Record<string, unknown> | undefined;
+  for (const k in src) {
+    if (!Object.hasOwn(src, k)) continue;
+    const v = src[k];
+    let cut = v;
+    if (typeof v === "string") {
+      if (isSecretKey(k)) {
+        w.suspect = true;
+        return undefined;
+      }
+      cut = fastString(v, w);
+    } else if (v !== null && typeof v === "object") cut = fastCut(v, w);
+    if (w.suspect) return undefined;
+    if (cut !== v && !out) out = copyKeysBefore(src, k);
+    if (out) out[k] = cut;
+  }
+  return out ?? src;
+}
+
+/** A new object with the own keys of `src` that come before `stop`. */
+function copyKeysBefore(src: Record<string, unknown>, stop: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in src) {
+    if (k === stop) break;
+    if (Object.hasOwn(src, k)) out[k] = src[k];
+  }
+  return out;
 }
 
 function fastString(v: string, w: FastWalk): string {
@@ -164,7 +186,7 @@ function fastString(v: string, w: FastWalk): string {
 }
 
 /** Steps 1–3 one by one: every string is redacted when anything in the event can look like a secret. */
-function sanitizeSuspect(content: EventContent, opts: { envFile: boolean }): EventContent {
+export function sanitizeCareful(content: EventContent, opts: { envFile: boolean }): EventContent {
   const c: EventContent = { ...content };
   const same = new Map<string, string>();
   for (const x of sameFields(content)) same.set(x.value, x.ref);
