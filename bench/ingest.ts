@@ -123,6 +123,7 @@ export default (async (opts) => {
       readTail(tf, { final: true, renew: () => claude.createNormalizer(file, deps), sink: (e) => (n += e.length) });
       return n;
     });
+    const peakRss = process.resourceUsage().maxRSS / 1024; // KiB → MiB, before the floor rows (they hold every row in memory)
     // The floor under any ingest on this machine: JSON.parse of every line, and the SQLite insert of
     // rows prepared beforehand (fresh data.db, same batches and transactions, close included).
     const parseOnly = await measure(() => {
@@ -145,7 +146,6 @@ export default (async (opts) => {
       return n;
     });
     batches.length = 0;
-    const peakRss = process.resourceUsage().maxRSS / 1024; // KiB → MiB
 
     const rate = (n: number, ms: number) => Math.round(n / (ms / 1000)).toLocaleString("en-US");
     const mode = (r: FileIngestResult) => (r.workers > 0 ? `${r.workers} ingest workers + inserting thread` : "one thread");
