@@ -6,14 +6,14 @@
  * Big files are prepared in the ingest worker (parse, normalize, redact, hash, serialize) while this
  * thread inserts the rows: the same rows, in the same order, as when everything runs here.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { PACKED_EVENT_WIDTH } from "../sql/events.ts";
 import { prepareFileRows, ROW_BATCH, type FileRowsSummary, type PackedBatch, type RowBatch, type RowsJob } from "./file-rows.ts";
 import { emptyIngestResult, insertPacked, insertRouted, lookupStoredToolUse, mergeIngestResult, type IngestContext, type IngestResult } from "./ingest.ts";
 import { prepareInWorkers, slotsInUse } from "./ingest-workers.ts";
 import { planSlices, type SlicePlanOptions } from "./slice-plan.ts";
-import type { TailSource } from "./tail.ts";
+import { decompressZstd, isZstd, type TailSource } from "./tail.ts";
 import type { NormalizerDeps } from "./watchers/transcript-source.ts";
 
 export { TRANSCRIPT_SOURCES } from "./file-rows.ts";
@@ -54,7 +54,16 @@ export function sniffSource(path: string): { source: TailSource; document: boole
   const buf = Buffer.alloc(64 * 1024);
   const n = readSync(fd, buf, 0, buf.length, 0);
   closeSync(fd);
-  const head = buf.toString("utf8", 0, n);
+  if (isZstd(buf.subarray(0, n))) {
+    // A compressed line log (Codex writes them) is read whole, like a document; its lines say the format.
+    const text = decompressZstd(readFileSync(path));
+    const inner = text ? sniffHead(text.toString("utf8", 0, Math.min(text.length, 64 * 1024)), path) : { source: "codex" as const, document: false };
+    return { source: inner.document ? "codex" : inner.source, document: true };
+  }
+  return sniffHead(buf.toString("utf8", 0, n), path);
+}
+
+function sniffHead(head: string, path: string): { source: TailSource; document: boolean } {
   const firstLine = head.split("\n", 1)[0] ?? "";
   let first: Record<string, unknown> | undefined;
   try {

@@ -7,7 +7,10 @@
  * absorbs the repeats. `safeOffset` never passes a line whose events the normalizer still holds
  * back, so a restart from the persisted offset re-reads them.
  *
- * Gemini's rewritten-JSON documents are re-read whole whenever they change (`readDocument`).
+ * Gemini's rewritten-JSON documents are re-read whole whenever they change (`readDocument`), and so
+ * are zstd-compressed logs (Codex compresses rollouts idle for a week to `.jsonl.zst` and deletes
+ * the plain file): decompressed whole, their lines go through a fresh normalizer; dedup absorbs what
+ * the plain file already gave.
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { createHash } from "node:crypto";
@@ -253,6 +256,24 @@ function updateSafeOffset(file: TailFile): void {
   file.safeOffset = held === null ? file.readOffset : Math.min(file.readOffset, held);
 }
 
+/** The four bytes every zstd frame starts with. */
+const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
+
+/** Does this path or these first bytes say zstd (Codex's `rollout-*.jsonl.zst`)? */
+export function isZstd(pathOrHead: string | Uint8Array): boolean {
+  if (typeof pathOrHead === "string") return pathOrHead.endsWith(".zst");
+  return pathOrHead.length >= 4 && ZSTD_MAGIC.equals(pathOrHead.subarray(0, 4));
+}
+
+/** The whole of a zstd file decompressed, or null while it cannot be (still being written, damaged). */
+export function decompressZstd(bytes: Uint8Array): Buffer | null {
+  try {
+    return Buffer.from(Bun.zstdDecompressSync(bytes));
+  } catch {
+    return null;
+  }
+}
+
 /** Whole-document format: re-read when size or mtime changed; an unparsable document is a write in progress. */
 function readDocumentFd(file: TailFile, fd: number, st: Stats, opts: ReadOptions, out: TailRead): TailRead {
   if (!opts.final && st.size === file.size && st.mtimeMs === file.mtimeMs && file.readOffset === st.size) return out;
@@ -263,20 +284,24 @@ function readDocumentFd(file: TailFile, fd: number, st: Stats, opts: ReadOptions
     if (n <= 0) break;
     got += n;
   }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(buf.toString("utf8", 0, got));
-  } catch {
-    if (opts.final) {
-      out.malformed++;
-      file.malformed++;
+  if (isZstd(buf.subarray(0, got))) {
+    const text = decompressZstd(buf.subarray(0, got));
+    if (!text) return unreadable(file, opts, out);
+    file.normalizer = opts.renew(); // the whole log again, from its first line
+    readLines(file, text, out);
+  } else {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(buf.toString("utf8", 0, got));
+    } catch {
+      return unreadable(file, opts, out);
     }
-    return out; // half-written: the next change re-reads it
+    const n = file.normalizer as LineNormalizer & { loadDocument?: (d: unknown) => void };
+    if (n.loadDocument) n.loadDocument(doc);
+    else n.push(doc, 0);
+    out.lines = 1;
   }
-  const n = file.normalizer as LineNormalizer & { loadDocument?: (d: unknown) => void };
-  if (n.loadDocument) n.loadDocument(doc);
-  else n.push(doc, 0);
-  out.lines = 1;
+  const n = file.normalizer;
   const after = n.afterBatch?.();
   if (after) out.events.push(...after);
   if (opts.final && !opts.hold) out.events.push(...n.flush());
@@ -292,4 +317,25 @@ function readDocumentFd(file: TailFile, fd: number, st: Stats, opts: ReadOptions
   updateSafeOffset(file);
   file.safeHeadHash = null;
   return out;
+}
+
+/** A document that does not parse (or decompress) yet: a write in progress, or counted malformed on a final read. */
+function unreadable(file: TailFile, opts: ReadOptions, out: TailRead): TailRead {
+  if (opts.final) {
+    out.malformed++;
+    file.malformed++;
+  }
+  return out; // half-written: the next change re-reads it
+}
+
+/** Every line of a decompressed log; a last line without its newline counts (the file is complete). */
+function readLines(file: TailFile, text: Buffer, out: TailRead): void {
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf(10, start);
+    const end = nl < 0 ? text.length : nl;
+    consumeLine(file, text, start, end, start, out);
+    if (nl < 0) break;
+    start = nl + 1;
+  }
 }

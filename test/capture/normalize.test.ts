@@ -3,14 +3,15 @@
  * what each record becomes, with the details (joins, exit codes, test counts, paths, sidechains).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ingestFileOnce, sniffSource } from "../../src/daemon/backfill.ts";
 import { ProjectDbPool } from "../../src/daemon/ingest.ts";
 import { ClaudeCodeNormalizer } from "../../src/daemon/normalize/claude-code.ts";
 import { commitEvent, GIT_LOG_FORMAT, parseGitLog } from "../../src/daemon/normalize/git.ts";
+import { codexSource } from "../../src/daemon/watchers/codex.ts";
 import { listProjects } from "../../src/shared/projects.ts";
-import { CAPTURE_FIXTURES, countByType, installFixture, makeCaptureHome, readEvents, type CaptureHome, type StoredEvent } from "./helpers.ts";
+import { CAPTURE_FIXTURES, countByType, installFixture, makeCaptureHome, readEvents, rewriteFixture, type CaptureHome, type StoredEvent } from "./helpers.ts";
 
 const SESSION = "11111111-2222-3333-4444-555555555555";
 
@@ -129,6 +130,9 @@ describe("Claude Code", () => {
 });
 
 describe("Codex CLI", () => {
+  const CODEX_FIXTURE = "rollout-2026-03-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl";
+  const compressedFixture = (repo: string) => Bun.zstdCompressSync(Buffer.from(rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "codex", CODEX_FIXTURE), "utf8"), repo)));
+
   test("event_msg text stream, shell calls as command/test runs, apply_patch as code_change", async () => {
     const repo = home.addRepo("codex-repo");
     const name = "rollout-2026-03-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl";
@@ -140,6 +144,43 @@ describe("Codex CLI", () => {
     expect(changes.flatMap((c) => c.file_paths).sort()).toEqual(["internal/login.go", "internal/login_test.go"]);
     expect(changes.map((c) => c.content.diff_summary).sort()).toEqual(["internal/login.go: update -1 +1 lines", "internal/login_test.go: add -0 +1 lines"]);
     expect(events.every((e) => e.session_id === "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee")).toBe(true);
+  });
+
+  test("a rollout Codex compressed to .jsonl.zst gives the same events; after the plain file, none new", async () => {
+    const name = CODEX_FIXTURE;
+    const zstOnly = home.addRepo("codex-zst");
+    const dest = join(home.codexDir, "sessions", "2026", "03", "02", `${name}.zst`);
+    mkdirSync(dirname(dest), { recursive: true });
+    writeFileSync(dest, compressedFixture(zstOnly));
+    expect(sniffSource(dest)).toEqual({ source: "codex", document: true });
+    expect(codexSource.matches(dest)).toBe(true);
+    const res = await ingestFileOnce(dest, "codex", true, { projects: listProjects(), userId: "tester", pool });
+    expect(res.malformed).toBe(0);
+    const events = readEvents(zstOnly);
+    expect(countByType(events)).toEqual({ assistant_response: 1, code_change: 2, test_run: 1, tool_call: 2, tool_result: 3, user_message: 1 });
+    expect(events.every((e) => e.session_id === "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee")).toBe(true);
+
+    // the plain file first, then Codex compresses it: dedup absorbs every record
+    const both = home.addRepo("codex-both");
+    const plainPath = join(home.codexDir, "sessions", "2026", "03", "03", name);
+    installFixture(join(CAPTURE_FIXTURES, "codex", name), plainPath, both);
+    const first = await ingestFileOnce(plainPath, "codex", false, { projects: listProjects(), userId: "tester", pool });
+    writeFileSync(`${plainPath}.zst`, Bun.zstdCompressSync(readFileSync(plainPath)));
+    const again = await ingestFileOnce(`${plainPath}.zst`, "codex", true, { projects: listProjects(), userId: "tester", pool });
+    expect(first.added).toBe(10);
+    expect(again.added).toBe(0);
+    expect(again.duplicates).toBe(10);
+  });
+
+  test("a damaged or half-written .jsonl.zst is counted malformed, never fatal", async () => {
+    const repo = home.addRepo("codex-bad-zst");
+    const dest = join(home.codexDir, "sessions", "2026", "03", "04", `${CODEX_FIXTURE}.zst`);
+    mkdirSync(dirname(dest), { recursive: true });
+    const whole = compressedFixture(repo);
+    writeFileSync(dest, whole.subarray(0, Math.floor(whole.length / 2)));
+    const res = await ingestFileOnce(dest, "codex", true, { projects: listProjects(), userId: "tester", pool });
+    expect(res.malformed).toBe(1);
+    expect(res.added).toBe(0);
   });
 });
 

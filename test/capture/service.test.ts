@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CaptureService } from "../../src/daemon/capture-service.ts";
 import { projectPaths } from "../../src/shared/paths.ts";
 import { CAPTURE_FIXTURES, countByType, installFixture, makeCaptureHome, readEvents, rewriteFixture, waitFor, type CaptureHome } from "./helpers.ts";
@@ -114,6 +114,25 @@ describe("CaptureService", () => {
     installFixture(join(CAPTURE_FIXTURES, "codex", name), join(home.codexDir, "sessions", "2026", "03", "01", name), home.repo);
     await waitFor(() => existsSync(projectPaths.db(home.repo)) && readEvents(home.repo).length === 10, 8000, "codex events");
     expect(service!.status().find((s) => s.name === "codex")?.files).toBe(1);
+  });
+
+  test("Codex compresses a tailed rollout to .jsonl.zst and deletes it: nothing is lost or stored twice", async () => {
+    const name = "rollout-2026-03-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl";
+    const plain = join(home.codexDir, "sessions", "2026", "03", "01", name);
+    installFixture(join(CAPTURE_FIXTURES, "codex", name), plain, home.repo);
+    await startService();
+    await waitFor(() => existsSync(projectPaths.db(home.repo)) && readEvents(home.repo).length === 10, 8000, "codex events");
+    writeFileSync(`${plain}.zst`, Bun.zstdCompressSync(readFileSync(plain)));
+    rmSync(plain);
+    await waitFor(() => service!.status().find((s) => s.name === "codex")?.files === 1, 8000, "the .zst file tracked");
+    await Bun.sleep(300);
+    expect(readEvents(home.repo).length).toBe(10);
+    // an older rollout that was already compressed when sqrl first saw it is read whole
+    const older = join(home.codexDir, "sessions", "2026", "02", "01", "rollout-2026-02-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeef.jsonl.zst");
+    mkdirSync(dirname(older), { recursive: true });
+    const otherSession = Bun.zstdDecompressSync(readFileSync(`${plain}.zst`)).toString().replaceAll("0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeef");
+    writeFileSync(older, Bun.zstdCompressSync(Buffer.from(otherSession)));
+    await waitFor(() => readEvents(home.repo).length === 20, 8000, "events of the older compressed rollout");
   });
 
   test("records of unregistered paths are skipped; a subfolder cwd maps to the longest registered root", async () => {

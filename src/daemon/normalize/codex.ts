@@ -70,7 +70,7 @@ export class CodexNormalizer implements LineNormalizer {
   private readonly calls = new Map<string, CallInfo>();
 
   constructor(private readonly opts: NormalizerOptions = {}) {
-    const m = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(basename(opts.filePath ?? ""));
+    const m = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i.exec(basename(opts.filePath ?? ""));
     this.sessionId = m ? m[1]! : null;
   }
 
