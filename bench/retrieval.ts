@@ -253,6 +253,8 @@ export default (async (opts) => {
       "Corpora (bench/retrieval-corpus.ts): `realistic` = coding memories like the extractor's with Zipf-distributed modules, libraries and nouns, " +
       "task descriptions from one line to two sentences, half with active files, one in eight about something the store never saw; " +
       "`uniform` = the stress case where every query word is in ~5 % of the items. Default budgets (task_context 400, search 600 tokens). " +
+      "Like the engine, each store is queried through one long-lived connection that remembers document frequencies and FTS5 doclists until the index changes " +
+      "(so a word seen by an earlier query is not decoded again); the timed queries follow 50 warm-up queries. " +
       `1-minute load average after each row: ${loads.join(", ")} on ${cpus().length} cores — other work on the machine inflates the tail.`,
     "",
     latency,

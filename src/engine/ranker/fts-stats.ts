@@ -65,7 +65,7 @@ export function documentFrequencies(db: Database, table: string, stems: readonly
   const out = new Map<string, number>();
   if (stems.length === 0) return out;
   const conn = connectionState(db);
-  const stamp = writeStamp(db, conn);
+  const stamp = indexStamp(db);
   let cache = conn.df.get(table);
   if (!cache || cache.stamp !== stamp || cache.counts.size > DF_CACHE_MAX) {
     cache = { stamp, counts: new Map() };
@@ -104,7 +104,8 @@ function connectionState(db: Database): ConnectionState {
 }
 
 /** Changes whenever the database content may have changed, from this connection or another. */
-function writeStamp(db: Database, conn: ConnectionState): string {
+export function indexStamp(db: Database): string {
+  const conn = connectionState(db);
   conn.stamp ??= db.query("SELECT (SELECT data_version FROM pragma_data_version) AS dv, total_changes() AS tc");
   const v = conn.stamp.get() as { dv: number; tc: number };
   return `${v.dv}:${v.tc}`;

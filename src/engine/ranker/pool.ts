@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { docTerms, stemMatcher, type DocTerms, type StemMatcher } from "./bm25.ts";
+import { cachedDoclist, parseRowids } from "./doclist-cache.ts";
 import { matchExpression } from "./fts-query.ts";
 
 /**
@@ -122,26 +123,6 @@ class Masks {
   }
 }
 
-/** Parse a `group_concat(rowid)` string ("12,345,-7") without allocating per number. */
-function forEachRowid(list: string, fn: (rowid: number) => void): void {
-  let v = 0;
-  let neg = false;
-  let any = false;
-  for (let i = 0; i <= list.length; i++) {
-    const c = i < list.length ? list.charCodeAt(i) : 44;
-    if (c === 44) {
-      if (any) fn(neg ? -v : v);
-      v = 0;
-      neg = false;
-      any = false;
-    } else if (c === 45) neg = true;
-    else {
-      v = v * 10 + (c - 48);
-      any = true;
-    }
-  }
-}
-
 interface Group {
   mask: number;
   mass: number;
@@ -198,7 +179,7 @@ function coveragePool(db: Database, src: PoolSource, all: readonly PoolTerm[], p
     const list = db.query<{ ids: string | null }, [string]>(`SELECT group_concat(rowid) AS ids FROM ${src.table} WHERE ${src.table} MATCH ?`);
     let readMass = 0;
     for (let i = 0; i < terms.length; i++) {
-      readDoclist(list, terms[i]!.word, 1 << i, masks);
+      readDoclist(db, src, list, terms[i]!.word, 1 << i, masks);
       readMass += terms[i]!.weight;
       const rest = unread[i]!;
       if (rest <= 0 || masks.touched.length < pool || readMass <= rest) continue;
@@ -246,8 +227,8 @@ function followContenders(
     const within = containedIn(c.groups, terms.slice(0, j));
     // Probe among the contenders when that is cheaper than reading the term's own doclist (a row
     // walked by the probe costs about twice a row read, measured on the bench stores).
-    if (within && within.cost * PROBE_ROW_COST <= terms[j]!.df) readDoclist(list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
-    else readDoclist(list, terms[j]!.word, 1 << j, masks);
+    if (within && within.cost * PROBE_ROW_COST <= terms[j]!.df) readDoclist(db, src, list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
+    else readDoclist(db, src, list, terms[j]!.word, 1 << j, masks);
     c.split(1 << j, masks);
     c.prune(unread[j]!, pool);
   }
@@ -380,10 +361,11 @@ class Contenders {
 }
 
 /** Sets a term's bit on every row its doclist (or a ready MATCH expression) holds. */
-function readDoclist(list: Statement<{ ids: string | null }, [string]>, word: string, bit: number, masks: Masks, expression = false): void {
+function readDoclist(db: Database, src: PoolSource, list: Statement<{ ids: string | null }, [string]>, word: string, bit: number, masks: Masks, expression = false): void {
   const match = expression ? word : matchExpression([word]);
-  const ids = match ? list.get(match)?.ids : null;
-  if (ids) forEachRowid(ids, (r) => masks.add(r, bit));
+  if (!match) return;
+  const rows = cachedDoclist(db, src.table, match, () => parseRowids(list.get(match)?.ids));
+  for (let i = 0; i < rows.length; i++) masks.add(rows[i]!, bit);
 }
 
 /**
