@@ -3,6 +3,7 @@ import type { MemoryType } from "../shared/api.ts";
 import { splitIdentifier } from "../shared/code-tokens.ts";
 import { rowToItem, type MemoryItem } from "../sql/memory-items.ts";
 import { listUserStyle, type UserStyleItem } from "../sql/user-style.ts";
+import { indexStamp } from "./ranker/fts-stats.ts";
 import { rankLexical } from "./ranker/lexical.ts";
 
 /**
@@ -80,15 +81,42 @@ const SELECT_ITEMS = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_epis
   mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor
   FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id`;
 
-/** Valid items of the project among `ids`, optionally of some types. */
+/** Items read so far per connection (null: no such item), until the memory index may have changed. */
+const itemCache = new WeakMap<Database, { stamp: string; items: Map<string, MemoryItem | null> }>();
+const ITEM_CACHE_MAX = 20_000;
+
+/**
+ * Valid items of the project among `ids`, optionally of some types. Rows are remembered per
+ * connection while `indexStamp` holds (every item write touches memory_fts or is made on this
+ * connection), frozen: callers share them.
+ */
 export function loadItems(db: Database, projectId: string, ids: Iterable<string>, types: readonly MemoryType[] = []): MemoryItem[] {
   const list = [...new Set(ids)];
   if (list.length === 0) return [];
-  const typeFilter = types.length > 0 ? "AND +m.type IN (SELECT value FROM json_each(?))" : "";
-  const params: string[] = [JSON.stringify(list), projectId];
-  if (types.length > 0) params.push(JSON.stringify(types));
-  const rows = db.query(`${SELECT_ITEMS} WHERE m.id IN (SELECT value FROM json_each(?)) AND +m.project_id = ? AND +m.deleted = 0 ${typeFilter}`).all(...params) as Array<Record<string, unknown>>;
-  return rows.map(rowToItem);
+  const stamp = indexStamp(db, "memory_fts");
+  let cache = itemCache.get(db);
+  if (!cache || cache.stamp !== stamp || cache.items.size > ITEM_CACHE_MAX) itemCache.set(db, (cache = { stamp, items: new Map() }));
+  const missing = list.filter((id) => !cache.items.has(id));
+  if (missing.length > 0) {
+    const rows = db.query(`${SELECT_ITEMS} WHERE m.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(missing)) as Array<Record<string, unknown>>;
+    for (const id of missing) cache.items.set(id, null);
+    for (const row of rows) {
+      const item = frozen(rowToItem(row));
+      cache.items.set(item.id, item);
+    }
+  }
+  const wanted = types.length > 0 ? new Set<string>(types) : null;
+  const out: MemoryItem[] = [];
+  for (const id of list) {
+    const item = cache.items.get(id);
+    if (item && item.project_id === projectId && !item.deleted && (!wanted || wanted.has(item.type))) out.push(item);
+  }
+  return out;
+}
+
+function frozen(item: MemoryItem): MemoryItem {
+  for (const v of Object.values(item)) if (Array.isArray(v)) Object.freeze(v);
+  return Object.freeze(item);
 }
 
 /** All valid items of some types (views: bounded by type, ordered by importance then recency). */

@@ -103,25 +103,6 @@ export interface QueryModel {
   totalWeight: number;
 }
 
-const dfCache = new WeakMap<Database, { stamp: string; df: Map<string, number> }>();
-
-/**
- * Document frequencies, remembered per connection until the index may have changed: another
- * connection committed (`data_version`), this one wrote (`total_changes()`), or the row count moved.
- */
-function cachedFrequencies(db: Database, docs: number, stems: readonly string[]): Map<string, number> {
-  const v = db.query("SELECT (SELECT data_version FROM pragma_data_version) AS dv, total_changes() AS tc").get() as { dv: number; tc: number };
-  const stamp = `${v.dv}:${v.tc}:${docs}`;
-  let entry = dfCache.get(db);
-  if (!entry || entry.stamp !== stamp || entry.df.size > 20_000) {
-    entry = { stamp, df: new Map() };
-    dfCache.set(db, entry);
-  }
-  const missing = stems.filter((s) => !entry!.df.has(s));
-  if (missing.length > 0) for (const [s, n] of documentFrequencies(db, "memory_fts", missing)) entry.df.set(s, n);
-  return new Map(stems.map((s) => [s, entry!.df.get(s) ?? 0]));
-}
-
 /** The query's informative terms, stemmed and weighted by inverse document frequency (the ranker's index statistics). */
 export function buildQueryModel(db: Database, text: string): QueryModel {
   // The ranker's own query analysis (code-aware split, folding, its stop words, one term per stem),
@@ -130,7 +111,7 @@ export function buildQueryModel(db: Database, text: string): QueryModel {
   for (const t of analyzeQuery(text)) if (!STOP.has(t.word) && !/^\d{1,2}$/.test(t.word)) byStem.set(t.stem, t.word);
   if (byStem.size === 0) return { terms: [], totalWeight: 0 };
   const n = Math.max(1, collectionStats(db, "memory_fts")?.docs ?? 1);
-  const dfs = cachedFrequencies(db, n, [...byStem.keys()]);
+  const dfs = documentFrequencies(db, "memory_fts", [...byStem.keys()]); // cached until the index changes
   const terms: QueryTerm[] = [];
   for (const [s, w] of byStem) {
     const df = dfs.get(s) ?? 0;

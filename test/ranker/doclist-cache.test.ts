@@ -59,6 +59,18 @@ describe("cachedDoclist", () => {
     expect(after.length).toBe(21);
   });
 
+  test("writes to other tables (events, traces) by other processes keep the lists", () => {
+    db.exec("CREATE TABLE events (x TEXT)");
+    let reads = 0;
+    const read = () => (reads++, parseRowids(list().get('"queue"')?.ids));
+    cachedDoclist(db, "docs", '"queue"', read);
+    const other = new Database(join(dir.path, "fts.db"));
+    other.query("INSERT INTO events (x) VALUES ('a tool call')").run();
+    other.close();
+    cachedDoclist(db, "docs", '"queue"', read);
+    expect(reads).toBe(1);
+  });
+
   test("the least recently used lists go first once the bound is passed", () => {
     let reads = 0;
     const read = (n: number) => () => (reads++, new Float64Array(n));

@@ -3,7 +3,7 @@ import { indexStamp } from "./fts-stats.ts";
 
 /**
  * Rowid lists of FTS5 matches, remembered per connection until the index may have changed (the
- * same stamp as the document frequencies: another connection committed, or this one wrote). The
+ * same stamp as the document frequencies, see fts-stats.ts `indexStamp`). The
  * engine answers every query of a project from one long-lived connection, and a project's tasks
  * keep naming the same modules and words, so the long doclists of its common terms are decoded
  * once instead of on every call. Bounded: the least recently used lists go first.
@@ -22,7 +22,7 @@ const perConnection = new WeakMap<Database, Map<string, Lists>>();
 export function cachedDoclist(db: Database, table: string, match: string, read: () => Float64Array, maxRowids = MAX_ROWIDS): Float64Array {
   let tables = perConnection.get(db);
   if (!tables) perConnection.set(db, (tables = new Map()));
-  const stamp = indexStamp(db);
+  const stamp = indexStamp(db, table);
   let lists = tables.get(table);
   if (!lists || lists.stamp !== stamp) tables.set(table, (lists = { stamp, rowids: 0, byMatch: new Map() }));
   const hit = lists.byMatch.get(match);

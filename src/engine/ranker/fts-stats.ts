@@ -57,15 +57,14 @@ export function collectionStats(db: Database, table: string): CollectionStats | 
 /**
  * Number of rows containing each stem (0 for stems the index does not hold). fts5vocab counts a
  * stem's rows by walking its whole doclist, so counts are remembered per connection and table
- * until the index may have changed: another connection committed (`data_version`) or this one
- * wrote (`total_changes()`).
+ * until the index may have changed (`indexStamp`).
  */
 export function documentFrequencies(db: Database, table: string, stems: readonly string[]): Map<string, number> {
   assertIdentifier(table, "table");
   const out = new Map<string, number>();
   if (stems.length === 0) return out;
   const conn = connectionState(db);
-  const stamp = indexStamp(db);
+  const stamp = indexStamp(db, table);
   let cache = conn.df.get(table);
   if (!cache || cache.stamp !== stamp || cache.counts.size > DF_CACHE_MAX) {
     cache = { stamp, counts: new Map() };
@@ -89,7 +88,7 @@ const DF_CACHE_MAX = 50_000;
 interface ConnectionState {
   vocab: Set<string>;
   df: Map<string, { stamp: string; counts: Map<string, number> }>;
-  stamp?: ReturnType<Database["query"]>;
+  stamps: Map<string, ReturnType<Database["query"]>>;
 }
 
 const connections = new WeakMap<Database, ConnectionState>();
@@ -97,18 +96,26 @@ const connections = new WeakMap<Database, ConnectionState>();
 function connectionState(db: Database): ConnectionState {
   let s = connections.get(db);
   if (!s) {
-    s = { vocab: new Set(), df: new Map() };
+    s = { vocab: new Set(), df: new Map(), stamps: new Map() };
     connections.set(db, s);
   }
   return s;
 }
 
-/** Changes whenever the database content may have changed, from this connection or another. */
-export function indexStamp(db: Database): string {
+/**
+ * Changes whenever `table`'s index may have changed: its structure record (`<table>_data` id 10,
+ * FTS5's list of segments, rewritten by every insert, update and delete, from any connection) or
+ * a write on this connection (`total_changes()`: what changes items without touching the index,
+ * e.g. an embedding). Writes to other tables by other processes — events from the daemon, the
+ * MCP trace — leave it alone, so caches keyed on it survive an agent's busy session.
+ */
+export function indexStamp(db: Database, table: string): string {
+  assertIdentifier(table, "table");
   const conn = connectionState(db);
-  conn.stamp ??= db.query("SELECT (SELECT data_version FROM pragma_data_version) AS dv, total_changes() AS tc");
-  const v = conn.stamp.get() as { dv: number; tc: number };
-  return `${v.dv}:${v.tc}`;
+  let stmt = conn.stamps.get(table);
+  if (!stmt) conn.stamps.set(table, (stmt = db.query(`SELECT (SELECT block FROM ${table}_data WHERE id = 10) AS s, total_changes() AS tc`)));
+  const v = stmt.get() as { s: Uint8Array | null; tc: number };
+  return `${v.tc}:${v.s ? Buffer.from(v.s).toString("base64") : ""}`;
 }
 
 /** The `fts5vocab` row table over `table`, created once per connection (temp: nothing is written to the file). */
