@@ -1,7 +1,9 @@
 import type { Database, Statement } from "bun:sqlite";
 import { docTerms, stemMatcher, type DocTerms, type StemMatcher } from "./bm25.ts";
 import { cachedDoclist, parseRowids } from "./doclist-cache.ts";
+import { bodies, bodyRows } from "./fts-bodies.ts";
 import { matchExpression } from "./fts-query.ts";
+import { groupRows, Masks, poolThreshold, popcount, type Group } from "./term-masks.ts";
 
 /**
  * The candidate pool: the rows the ranker rescores in JS (BM25 × coverage over their bodies).
@@ -82,79 +84,6 @@ function rankPool(db: Database, src: PoolSource, words: readonly string[], pool:
 
 /** Term sets are bit masks: at most this many terms propose candidates (the rarest ones). */
 const MAX_MASK_TERMS = 30;
-
-/** Rows held in the typed mask array; beyond this rowid a Map takes over. */
-const MAX_DENSE_ROWID = 1 << 22;
-
-let dense = new Uint32Array(1 << 16);
-
-/** Per-row term masks: a reusable typed array for ordinary rowids, a Map for huge ones. */
-class Masks {
-  readonly touched: number[] = [];
-  private readonly sparse = new Map<number, number>();
-
-  add(rowid: number, bit: number): void {
-    if (rowid >= 0 && rowid < MAX_DENSE_ROWID) {
-      if (rowid >= dense.length) {
-        let size = dense.length;
-        while (size <= rowid) size *= 2;
-        const grown = new Uint32Array(Math.min(size, MAX_DENSE_ROWID));
-        grown.set(dense);
-        dense = grown;
-      }
-      if (dense[rowid] === 0) this.touched.push(rowid);
-      dense[rowid] = dense[rowid]! | bit;
-      return;
-    }
-    const cur = this.sparse.get(rowid);
-    if (cur === undefined) this.touched.push(rowid);
-    this.sparse.set(rowid, (cur ?? 0) | bit);
-  }
-
-  get(rowid: number): number {
-    return rowid >= 0 && rowid < MAX_DENSE_ROWID ? dense[rowid]! : (this.sparse.get(rowid) ?? 0);
-  }
-
-  /** Zero the shared array again (it is reused by the next query). */
-  clear(): void {
-    for (const r of this.touched) if (r >= 0 && r < MAX_DENSE_ROWID) dense[r] = 0;
-    this.touched.length = 0;
-    this.sparse.clear();
-  }
-}
-
-interface Group {
-  mask: number;
-  mass: number;
-  rows: number[];
-}
-
-/** Rows by term set, best covered first. */
-function groupRows(masks: Masks, terms: readonly PoolTerm[]): Group[] {
-  const groups = new Map<number, Group>();
-  for (const r of masks.touched) {
-    const m = masks.get(r);
-    let g = groups.get(m);
-    if (!g) {
-      let mass = 0;
-      for (let i = 0; i < terms.length; i++) if (m & (1 << i)) mass += terms[i]!.weight;
-      g = { mask: m, mass, rows: [] };
-      groups.set(m, g);
-    }
-    g.rows.push(r);
-  }
-  return [...groups.values()].sort((a, b) => b.mass - a.mass || a.mask - b.mask);
-}
-
-/** Covered mass of the pool-th best row (0 when fewer rows). */
-function poolThreshold(groups: readonly Group[], pool: number): number {
-  let n = 0;
-  for (const g of groups) {
-    n += g.rows.length;
-    if (n >= pool) return g.mass;
-  }
-  return 0;
-}
 
 /**
  * Rows by covered IDF mass (MaxScore). Doclists are read rarest term first. Once the pool-th best
@@ -397,11 +326,6 @@ function containedIn(groups: readonly Group[], terms: readonly PoolTerm[]): { ex
 
 const MAX_CONTENDER_CLAUSES = 12;
 
-function popcount(m: number): number {
-  let n = 0;
-  for (let x = m; x !== 0; x &= x - 1) n++;
-  return n;
-}
 
 /** Whole term sets, best first, until the pool is full; an overflowing set gives its best rows. */
 function fill(db: Database, src: PoolSource, groups: readonly Group[], terms: readonly PoolTerm[], pool: number, cap: number, prefetched?: ReadonlyMap<number, Candidate>): Candidate[] {
@@ -451,55 +375,4 @@ function bestOfGroup(db: Database, src: PoolSource, terms: readonly PoolTerm[], 
     if (out.length >= room) break;
   }
   return out;
-}
-
-function bodies(db: Database, src: PoolSource, rowids: readonly number[]): Candidate[] {
-  const byRow = bodyRows(db, src, rowids);
-  const out: Candidate[] = [];
-  for (const r of rowids) {
-    const c = byRow.get(r);
-    if (c) out.push(c);
-  }
-  return out;
-}
-
-function bodyRows(db: Database, src: PoolSource, rowids: readonly number[]): Map<number, Candidate> {
-  const out = new Map<number, Candidate>();
-  if (rowids.length === 0) return out;
-  // .values(): rows as arrays, about twice as fast as objects for a few hundred rows.
-  for (const [r, id, body] of db.query(bodiesSql(db, src)).values(JSON.stringify(rowids)) as Array<[number, string, string]>) out.set(r, { id, body });
-  return out;
-}
-
-const bodiesSqlCache = new WeakMap<Database, Map<string, string>>();
-
-/**
- * The rows' id and body by rowid. A regular FTS5 table keeps its columns in `<table>_content`
- * (`id`, `c0`, `c1`, … in declaration order); reading that plain table directly is about twice as
- * fast as going through the virtual table. Tables without it (external content) use the vtab.
- */
-function bodiesSql(db: Database, src: PoolSource): string {
-  let perDb = bodiesSqlCache.get(db);
-  if (!perDb) bodiesSqlCache.set(db, (perDb = new Map()));
-  const key = `${src.table}\u0000${src.idColumn}\u0000${src.bodyColumn}`;
-  let sql = perDb.get(key);
-  if (sql === undefined) {
-    const viaVtab = `SELECT rowid AS r, ${src.idColumn} AS id, ${src.bodyColumn} AS body FROM ${src.table} WHERE rowid IN (SELECT value FROM json_each(?))`;
-    sql = viaVtab;
-    try {
-      const content = `${src.table}_content`;
-      const hasContent = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(content) !== null;
-      const cols = (db.query(`SELECT name FROM pragma_table_info(?)`).all(src.table) as Array<{ name: string }>).map((c) => c.name);
-      const contentCols = hasContent ? (db.query(`SELECT name FROM pragma_table_info(?)`).all(content) as Array<{ name: string }>).map((c) => c.name) : [];
-      const idAt = cols.indexOf(src.idColumn);
-      const bodyAt = cols.indexOf(src.bodyColumn);
-      if (hasContent && idAt >= 0 && bodyAt >= 0 && contentCols.includes(`c${idAt}`) && contentCols.includes(`c${bodyAt}`)) {
-        sql = `SELECT id AS r, c${idAt} AS id, c${bodyAt} AS body FROM ${content} WHERE id IN (SELECT value FROM json_each(?))`;
-      }
-    } catch {
-      sql = viaVtab;
-    }
-    perDb.set(key, sql);
-  }
-  return sql;
 }
