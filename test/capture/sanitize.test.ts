@@ -40,30 +40,28 @@ function expectSameAsCareful(content: EventContent): void {
   expect(content).toEqual(before); // never changed in place
 }
 
+/** expectSameAsCareful on every event of the files; how many there were. */
+function checkAll(paths: readonly string[]): number {
+  let n = 0;
+  for (const path of paths) {
+    for (const c of contentsOf(path)) {
+      expectSameAsCareful(c);
+      n++;
+    }
+  }
+  return n;
+}
+
 describe("fast path = careful path", () => {
   const core = files(CAPTURE_FIXTURES);
 
   test("every event of the core fixtures", () => {
-    let n = 0;
-    for (const path of core) {
-      for (const c of contentsOf(path)) {
-        expectSameAsCareful(c);
-        n++;
-      }
-    }
-    expect(n).toBeGreaterThan(20);
+    expect(checkAll(core)).toBeGreaterThan(20);
   });
 
   const shared = files(SHARED_TRANSCRIPTS);
   test.skipIf(shared.length === 0)("every event of the real transcripts in ../shared (skipped without ../shared)", () => {
-    let n = 0;
-    for (const path of shared) {
-      for (const c of contentsOf(path)) {
-        expectSameAsCareful(c);
-        n++;
-      }
-    }
-    expect(n).toBeGreaterThan(400);
+    expect(checkAll(shared)).toBeGreaterThan(400);
   });
 
   test("long strings, long arrays, deep nesting, repeated outputs, secrets", () => {

@@ -9,6 +9,7 @@ import { rankLexical } from "../../src/engine/ranker/lexical.ts";
 import { chooseStrategy, fetchPool, POOL_CAP_FACTOR, RANK_ROW_BUDGET, type PoolSource, type PoolTerm } from "../../src/engine/ranker/pool.ts";
 import { analyzeQuery, bodyStems } from "../../src/engine/ranker/query.ts";
 import { expandCodeTokens } from "../../src/shared/code-tokens.ts";
+import { rng } from "../../bench/retrieval-corpus.ts";
 
 const open: Database[] = [];
 afterEach(() => {
@@ -22,18 +23,6 @@ function table(ddl = "CREATE VIRTUAL TABLE memory_fts USING fts5(memory_id UNIND
   db.exec(ddl);
   open.push(db);
   return db;
-}
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Words drawn with Zipf weights: a few in most rows, most in few — like a real store. */
