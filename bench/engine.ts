@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { ClaudeCodeNormalizer } from "../src/daemon/normalize/claude-code.ts";
 import { CodexNormalizer } from "../src/daemon/normalize/codex.ts";
 import { toEventRow } from "../src/daemon/ingest.ts";
-import { processEvents } from "../src/engine/process-events.ts";
+import { processEvents } from "../src/engine/learn/process-events.ts";
 import { StateDbLedger } from "../src/engine/llm/usage.ts";
 import { loadConfig } from "../src/shared/config.ts";
 import type { ConfigValues } from "../src/shared/config-keys.ts";

@@ -14,9 +14,9 @@
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
-import { rankLexical, RANKER_DEFAULTS, type LexicalOptions, type Neighbour } from "../src/engine/ranker/lexical.ts";
-import { analyzeQuery, bodyStems } from "../src/engine/ranker/query.ts";
-import { STOP_WORDS } from "../src/engine/ranker/stop-words.ts";
+import { rankLexical, RANKER_DEFAULTS, type LexicalOptions, type Neighbour } from "../src/ranker/lexical.ts";
+import { analyzeQuery, bodyStems } from "../src/ranker/query.ts";
+import { STOP_WORDS } from "../src/ranker/stop-words.ts";
 import { expandCodeTokens } from "../src/shared/code-tokens.ts";
 import dataSchema from "../src/sql/schema/data-v1.sql" with { type: "text" };
 import { searchBody } from "../src/sql/memory-items.ts";

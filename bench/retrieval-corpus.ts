@@ -13,7 +13,7 @@
  *   short templates, so every query word sits in ~5 % of the items (no rare word to anchor on).
  */
 import { MEMORY_TYPES, type MemoryType } from "../src/shared/api.ts";
-import type { ItemSpec } from "../test/retrieval/helpers.ts";
+import type { ItemSpec } from "../test/engine/retrieve/helpers.ts";
 
 export type CorpusName = "realistic" | "uniform";
 export const CORPORA: readonly CorpusName[] = ["realistic", "uniform"];

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { chars4Tokens, estimateTokens, fitPieceTable } from "../src/engine/tokens.ts";
+import { chars4Tokens, estimateTokens, fitPieceTable } from "../src/shared/tokens.ts";
 import { fmt, table, type Bench, type BenchReport } from "./report.ts";
 
 export type TextKind = "code" | "prose" | "logs" | "json";

@@ -24,7 +24,7 @@ export default defineCommand({
     // The exact tokenizer takes ~0.5 s to load: start it now (after listening) rather than on the first request.
     const { loadConfig } = await import("../shared/config.ts");
     const counter = loadConfig()["tokens.counter"];
-    if (counter === "o200k") void import("../engine/tokens.ts").then((t) => t.loadTokenCounter("o200k"));
+    if (counter === "o200k") void import("../shared/tokens.ts").then((t) => t.loadTokenCounter("o200k"));
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;

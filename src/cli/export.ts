@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { writeFileSync } from "node:fs";
-import { exportMemory } from "../engine/memory-transfer.ts";
+import { exportMemory } from "../engine/learn/memory-transfer.ts";
 import { loadConfig } from "../shared/config.ts";
 import { commonArgs, print } from "./memory-cli.ts";
 import { withProjectDbs } from "./project-db.ts";

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { forgetMemory } from "../engine/forget.ts";
+import { forgetMemory } from "../engine/learn/forget.ts";
 import { nowIso } from "../shared/time.ts";
 import { commonArgs, print, printJson } from "./memory-cli.ts";
 import { withProjectDbs } from "./project-db.ts";

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";
-import { importMemory, parsePortableLines } from "../engine/memory-transfer.ts";
+import { importMemory, parsePortableLines } from "../engine/learn/memory-transfer.ts";
 import { loadConfig } from "../shared/config.ts";
 import { UsageError } from "../shared/errors.ts";
 import { commonArgs, print, printJson } from "./memory-cli.ts";

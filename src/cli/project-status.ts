@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { homePaths } from "../shared/paths.ts";
 import { utcDay } from "../shared/time.ts";
-import { isViewStale } from "../engine/view-staleness.ts";
+import { isViewStale } from "../engine/retrieve/views/view-staleness.ts";
 import { countEvents } from "../sql/events.ts";
 import { countItemsByType } from "../sql/memory-items.ts";
 import { openDatabase, openProjectDb } from "../sql/open.ts";

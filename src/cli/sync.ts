@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { syncProject } from "../engine/team-sync.ts";
+import { syncProject } from "../engine/learn/team-sync.ts";
 import { gitignoreHidesShared } from "./init-project.ts";
 import { loadConfig } from "../shared/config.ts";
 import { commonArgs, print, printJson } from "./memory-cli.ts";

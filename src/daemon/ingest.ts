@@ -11,8 +11,8 @@ import { insertEvents, insertPackedEvents } from "../sql/events.ts";
 import { openProjectDb } from "../sql/open.ts";
 import { canonicalStruct, eventIdFromHash, hashStruct } from "./dedup.ts";
 import type { ToolUseInfo } from "./normalize/types.ts";
-import { isEnvFilePath } from "./redact.ts";
-import { sanitizeContent } from "./sanitize.ts";
+import { isEnvFilePath } from "../shared/privacy/redact.ts";
+import { sanitizeContent } from "../shared/privacy/sanitize.ts";
 
 /** Opens each project's data.db once and keeps it open. */
 export class ProjectDbPool {

@@ -22,17 +22,17 @@ import { homePaths, projectPaths } from "../shared/paths.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { openProjectDb, openUserDb } from "../sql/open.ts";
 import { VERSION } from "../version.ts";
-import { embedderFromConfig } from "./embeddings.ts";
-import { llmNoteTaker } from "./chain-of-note.ts";
-import { recall } from "./recall.ts";
-import { retrievalContext, type RetrievalContext } from "./retrieval-context.ts";
-import { searchMemory } from "./search.ts";
-import { taskContext } from "./task-context.ts";
-import { timeline } from "./timeline.ts";
-import { loadTokenCounter } from "./tokens.ts";
-import { pitfallsView } from "./views/pitfalls.ts";
-import { projectBriefView } from "./views/project-brief.ts";
-import { userStyleView } from "./views/user-style.ts";
+import { embedderFromConfig } from "./llm/embeddings.ts";
+import { llmNoteTaker } from "./retrieve/chain-of-note.ts";
+import { recall } from "./retrieve/recall.ts";
+import { retrievalContext, type RetrievalContext } from "./retrieve/retrieval-context.ts";
+import { searchMemory } from "./retrieve/search.ts";
+import { taskContext } from "./retrieve/task-context.ts";
+import { timeline } from "./retrieve/timeline.ts";
+import { loadTokenCounter } from "../shared/tokens.ts";
+import { pitfallsView } from "./retrieve/views/pitfalls.ts";
+import { projectBriefView } from "./retrieve/views/project-brief.ts";
+import { userStyleView } from "./retrieve/views/user-style.ts";
 
 /**
  * The memory engine's HTTP API (`sqrl engine`), on 127.0.0.1 behind the shared guard (token, no
@@ -148,7 +148,7 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
     handle: async (req, _url, state) => {
       const body = ProcessEventsRequest.parse(await jsonBody(req));
       state.projectRoot(body.project_id);
-      const { processEvents } = await import("./process-events.ts");
+      const { processEvents } = await import("./learn/process-events.ts");
       return processEvents(body);
     },
   },

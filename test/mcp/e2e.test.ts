@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
-import { estimateTokens } from "../../src/engine/tokens.ts";
+import { estimateTokens } from "../../src/shared/tokens.ts";
 import { EpisodeRecall, NO_RELEVANT_MEMORY, PitfallsView, ProjectBriefView, SearchResponse, TaskContext, Timeline, UserStyleView } from "../../src/shared/api.ts";
 import { makeHome, type DaemonHome } from "../daemon/harness.ts";
 import { REPO_ROOT, runSqrl, SQRL_BIN } from "../helpers/sqrl.ts";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { initProject } from "../../src/cli/init-project.ts";
 import { startEngineServer, type EngineServer } from "../../src/engine/server.ts";
-import { estimateTokens } from "../../src/engine/tokens.ts";
+import { estimateTokens } from "../../src/shared/tokens.ts";
 import { DaemonBridge } from "../../src/mcp/daemon-bridge.ts";
 import { serverManifest } from "../../src/mcp/manifest.ts";
 import { buildSessionStartContext } from "../../src/mcp/session-start-hook.ts";

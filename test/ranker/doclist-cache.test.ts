@@ -5,8 +5,8 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { cachedDoclist, parseRowids } from "../../src/engine/ranker/doclist-cache.ts";
-import { rankLexical } from "../../src/engine/ranker/lexical.ts";
+import { cachedDoclist, parseRowids } from "../../src/ranker/doclist-cache.ts";
+import { rankLexical } from "../../src/ranker/lexical.ts";
 import { tempDir } from "../helpers/sqrl.ts";
 
 let dir: ReturnType<typeof tempDir>;

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { assertIdentifier, collectionStats, documentFrequencies, readVarint } from "../../src/engine/ranker/fts-stats.ts";
+import { assertIdentifier, collectionStats, documentFrequencies, readVarint } from "../../src/ranker/fts-stats.ts";
 
 describe("FTS5 statistics", () => {
   const db = new Database(":memory:");

@@ -3,11 +3,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { docTerms, idf, stemMatcher } from "../../src/engine/ranker/bm25.ts";
-import { documentFrequencies } from "../../src/engine/ranker/fts-stats.ts";
-import { rankLexical } from "../../src/engine/ranker/lexical.ts";
-import { chooseStrategy, fetchPool, POOL_CAP_FACTOR, RANK_ROW_BUDGET, type PoolSource, type PoolTerm } from "../../src/engine/ranker/pool.ts";
-import { analyzeQuery, bodyStems } from "../../src/engine/ranker/query.ts";
+import { docTerms, idf, stemMatcher } from "../../src/ranker/bm25.ts";
+import { documentFrequencies } from "../../src/ranker/fts-stats.ts";
+import { rankLexical } from "../../src/ranker/lexical.ts";
+import { chooseStrategy, fetchPool, POOL_CAP_FACTOR, RANK_ROW_BUDGET, type PoolSource, type PoolTerm } from "../../src/ranker/pool.ts";
+import { analyzeQuery, bodyStems } from "../../src/ranker/query.ts";
 import { expandCodeTokens } from "../../src/shared/code-tokens.ts";
 import { rng } from "../../bench/retrieval-corpus.ts";
 

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { porterStem } from "../../src/engine/ranker/porter.ts";
+import { porterStem } from "../../src/ranker/porter.ts";
 
 /** Stems FTS5's porter tokenizer stores for each word (read back through fts5vocab). */
 function ftsStems(words: readonly string[]): Map<string, string> {

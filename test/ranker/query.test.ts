@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { queryTerms } from "../../src/engine/ranker/lexical.ts";
-import { analyzeQuery, bodyStems, foldToken } from "../../src/engine/ranker/query.ts";
-import { isStopWord } from "../../src/engine/ranker/stop-words.ts";
+import { queryTerms } from "../../src/ranker/lexical.ts";
+import { analyzeQuery, bodyStems, foldToken } from "../../src/ranker/query.ts";
+import { isStopWord } from "../../src/ranker/stop-words.ts";
 
 describe("query processing", () => {
   test("stop words are removed, content words kept in order", () => {

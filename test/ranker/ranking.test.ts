@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import type { Neighbour } from "../../src/engine/ranker/context.ts";
-import { rankLexical, type LexicalOptions } from "../../src/engine/ranker/lexical.ts";
+import type { Neighbour } from "../../src/ranker/context.ts";
+import { rankLexical, type LexicalOptions } from "../../src/ranker/lexical.ts";
 import { expandCodeTokens } from "../../src/shared/code-tokens.ts";
 
 /** A memory_fts-like table over hand-written documents (bodies code-expanded like searchBody). */

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { describeZodError } from "../../shared/http-guard.ts";
 import { SqrlError } from "../../shared/errors.ts";
-import { redactText } from "../../daemon/redact.ts";
-import { estimateTokens } from "../tokens.ts";
+import { redactText } from "../../shared/privacy/redact.ts";
+import { estimateTokens } from "../../shared/tokens.ts";
 import type { LlmProvider, LlmRequest } from "./provider.ts";
 import type { UsageLedger } from "./usage.ts";
 

@@ -1,0 +1,46 @@
+import type { EventDTO } from "../../../shared/event.ts";
+import { log } from "../../../shared/log.ts";
+import { dedupeCandidates, type Candidate, type Rule, type RuleInput } from "./candidate.ts";
+import { withConcepts } from "./concept-tags.ts";
+import { toEngineEvent } from "../../events/event-view.ts";
+import { pitfalls } from "./pitfalls.ts";
+import { projectEndpoints } from "./project-endpoints.ts";
+import { projectManifests } from "./project-manifests.ts";
+import { projectModules } from "./project-modules.ts";
+import { recipes } from "./recipes.ts";
+import { styleHabits } from "./style-habits.ts";
+import { stylePreferences } from "./style-preferences.ts";
+
+/** The offline extractor: every deterministic rule over one closed episode. */
+export const EPISODE_RULES: ReadonlyArray<[string, Rule]> = [
+  ["style-preferences", stylePreferences],
+  ["style-habits", styleHabits],
+  ["project-modules", projectModules],
+  ["project-endpoints", projectEndpoints],
+  ["pitfalls", pitfalls],
+  ["recipes", recipes],
+];
+
+export interface OfflineOptions {
+  /** Also read the repo's manifests (done once per processing call, not per episode). */
+  manifests: boolean;
+}
+
+export function ruleInput(episodeId: string, projectRoot: string, events: readonly EventDTO[]): RuleInput {
+  return { episodeId, projectRoot, events: events.map(toEngineEvent).sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : 1)) };
+}
+
+/** Run the rules; a rule that throws is logged and skipped so one bad record cannot stop the rest. */
+export function extractOffline(input: RuleInput, opts: OfflineOptions = { manifests: false }): Candidate[] {
+  const rules: Array<[string, Rule]> = [...EPISODE_RULES];
+  if (opts.manifests) rules.push(["project-manifests", projectManifests]);
+  const out: Candidate[] = [];
+  for (const [name, rule] of rules) {
+    try {
+      out.push(...rule(input));
+    } catch (err) {
+      log.warn(`extract rule ${name} failed on episode ${input.episodeId}: ${(err as Error).message}`);
+    }
+  }
+  return dedupeCandidates(out).map((c) => ({ ...c, tags: withConcepts(c.key, c.tags) }));
+}

@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { callForJson } from "../../llm/json-call.ts";
+import type { LlmProvider } from "../../llm/provider.ts";
+import type { UsageLedger } from "../../llm/usage.ts";
+import { SUMMARY_MAX_TOKENS } from "../summarize.ts";
+import { estimateTokens } from "../../../shared/tokens.ts";
+import { CandidateShape, clamp01, dedupeCandidates, type Candidate } from "./candidate.ts";
+import { commandOutcome, failureLines } from "../../events/commands.ts";
+import { cleanUserText, clip, type EngineEvent } from "../../events/event-view.ts";
+
+/**
+ * The LLM extractor: one call per closed episode. The episode is rendered compactly (one numbered
+ * line per event, long text cut, the middle dropped when it still does not fit the context window
+ * from config), redacted again before it leaves, and the answer validated with zod — one retry on
+ * invalid output, then the caller falls back to the offline rules for this episode.
+ */
+
+const OUTPUT_TOKENS = 1800;
+
+export const SYSTEM_PROMPT = `You extract long-term engineering memory from one episode of a developer's coding session.
+Return ONLY a JSON object: {"summary": string, "items": Item[]}.
+- summary: 80-150 tokens. What the user wanted (goal), what changed (files), which commands/tests ran and how they ended, the outcome.
+- Item: {"type": "user_style"|"project_fact"|"pitfall"|"recipe", "key": slug, "content": string, "tags": string[], "importance": 0..1, "confidence": 0..1, "scope": "user"|"project", "file_paths": string[], "evidence": number[]}.
+  - user_style: how this developer wants code written or work done (explicit preferences, corrections, habits such as package manager, test command and flags, formatter, commit style). scope "user" only for personal preferences that hold in any repository; repo conventions are "project".
+  - project_fact: framework, language, database, services, important modules/paths, endpoints (key like "endpoint:/login").
+  - pitfall: an error or failing check that was FIXED in this episode: what failed, where, the cause as the text shows it, and the fix.
+  - recipe: a command sequence that ended green (how to test, build, migrate, release).
+  - key: a stable lower-case slug reused for the same subject: package_manager, test_command, lint_command, framework, database, commit_style, module:<dir>, pitfall:<check>:<slug>, recipe:<purpose>.
+  - evidence: the [numbers] of the events that prove the item. Every item needs evidence.
+Rules: store only what the episode PROVES. An error that was never resolved is not a pitfall. A hypothesis the assistant tried and abandoned is not a fact. Do not invent file paths, commands or versions. No secrets. Prefer few precise items over many vague ones; return "items": [] when nothing is worth remembering.`;
+
+const LlmItem = CandidateShape.extend({ evidence: z.array(z.number().int().positive()).min(1).max(40) });
+export const ExtractionOutput = z.object({
+  summary: z.string().min(20).max(2000),
+  items: z.array(LlmItem).max(25),
+});
+export type ExtractionOutput = z.infer<typeof ExtractionOutput>;
+
+interface Limits {
+  text: number;
+  output: number;
+}
+
+function renderEvent(e: EngineEvent, n: number, lim: Limits): string | null {
+  const paths = e.filePaths.length > 0 ? ` ${e.filePaths.slice(0, 4).join(", ")}` : "";
+  switch (e.type) {
+    case "user_message": {
+      const t = cleanUserText(e.text);
+      return t ? `[${n}] ${e.sidechain ? "task given to a subagent" : "user"}: ${clip(t, lim.text)}` : null;
+    }
+    case "assistant_response":
+      return `[${n}] assistant: ${clip(e.text, lim.text)}`;
+    case "code_change":
+      return `[${n}] edit${paths}: ${clip(e.content.diff_summary ?? e.tool, lim.output)}`;
+    case "command_run":
+    case "test_run": {
+      const outcome = commandOutcome(e);
+      const counts = e.type === "test_run" && (e.content.passed !== undefined || e.content.failed !== undefined) ? ` (${e.content.passed ?? 0} passed, ${e.content.failed ?? 0} failed)` : "";
+      const detail = outcome === "fail" ? failureLines(e.output, 3).join(" | ") || e.output : e.output;
+      return `[${n}] $ ${clip(e.command, 200)} → ${outcome}${counts}${detail ? `: ${clip(detail, lim.output)}` : ""}`;
+    }
+    case "tool_call":
+      return `[${n}] tool ${e.tool}${paths}`;
+    case "tool_result":
+      return e.isError ? `[${n}] tool error: ${clip(e.output, lim.output)}` : null;
+    case "error":
+      return `[${n}] ${e.rejected ? "user refused the previous tool call" : `error: ${clip(e.text, lim.output)}`}`;
+    case "git_commit":
+      return `[${n}] commit "${clip(e.content.commit?.message ?? "", 160)}" (${(e.content.commit?.files ?? []).slice(0, 5).join(", ")})`;
+    case "session_summary":
+      return `[${n}] earlier context: ${clip(e.text, lim.text)}`;
+  }
+}
+
+export interface Rendering {
+  text: string;
+  /** Event behind each [number] (1-based). */
+  refs: EngineEvent[];
+}
+
+/** The episode as numbered lines, cut to fit `maxTokens`. */
+export function renderEpisode(events: readonly EngineEvent[], maxTokens: number): Rendering {
+  // Subagent work (edits, commands) is real work; its "user" turns are the parent agent's prompts, labelled as such.
+  const main = [...events];
+  let lim: Limits = { text: 700, output: 500 };
+  for (let round = 0; round < 5; round++) {
+    const lines: string[] = [];
+    main.forEach((e, i) => {
+      const l = renderEvent(e, i + 1, lim);
+      if (l) lines.push(l);
+    });
+    let text = lines.join("\n");
+    if (estimateTokens(text) <= maxTokens || round === 4) {
+      if (estimateTokens(text) > maxTokens) {
+        // Keep the start (the goal) and the end (the outcome); drop the middle.
+        const head = Math.max(1, Math.floor(lines.length * 0.3));
+        let tail = lines.length - head;
+        while (tail > 1 && estimateTokens([...lines.slice(0, head), "[…]", ...lines.slice(lines.length - tail)].join("\n")) > maxTokens) tail = Math.floor(tail * 0.8);
+        text = [...lines.slice(0, head), `[… ${lines.length - head - tail} events omitted …]`, ...lines.slice(lines.length - tail)].join("\n");
+      }
+      return { text, refs: main };
+    }
+    lim = { text: Math.floor(lim.text / 2), output: Math.floor(lim.output / 2) };
+  }
+  return { text: "", refs: main };
+}
+
+export interface LlmExtraction {
+  summary: string;
+  candidates: Candidate[];
+}
+
+function clipSummary(s: string): string {
+  let t = s.trim();
+  while (estimateTokens(t) > SUMMARY_MAX_TOKENS && t.length > 40) t = clip(t, Math.floor(t.length * 0.9));
+  return t;
+}
+
+/** Extract candidates (and the episode summary) with the LLM. Throws when the call fails or the cap is reached. */
+export async function extractWithLlm(
+  llm: LlmProvider,
+  ledger: UsageLedger,
+  episodeId: string,
+  events: readonly EngineEvent[],
+  contextWindowTokens: number,
+): Promise<LlmExtraction> {
+  const budget = Math.max(500, contextWindowTokens - estimateTokens(SYSTEM_PROMPT) - OUTPUT_TOKENS - 200);
+  const r = renderEpisode(events, budget);
+  const prompt = `Episode ${episodeId} (${r.refs.length} events):\n${r.text}\n\nReturn the JSON object now.`;
+  const out = await callForJson(llm, ledger, { system: SYSTEM_PROMPT, prompt, maxTokens: OUTPUT_TOKENS }, ExtractionOutput);
+  const candidates: Candidate[] = [];
+  for (const item of out.items) {
+    const ids = [...new Set(item.evidence.map((n) => r.refs[n - 1]?.id).filter((id): id is string => id !== undefined))];
+    if (ids.length === 0 || item.confidence < 0.5) continue; // no proof in this episode: not stored
+    candidates.push({
+      type: item.type,
+      key: item.key,
+      content: item.content.trim(),
+      tags: item.tags,
+      importance: clamp01(item.importance),
+      confidence: clamp01(item.confidence),
+      scope: item.type === "user_style" ? item.scope : "project",
+      file_paths: item.file_paths.filter((p) => !p.startsWith("/")),
+      source_episode_id: episodeId,
+      source_event_ids: ids,
+      rule: "llm",
+    });
+  }
+  return { summary: clipSummary(out.summary), candidates: dedupeCandidates(candidates) };
+}

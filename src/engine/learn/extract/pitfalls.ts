@@ -1,0 +1,274 @@
+import { isAbsolute, relative } from "node:path";
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { commandRuns, failureLines, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
+import { appliedChanges, cleanUserText, clip, rejectedCalls, slug, userMessages, type EngineEvent } from "../../events/event-view.ts";
+
+/**
+ * Rule `pitfalls`: a check (test, lint, type check, build, migration, install) that FAILED and then,
+ * in the same episode, PASSED after a change. Stores what failed, where, the cause as far as the
+ * text shows it, and the fix. A failure never followed by a green run of the same check is not a
+ * pitfall; explanations given before a later failed attempt were abandoned hypotheses and are not used.
+ */
+
+const PITFALL_KINDS = new Set(["test", "lint", "typecheck", "build", "migrate", "generate", "install", "format", "dev"]);
+const CAUSAL = /\b(?:because|requires?|required|caused by|due to|the (?:issue|problem|error|cause|reason|culprit) (?:is|was|here is)|is failing (?:because|since)|fails? (?:because|since|when)|happens (?:because|when)|expects?|must be|needs? to be|ha(?:s|ve) to be|is not (?:allowed|supported|defined|exported)|doesn't (?:exist|support|allow)|was (?:removed|renamed|missing)|can be (?:undefined|null|nil|none|empty|missing)|(?:is|are|was|were)(?: not|n't) (?:awaited|initiali[sz]ed|defined|exported|imported|called|closed|escaped|handled|set))\b/i;
+const HEDGE = /\b(?:maybe|might|possibly|perhaps|probably|i think|i suspect|could be|likely|not sure|seems? to|may be|guess|hypothes)/i;
+const FILLER_SENTENCE = /^(?:good idea|great|perfect|ok(?:ay)?|sure|got it|you're right|right|yes|done|now\b|first,?\b)/i;
+/** "Postgres is up, so that was not it": a hypothesis ruled out — never part of what is stored. */
+const DISMISSAL = /\b(?:(?:was|is)(?: not|n't) (?:it|the (?:issue|problem|cause|culprit|reason))|not the (?:issue|problem|cause|culprit)|ruled out|that's not it|red herring)\b/i;
+/** A short sentence that only reports a check ("All 12 auth tests pass.") says nothing about the fix. */
+const CHECK_REPORT = /\b(?:tests?|specs?|suites?|lint(?:ing|er)?|checks?|builds?|type ?checks?)\b.{0,40}\b(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|clean|ok)\b/i;
+/** "Adding `await`.": a short action on code is a fix description although it has few words. */
+const CODE_ACTION = /^(?:i'll\s+|i will\s+|we can\s+)?(?:add(?:ing)?|us(?:e|ing)|replac(?:e|ing)|remov(?:e|ing)|guard(?:ing)?|wrap(?:ping)?|import(?:ing)?|export(?:ing)?|renam(?:e|ing)|call(?:ing)?|await(?:ing)?|set(?:ting)?|mov(?:e|ing)|chang(?:e|ing)|switch(?:ing)?)\b.*`[^`]+`/i;
+/** Plans in the first person ("I'll…", "we can…"): what will be done, not why it failed. */
+const PLAN = /\b(?:i'll|i will|we can|we could|let's|let me|i'm going to|i need to|we need to|we should)\b/i;
+/** "Fixed:", "Done.", "The fix:" labels at the head of a closing summary. */
+const SUMMARY_LABEL = /^(?:fixed|done|the fix|summary|result)\s*[:.!-]\s*/i;
+/** "Let me read the file", "I'll run the tests": narration of the next step, not the fix. */
+const NARRATION = /^(?:now\s+)?(?:let me|let's|i'll|i will|i need to|i'm going to)\s+(?:\w+\s+){0,2}(?:read|look|check|run|verify|see|investigate|explore|search|find|open|examine|inspect|understand|start)\b/i;
+
+function sentencesOf(text: string): string[] {
+  return text
+    .replace(/```[\s\S]*?```/g, " ")
+    .split(/(?<=[.!?:])\s+|\n+/)
+    .map((s) => s.trim().replace(/:$/, "."))
+    .filter((s) => s.length > 8);
+}
+
+function causeSentence(events: readonly EngineEvent[], from: number, to: number): { text: string; id: string } | null {
+  for (const e of events) {
+    if (e.ms < from || e.ms > to) continue;
+    const text = e.type === "assistant_response" ? e.text : e.type === "user_message" && !e.sidechain ? cleanUserText(e.text) : "";
+    if (!text) continue;
+    for (const s of sentencesOf(text)) {
+      if (CAUSAL.test(s) && !HEDGE.test(s) && !DISMISSAL.test(s) && !/^(?:let me|i'll|i will|now)\b/i.test(s)) return { text: clip(s, 220), id: e.id };
+    }
+  }
+  return null;
+}
+
+interface Explanation {
+  /** Declarative sentences: what is wrong. */
+  diagnosis: string[];
+  /** What the assistant said it would do — dropped when the user refused a call after saying it. */
+  plans: string[];
+  id: string;
+}
+
+function isPlan(s: string): boolean {
+  return PLAN.test(s) || CODE_ACTION.test(s);
+}
+
+/** The last explanation before the first fix, without filler, narration, hedges, dismissals and the cause itself. */
+function preFixExplanation(events: readonly EngineEvent[], from: number, firstFix: EngineEvent, cause: string | null): Explanation | null {
+  let last: EngineEvent | null = null;
+  for (const e of events) {
+    if (e.ms < from || e.ms > firstFix.ms) continue;
+    if (e.type === "assistant_response" && e.text.trim()) last = e;
+  }
+  if (!last) return null;
+  const kept = sentencesOf(last.text).filter(
+    (s) => !FILLER_SENTENCE.test(s) && !NARRATION.test(s) && !HEDGE.test(s) && !DISMISSAL.test(s) && s !== cause && (s.split(/\s+/).length >= 4 || CODE_ACTION.test(s)),
+  );
+  const refusedSince = rejectedCalls(events).some((r) => r.result.ms >= last!.ms && r.result.ms <= firstFix.ms);
+  const out = { diagnosis: kept.filter((s) => !isPlan(s)).slice(0, 2), plans: refusedSince ? [] : kept.filter(isPlan).slice(0, 2), id: last.id };
+  return out.diagnosis.length + out.plans.length > 0 ? out : null;
+}
+
+/**
+ * What the assistant said once the check was green again, before the user spoke: the closing summary
+ * of the fix ("Fixed: `isExpired` now treats a missing `exp` as not expired."), bare check reports dropped.
+ */
+function postFixSummary(events: readonly EngineEvent[], pass: EngineEvent): { text: string; id: string } | null {
+  let seen = 0;
+  for (const e of events) {
+    if (e.ms <= pass.ms) continue;
+    if (e.type === "user_message" && !e.sidechain && cleanUserText(e.text)) break;
+    if (e.type !== "assistant_response" || !e.text.trim()) continue;
+    if (++seen > 2) break;
+    const kept = sentencesOf(e.text.replace(SUMMARY_LABEL, ""))
+      .map((s) => s.replace(SUMMARY_LABEL, ""))
+      .filter((s) => !FILLER_SENTENCE.test(s) && !NARRATION.test(s) && !HEDGE.test(s) && !DISMISSAL.test(s) && !/^\s*(?:\d+[.)]|[-*])\s/.test(s))
+      .filter((s) => s.split(/\s+/).length >= 5 && !(CHECK_REPORT.test(s) && s.split(/\s+/).length < 10));
+    if (kept.length > 0) return { text: clip(kept[0]!, 220), id: e.id };
+  }
+  return null;
+}
+
+/** The user's instruction right after a refused call, between the failure and the fix: it steered the fix. */
+function steeringCorrection(events: readonly EngineEvent[], from: number, firstFix: EngineEvent): { text: string; id: string } | null {
+  const msgs = userMessages(events);
+  for (const r of rejectedCalls(events)) {
+    if (r.result.ms < from || r.result.ms > firstFix.ms) continue;
+    const next = msgs.find((m) => m.ev.ms >= r.result.ms && m.ev.ms <= firstFix.ms && m.ev.id !== r.result.id);
+    if (next) return { text: `as the user asked: "${clip(next.text, 160)}"`, id: next.ev.id };
+  }
+  return null;
+}
+
+interface FixStory {
+  cause: { text: string; id: string } | null;
+  fix: { text: string; id: string } | null;
+}
+
+/**
+ * Cause and fix of a resolved failure. The cause: a causal sentence after the last failure, else the
+ * declarative explanation given right before a fix that worked (the diagnosis). The fix: what the
+ * assistant said it would do (unless the user refused it), else its closing summary once green,
+ * else the user's steering correction, else the diff summary.
+ */
+function fixStory(events: readonly EngineEvent[], from: number, firstFix: EngineEvent, pass: EngineEvent): FixStory {
+  const causal = causeSentence(events, from, firstFix.ms);
+  const pre = preFixExplanation(events, from, firstFix, causal?.text ?? null);
+  const cause = causal ?? (pre && pre.diagnosis.length > 0 ? { text: clip(pre.diagnosis[0]!, 220), id: pre.id } : null);
+  if (pre && pre.plans.length > 0) return { cause, fix: { text: clip(pre.plans.join(" "), 240), id: pre.id } };
+  const post = postFixSummary(events, pass.ms > firstFix.ms ? pass : firstFix);
+  if (post) return { cause, fix: post };
+  const steer = steeringCorrection(events, from, firstFix);
+  if (steer) return { cause, fix: steer };
+  const diff = firstFix.content.diff_summary;
+  return { cause, fix: diff ? { text: clip(diff, 200), id: firstFix.id } : null };
+}
+
+function toRepoPath(p: string, root: string): string | null {
+  if (!isAbsolute(p)) return p.replace(/^\.\//, "");
+  const rel = relative(root, p);
+  return rel.startsWith("..") || isAbsolute(rel) ? null : rel;
+}
+
+function errorPaths(lines: readonly string[], root: string): string[] {
+  const out: string[] = [];
+  for (const l of lines) {
+    for (const m of l.matchAll(/([\w@~./-]+\.[A-Za-z]{1,5}):\d+/g)) {
+      const p = toRepoPath(m[1]!, root);
+      if (p && !out.includes(p)) out.push(p);
+    }
+  }
+  return out;
+}
+
+function errorSignature(line: string): string {
+  return line
+    .replace(/[\w@~./-]+\.[A-Za-z]{1,5}:\d+(?::\d+)?:?/g, " ")
+    .replace(/`[^`]*`|"[^"]*"|'[^']*'|\[[^\]]*\]|\([^)]*\)/g, " ")
+    .replace(/\b\d+(?:\.\d+)?\b/g, " ")
+    .replace(/^(?:error|fail(?:ed)?|---)\W*/i, "")
+    .trim();
+}
+
+/** What names the error best: from an `…Error`/`…Exception` name to the end of its line when there is one, else the first line. */
+function signatureLine(lines: readonly string[]): string | undefined {
+  for (const l of lines) {
+    const m = /\b[A-Za-z_]\w*(?:Error|Exception)\b.*$/.exec(l);
+    if (m) return m[0];
+  }
+  return lines[0];
+}
+
+/** End a clause with a full stop unless it already ends with punctuation (possibly inside a closing quote). */
+function stop(s: string): string {
+  return /[.!?…]["'”)]?$/.test(s) ? s : `${s}.`;
+}
+
+function describeCommand(run: CommandRun): string {
+  const s = mainStep(run);
+  return clip(s ? s.text : run.ev.command, 90);
+}
+
+interface Chain {
+  first: CommandRun;
+  lastFail: CommandRun;
+  pass: CommandRun;
+  attempts: number;
+}
+
+function findChains(runs: readonly CommandRun[]): { chains: Chain[]; unresolved: CommandRun[] } {
+  const used = new Set<CommandRun>();
+  const chains: Chain[] = [];
+  const unresolved: CommandRun[] = [];
+  for (let i = 0; i < runs.length; i++) {
+    const f = runs[i]!;
+    if (used.has(f) || f.outcome !== "fail" || !PITFALL_KINDS.has(f.kind)) continue;
+    let lastFail = f;
+    let attempts = 1;
+    let pass: CommandRun | null = null;
+    used.add(f);
+    for (let j = i + 1; j < runs.length; j++) {
+      const r = runs[j]!;
+      if (!sameCheck(f, r)) continue;
+      used.add(r);
+      if (r.outcome === "fail") {
+        lastFail = r;
+        attempts++;
+      } else if (r.outcome === "pass") {
+        pass = r;
+        break;
+      }
+    }
+    if (pass) chains.push({ first: f, lastFail, pass, attempts });
+    else unresolved.push(f);
+  }
+  return { chains, unresolved };
+}
+
+/** Commands that can be the fix themselves (generate the migration, install the package, apply it). */
+const FIX_COMMAND_KINDS = new Set(["install", "migrate", "generate"]);
+
+function chainCandidate(input: RuleInput, events: readonly EngineEvent[], changes: readonly EngineEvent[], runs: readonly CommandRun[], c: Chain): Candidate | null {
+  const from = c.lastFail.ev.ms;
+  const to = c.pass.ev.ms;
+  const fixChanges = changes.filter((e) => e.ms >= from && e.ms <= to);
+  const fixCommands = runs.filter((r) => r.ev.ms > from && r.ev.ms < to && FIX_COMMAND_KINDS.has(r.kind) && r.outcome === "pass");
+  if (fixChanges.length === 0 && fixCommands.length === 0) return null; // passed without a change: flaky or environmental, not a lesson
+  const lines = failureLines(c.first.ev.output, 2);
+  const lastLines = lines.length > 0 ? lines : failureLines(c.lastFail.ev.output, 2);
+  const firstFix = fixChanges[0] ?? fixCommands[0]!.ev;
+  const { cause, fix } = fixStory(events, from, firstFix, c.pass.ev);
+  const fixFiles = [...new Set(fixChanges.flatMap((e) => e.filePaths))];
+  const where = [...new Set([...errorPaths(lastLines, input.projectRoot), ...fixFiles])].slice(0, 8);
+  const cmd = describeCommand(c.first);
+  const parts = [stop(`\`${cmd}\` failed${lastLines.length > 0 ? `: ${lastLines.map((l) => clip(l, 160)).join(" / ")}` : ""}`)];
+  if (cause) parts.push(`Cause: ${stop(cause.text.replace(/[.!]$/, ""))}`);
+  const ran = fixCommands.map((r) => `\`${clip(r.ev.command, 60)}\``).join(", then ");
+  const fixWhat = fixChanges.length === 0 && fixCommands.length > 0 ? `ran ${ran}` : (fix?.text ?? `changed ${fixFiles.slice(0, 3).join(", ")}`);
+  parts.push(`Fix${fixFiles.length > 0 ? ` (${fixFiles.slice(0, 3).join(", ")})` : ""}: ${stop(fixWhat.replace(/[.!]$/, ""))}`);
+  parts.push(`After the fix \`${describeCommand(c.pass)}\` passed.`);
+  const sigLine = signatureLine(lastLines);
+  const sig = sigLine ? errorSignature(sigLine) : "";
+  const keyTail = slug(sig, 5) || slug(fixFiles[0]?.split("/").pop() ?? cmd, 3) || "failure";
+  const evidence = [c.first.ev.id, c.lastFail.ev.id, ...fixChanges.map((e) => e.id), ...fixCommands.map((r) => r.ev.id), c.pass.ev.id];
+  if (cause) evidence.push(cause.id);
+  if (fix && fixChanges.length > 0) evidence.push(fix.id);
+  return {
+    type: "pitfall",
+    key: `pitfall:${c.first.kind}:${keyTail}`.slice(0, 110),
+    content: parts.join(" "),
+    tags: ["pitfall", c.first.kind, ...new Set(where.map(languageOf).filter((l): l is string => l !== null))],
+    importance: c.attempts > 1 ? 0.85 : 0.8,
+    confidence: lastLines.length > 0 && (fixChanges.length > 0 || fixCommands.length > 0) ? 0.8 : 0.65,
+    scope: "project",
+    file_paths: where,
+    source_episode_id: input.episodeId,
+    source_event_ids: [...new Set(evidence)],
+    rule: "pitfalls",
+  };
+}
+
+export function languageOf(path: string): string | null {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase();
+  const map: Record<string, string> = {
+    ts: "typescript", tsx: "typescript", js: "javascript", jsx: "javascript", mjs: "javascript", cjs: "javascript",
+    py: "python", go: "go", rs: "rust", rb: "ruby", ex: "elixir", exs: "elixir", java: "java", kt: "kotlin",
+    swift: "swift", cs: "csharp", php: "php", c: "c", h: "c", cpp: "cpp", cc: "cpp", scala: "scala", sql: "sql",
+    vue: "vue", svelte: "svelte", dart: "dart", zig: "zig", lua: "lua", sh: "shell",
+  };
+  return ext ? (map[ext] ?? null) : null;
+}
+
+export const pitfalls: Rule = (input) => {
+  const events = input.events; // subagent runs count too: their failures and fixes are real
+  const runs = commandRuns(events).filter((r) => r.outcome !== "rejected" && r.outcome !== "unknown");
+  const changes = appliedChanges(events);
+  const { chains } = findChains(runs);
+  return chains.map((c) => chainCandidate(input, events, changes, runs, c)).filter((c): c is Candidate => c !== null);
+};

@@ -1,0 +1,353 @@
+import { isAbsolute, relative } from "node:path";
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { parseCommand, type CommandKind } from "../../events/commands.ts";
+import { clip, rejectedCalls, slug, toolInput, userMessages, type EngineEvent } from "../../events/event-view.ts";
+
+/**
+ * Rule `style-preferences`: what the user SAID they want. Standing instructions in the user's own
+ * messages ("always…", "never…", "don't…", "please stop…", "prefer X", "use X instead of Y", "we use…",
+ * "keep our X in Y"), and corrections right after a refused tool call. Questions, one-off
+ * instructions ("don't commit yet") and narration ("I never thought…") are not preferences.
+ */
+
+const FILLER = /^(?:please|pls|also|and|so|ok(?:ay)?|but|btw|note|remember|important|one more thing|from now on|going forward|in the future|in future|for the future|as a rule|generally|in general)[,:]?\s+/i;
+const NOT_A_PREFERENCE =
+  /\b(?:don'?t|do not) (?:know|think|understand|worry|see|have|care|mind|get|remember|recall|want to proceed|believe)\b|\bnever mind\b|\bnever (?:was|were|did|had|got|worked|been|happened|seen|heard|thought)\b/i;
+const ONE_OFF = /\b(?:yet|right now|for now|this time|today|at the moment|until|before (?:i|we|you) |in this (?:file|function|pr|commit|change|case))\b/i;
+const STANDING = /\b(?:always|never|ever|anymore|any more|again|from now on|going forward|in the future|every time|whenever|everywhere|by default|in (?:this|our|the) (?:repo|repository|project|codebase|code base))\b/i;
+/** "we …" states the team's convention, i.e. this project's. */
+const PROJECT_MARKERS = /\b(?:this|our|the) (?:repo|repository|project|codebase|code base|package|monorepo|app)\b|\bhere\b|\bwe (?:always |never |all )?(?:use|prefer|keep|write|run|generate|do not|don'?t)\b|\bwe (?:always|never)\b/i;
+const PATHISH = /(?:^|\s)[\w@.-]+\/[\w./-]+|\.(?:ts|tsx|js|jsx|py|go|rs|rb|ex|exs|java|kt|swift|md|json|toml|ya?ml)\b/;
+
+/** Most specific first: "run the tests with vitest" is about the test runner, though vitest may run through pnpm. */
+const TOOL_CHOICES: Array<{ key: string; names: RegExp }> = [
+  { key: "test_runner", names: /\b(vitest|jest|mocha|pytest|bun test|playwright|ava)\b/i },
+  { key: "formatter", names: /\b(prettier|biome|black|ruff format|dprint|gofmt|rustfmt)\b/i },
+  { key: "linter", names: /\b(eslint|biome|ruff|pylint|flake8|golangci-lint|oxlint|clippy|credo)\b/i },
+  { key: "package_manager", names: /\b(pnpm|yarn|npm|bun)\b/i },
+  { key: "python_package_manager", names: /\b(uv|poetry|pipenv|pip)\b/i },
+];
+
+/** A command quoted in an instruction ("always run the tests with `pnpm vitest run`") decides the key by what it does. */
+const COMMAND_KEYS: Partial<Record<CommandKind, string>> = {
+  test: "test_command",
+  lint: "lint_command",
+  format: "format_command",
+  typecheck: "typecheck_command",
+  build: "build_command",
+};
+/** A backticked span of several words: a command line, not a name. */
+const QUOTED_COMMAND = /`([^`\s]+(?:\s+[^`]+)+)`/g;
+
+const STOPWORDS = new Set("a an the to of in on for with and or our my your we i you it its this that these those be is are use using used please just really also all any some every then".split(" "));
+
+interface Directive {
+  polarity: 1 | -1;
+  object: string;
+  replaced?: string;
+  standing: boolean;
+  form: string;
+}
+
+function sentences(text: string): string[] {
+  const out: string[] = [];
+  let inFence = false;
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\s*```/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence || /^\s*(?:>|\||[-*]\s*\[|\d+→)/.test(line)) continue;
+    const bare = line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "");
+    for (const s of bare.split(/(?<=[.!;])\s+/)) {
+      const t = s.trim();
+      if (t.length >= 6 && t.length <= 240) out.push(t);
+    }
+  }
+  return out;
+}
+
+function stripFillers(s: string): string {
+  let t = s.trim();
+  for (let i = 0; i < 4; i++) {
+    const next = t.replace(FILLER, "");
+    if (next === t) break;
+    t = next;
+  }
+  return t;
+}
+
+function cutObject(s: string): string {
+  return s
+    .replace(/\s*(?:,\s*)?\b(?:because|since|so that|as|unless|otherwise|which|when you|if you)\b.*$/i, "")
+    .replace(/[.!;,:]+$/, "")
+    .trim();
+}
+
+/** "we always generate before migrating": the team's standing practice. */
+const TEAM_HABIT = /^we\s+(always|never)\s+(.+)$/i;
+/** "we always end up with conflicts": what keeps happening to the team, not what it does on purpose. */
+const TEAM_NARRATION = /^we\s+(?:always|never)\s+(?:get|got|end(?:ed)? up|forget|forgot|run into|ran into|hit|see|saw|had|have had|seem|manage|managed|wonder|struggle|fail(?:ed)?|lose|lost|break|broke|need(?:ed)? to fix)\b/i;
+/** A clause that can carry an instruction inside a longer sentence: a team practice or a polite imperative. */
+const CLAUSE_DIRECTIVE = /^(?:we\s+(?:always|never|use|prefer|don'?t|do not)|please)\b/i;
+
+/** Parse one sentence into a directive, or null when it is not a standing instruction. */
+export function parseDirective(sentence: string): Directive | null {
+  if (/\?\s*$/.test(sentence) || NOT_A_PREFERENCE.test(sentence)) return null;
+  const s = stripFillers(sentence).replace(/^in (?:this|our|the) (?:repo|repository|project|codebase|code base),?\s+/i, "");
+  if (/^(?:if|when|can|could|would|should|is|are|does|do you|why|how|what|where|did|have you|i think|i thought|maybe|perhaps)\b/i.test(s)) return null;
+  const standing = STANDING.test(sentence);
+  let m: RegExpExecArray | null;
+  if ((m = /^(?:(?:we|i)\s+)?(?:always\s+)?use\s+(.+?)\s+(?:instead of|rather than|over)\s+(.+)$/i.exec(s))) {
+    return { polarity: 1, object: cutObject(m[1]!), replaced: cutObject(m[2]!), standing: true, form: "use-instead" };
+  }
+  if ((m = /^(?:(?:we|i)\s+)?(?:always\s+)?prefer\s+(.+?)\s+(?:over|to|rather than|instead of)\s+(.+)$/i.exec(s))) {
+    return { polarity: 1, object: cutObject(m[1]!), replaced: cutObject(m[2]!), standing: true, form: "prefer-over" };
+  }
+  if ((m = /^(?:(?:we|i)\s+)?prefer\s+(.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "prefer" };
+  if ((m = /^always\s+(.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "always" };
+  if ((m = /^never\s+(?:ever\s+)?(.+)$/i.exec(s))) return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "never" };
+  if ((m = /^(?:please\s+)?stop\s+(\w+ing\b.*)$/i.exec(s))) return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "stop" };
+  if ((m = /^no more\s+(.+)$/i.exec(s))) return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "stop" };
+  if ((m = /^avoid\s+(.+)$/i.exec(s))) return { polarity: -1, object: cutObject(m[1]!), standing, form: "avoid" };
+  if ((m = /^(?:don'?t|do not|dont)\s+(?:ever\s+)?(.+)$/i.exec(s))) {
+    if (ONE_OFF.test(sentence) && !standing) return null;
+    return { polarity: -1, object: cutObject(m[1]!), standing, form: "dont" };
+  }
+  if ((m = /^we\s+(?:always\s+)?use\s+(.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "we-use" };
+  if (TEAM_HABIT.test(s) && !TEAM_NARRATION.test(s)) {
+    m = TEAM_HABIT.exec(s)!;
+    return { polarity: m[1]!.toLowerCase() === "always" ? 1 : -1, object: cutObject(m[2]!), standing: true, form: m[1]!.toLowerCase() === "always" ? "always" : "never" };
+  }
+  if ((m = /^keep\s+((?:our|the|all)\s+.+?\s+in\s+.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "keep-in" };
+  return null;
+}
+
+function contentWords(s: string): string[] {
+  return s
+    .toLowerCase()
+    .split(/[^a-z0-9./+#@-]+/)
+    .filter((w) => w.length > 1 && !STOPWORDS.has(w));
+}
+
+/** One quoted command decides the key; several ("`yarn codegen` then `yarn build`") describe a procedure, not a tool. */
+function commandChoice(d: Directive): { key: string; value: string } | null {
+  if (d.polarity !== 1) return null;
+  const quoted = [...d.object.matchAll(QUOTED_COMMAND)];
+  if (quoted.length !== 1) return null;
+  const step = parseCommand(quoted[0]![1]!)[0];
+  const key = step ? COMMAND_KEYS[step.kind] : undefined;
+  return step && key ? { key, value: step.base } : null;
+}
+
+function toolChoice(d: Directive): { key: string; value: string } | null {
+  const named = d.object.replace(QUOTED_COMMAND, " "); // `pnpm db:migrate` names a script, not the package manager
+  for (const t of TOOL_CHOICES) {
+    const m = t.names.exec(named);
+    if (m && (d.polarity === 1 || d.replaced)) return { key: t.key, value: m[1]!.toLowerCase() };
+  }
+  return null;
+}
+
+/** A light, readable stemmer for keys: adding → add, comments → comment, nested → nest, running → run. */
+export function lightStem(w: string): string {
+  if (w.length <= 3 || !/^[a-z]+$/.test(w)) return w;
+  if (w.endsWith("ing") && w.length > 5) {
+    const b = w.slice(0, -3);
+    return /([b-df-hj-np-tv-z])\1$/.test(b) && b.length > 3 && !/(?:ll|ss|zz)$/.test(b) ? b.slice(0, -1) : b;
+  }
+  if (w.endsWith("ies")) return `${w.slice(0, -3)}y`;
+  if (w.endsWith("ed") && w.length > 5) {
+    const b = w.slice(0, -2);
+    return /([b-df-hj-np-tv-z])\1$/.test(b) && b.length > 3 ? b.slice(0, -1) : b;
+  }
+  if (/(?:ss|us|is)$/.test(w)) return w;
+  return w.endsWith("s") ? w.slice(0, -1) : w;
+}
+
+/** Key words of a phrase, stemmed so "adding comments" and "add comments" meet on one key. */
+function keyWords(s: string, max: number): string {
+  return slug(contentWords(s).map(lightStem).join(" "), max);
+}
+
+function keyFor(d: Directive): { key: string; value?: string } {
+  const tool = commandChoice(d) ?? toolChoice(d);
+  if (tool) return tool;
+  if (d.replaced) {
+    const pair = [keyWords(d.object, 3), keyWords(d.replaced, 3)].sort();
+    return { key: `pref:${pair.join("_vs_")}`.slice(0, 100), value: d.object };
+  }
+  // Quoted commands make poor key words ("pnpm", "db"): key by the words around them when there are any.
+  const words = keyWords(d.object.replace(QUOTED_COMMAND, " "), 5);
+  return { key: `pref:${words || keyWords(d.object, 5)}`.slice(0, 100) };
+}
+
+/** Project scope for tool choices, team statements, repo words, paths — and instructions given about files of this repo. */
+function scopeFor(sentence: string, key: string, d: Directive, aboutRepoFiles: boolean): "user" | "project" {
+  if (!key.startsWith("pref:")) return "project";
+  if (d.form === "we-use" || d.form === "keep-in") return "project";
+  if (PROJECT_MARKERS.test(sentence) || PATHISH.test(sentence) || aboutRepoFiles) return "project";
+  return "user";
+}
+
+const MENTIONED_PATH = /(?:^|[\s`'"(])((?:\/|\.\/)?(?:[\w@.-]+\/)+[\w@.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s`'"),:;]|\.(?:\s|$))/g;
+
+/** Repo-relative file paths a user message names (`src/auth/jwt.ts`, an absolute path inside the repo). */
+export function mentionedPaths(text: string, root: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(MENTIONED_PATH)) {
+    const raw = m[1]!;
+    if (/^[a-z]+:\/\//i.test(raw) || raw.includes("//")) continue;
+    let p: string | null = raw.replace(/^\.\//, "");
+    if (isAbsolute(p)) {
+      const rel = relative(root, p);
+      p = rel.startsWith("..") || isAbsolute(rel) ? null : rel;
+    }
+    if (p && !out.includes(p)) out.push(p);
+  }
+  return out.slice(0, 8);
+}
+
+/** The directive of a sentence, or of one of its clauses ("Right, the migrations live in drizzle/, and we always generate first."). */
+function directiveIn(sentence: string): { d: Directive; text: string } | null {
+  const whole = parseDirective(sentence);
+  if (whole) return { d: whole, text: sentence };
+  if (/\?\s*$/.test(sentence) || NOT_A_PREFERENCE.test(sentence)) return null;
+  if (/^(?:if|when|can|could|would|should|is|are|does|do you|why|how|what|where|did|have you|i think|i thought|maybe|perhaps)\b/i.test(stripFillers(sentence))) return null;
+  const clauses = sentence.split(/,\s+(?:and|but|so)\s+/i).slice(1);
+  for (const c of clauses) {
+    if (!CLAUSE_DIRECTIVE.test(c)) continue;
+    const d = parseDirective(c);
+    if (d && d.standing) return { d, text: c };
+  }
+  return null;
+}
+
+/** The refused call a user message answers (the first message after the refusal), by message event id. */
+function refusalsAnswered(events: readonly EngineEvent[], msgs: ReadonlyArray<{ ev: EngineEvent }>): Map<string, { call: EngineEvent; result: EngineEvent }> {
+  const out = new Map<string, { call: EngineEvent; result: EngineEvent }>();
+  for (const r of rejectedCalls(events)) {
+    const next = msgs.find((m) => m.ev.ms >= r.result.ms && m.ev.id !== r.result.id);
+    if (next && !out.has(next.ev.id)) out.set(next.ev.id, r);
+  }
+  return out;
+}
+
+function sentenceContent(sentence: string): string {
+  const t = clip(stripFillers(sentence), 220).replace(/[,;:]$/, "");
+  const cap = t.charAt(0).toUpperCase() + t.slice(1);
+  return /[.!…]$/.test(cap) ? cap : `${cap}.`;
+}
+
+/**
+ * Stated preferences in the user's messages. An instruction given in a message about files of this
+ * repo, or right after the user refused an edit, carries those files as its paths (and is a project
+ * convention); one given after a refusal also carries the refused call as evidence.
+ */
+export function explicitPreferences(input: RuleInput): Candidate[] {
+  const out: Candidate[] = [];
+  const msgs = userMessages(input.events);
+  const answered = refusalsAnswered(input.events, msgs);
+  for (const { ev, text } of msgs) {
+    // Long messages are mostly pasted material (reviews, logs, specs): only standing instructions count there.
+    const long = text.length > 400;
+    const head = text.length > 1500 ? text.slice(0, 600) : text;
+    const refusal = answered.get(ev.id);
+    const msgPaths = long ? [] : mentionedPaths(head, input.projectRoot);
+    for (const sentence of sentences(head)) {
+      const found = directiveIn(sentence);
+      if (!found) continue;
+      const { d, text: said } = found;
+      if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > 16) continue;
+      if (long && !(d.standing && STANDING.test(sentence)) && d.form !== "use-instead" && d.form !== "prefer-over") continue;
+      const { key, value } = keyFor(d);
+      if (key === "pref:" || key.endsWith(":")) continue;
+      const paths = [...new Set([...(refusal?.call.filePaths ?? []), ...msgPaths])].filter((p) => !isAbsolute(p));
+      const scope = scopeFor(sentence, key, d, paths.length > 0);
+      out.push({
+        type: "user_style",
+        key,
+        content: sentenceContent(said),
+        tags: ["preference", d.polarity === 1 ? "do" : "dont", ...(key.startsWith("pref:") ? [] : [key]), ...(refusal ? ["correction"] : [])],
+        importance: d.standing ? 0.8 : 0.6,
+        confidence: d.standing ? 0.85 : 0.6,
+        scope,
+        file_paths: scope === "project" ? paths : [],
+        source_episode_id: input.episodeId,
+        source_event_ids: refusal ? [ev.id, refusal.call.id, refusal.result.id] : [ev.id],
+        value,
+        polarity: d.polarity,
+        rule: "style-preferences",
+      });
+    }
+  }
+  return out;
+}
+
+const SUPPRESSION = /(?:\/\/\s*nolint|eslint-disable|@ts-ignore|@ts-expect-error|@ts-nocheck|#\s*noqa|#\s*type:\s*ignore|\/\/\s*exhaustive:ignore|#\[allow\(|rubocop:disable|biome-ignore|istanbul ignore|@SuppressWarnings|#\s*pylint:\s*disable|\/\/\s*@?lint-ignore|credo:disable)/i;
+
+function addedText(call: EngineEvent): { added: string; removed: string } {
+  const inp = toolInput(call);
+  const added = [inp.new_string, inp.content, inp.new_str, inp.patch].filter((v): v is string => typeof v === "string").join("\n");
+  const removed = [inp.old_string, inp.old_str].filter((v): v is string => typeof v === "string").join("\n");
+  return { added, removed };
+}
+
+function toolLabel(call: EngineEvent): string {
+  if (call.type === "code_change") return `an edit of ${call.filePaths[0] ?? "a file"}`;
+  if (call.command) return `\`${clip(call.command, 80)}\``;
+  const t = call.tool.replace(/^mcp__([\w-]+)__/, "");
+  const server = /^mcp__([\w-]+)__/.exec(call.tool)?.[1];
+  return server ? `${t} (${server})` : t || "a tool call";
+}
+
+const CORRECTION_FORM = /\bnot (?:as|via|with|using|in|through|by|the)\b.+\bbut\b|\binstead\b|\brather than\b|\bshould (?:be|go|use)\b/i;
+
+/** A refused tool call followed by the user's instruction: what the user wanted instead. */
+export function rejectionCorrections(input: RuleInput): Candidate[] {
+  const out: Candidate[] = [];
+  const msgs = userMessages(input.events);
+  for (const { call, result } of rejectedCalls(input.events)) {
+    const next = msgs.find((m) => m.ev.ms >= result.ms && m.ev.id !== result.id);
+    if (!next) continue;
+    const instruction = clip(next.text, 200);
+    const { added, removed } = addedText(call);
+    const suppression = SUPPRESSION.exec(added);
+    if (suppression && !SUPPRESSION.test(removed)) {
+      out.push({
+        type: "user_style",
+        key: "no_lint_suppression",
+        content: `Don't silence linters with suppression directives (refused adding \`${suppression[0].trim()}\`); fix the code instead. The user asked: "${instruction}"`,
+        tags: ["preference", "dont", "lint", "correction"],
+        importance: 0.75,
+        confidence: 0.7,
+        scope: "project",
+        file_paths: call.filePaths,
+        source_episode_id: input.episodeId,
+        source_event_ids: [call.id, result.id, next.ev.id],
+        polarity: -1,
+        rule: "style-preferences:rejection",
+      });
+      continue;
+    }
+    if (!CORRECTION_FORM.test(next.text) || next.text.length > 400) continue;
+    if (sentences(next.text).some((s) => parseDirective(s) !== null)) continue; // the explicit rule has it
+    const toolSlug = slug(call.type === "code_change" ? "edit" : call.tool.replace(/^mcp__[\w-]+__/, "") || "command", 3);
+    out.push({
+      type: "user_style",
+      key: `correction:${toolSlug}`,
+      content: `Refused ${toolLabel(call)}; wanted instead: "${instruction}"`,
+      tags: ["correction", toolSlug],
+      importance: 0.6,
+      confidence: 0.6,
+      scope: "project",
+      file_paths: call.filePaths,
+      source_episode_id: input.episodeId,
+      source_event_ids: [call.id, result.id, next.ev.id],
+      rule: "style-preferences:rejection",
+    });
+  }
+  return out;
+}
+
+export const stylePreferences: Rule = (input) => [...explicitPreferences(input), ...rejectionCorrections(input)];

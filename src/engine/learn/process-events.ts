@@ -1,0 +1,228 @@
+import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { ProcessEventsRequest, type ProcessEventsResponse } from "../../shared/api.ts";
+import { loadConfig } from "../../shared/config.ts";
+import type { ConfigValues } from "../../shared/config-keys.ts";
+import { ProjectNotRegisteredError, UsageError } from "../../shared/errors.ts";
+import type { EventDTO } from "../../shared/event.ts";
+import { describeZodError } from "../../shared/http-guard.ts";
+import { log } from "../../shared/log.ts";
+import { projectPaths } from "../../shared/paths.ts";
+import { isoToMs, nowIso } from "../../shared/time.ts";
+import { closedUnextracted, episodeEvents, getEpisode, saveEpisode, writeEpisodeFts, type Episode } from "../../sql/episodes.ts";
+import { openProjectDb, openUserDb } from "../../sql/open.ts";
+import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type EpisodeConfig } from "./episodes.ts";
+import type { Candidate } from "./extract/candidate.ts";
+import { toEngineEvent, type EngineEvent } from "../events/event-view.ts";
+import { extractOffline, ruleInput } from "./extract/index.ts";
+import { extractWithLlm } from "./extract/llm-extractor.ts";
+import { episodeImportance } from "./importance.ts";
+import { decideWithLlm, type DecisionCase } from "./apply/decide.ts";
+import { createProvider, type LlmProvider } from "../llm/provider.ts";
+import { StateDbLedger, type UsageLedger } from "../llm/usage.ts";
+import { scheduleSummaries } from "./summary-scheduler.ts";
+import { offlineDigest } from "./summarize.ts";
+import { applyProjectDecision, projectAnchorItems, ruleDecision, type ApplyContext, type Decision, type ExistingItem } from "./apply/update.ts";
+import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
+
+/**
+ * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
+ * summarize them, and extract memory from every episode that closed — once. Idempotent: events
+ * already in an episode are skipped, extracted episodes are never extracted again, so the same batch
+ * twice changes nothing. Every write is committed before this returns (the daemon marks the events
+ * processed only after a 2xx).
+ */
+export interface EngineDeps {
+  config: ConfigValues;
+  /** The LLM, or null for the offline extractor. Default: from config and the environment. */
+  llm: LlmProvider | null;
+  /** Daily token ledger (state.db). */
+  ledger: UsageLedger;
+  /** Clock (epoch ms). */
+  now: () => number;
+  /** The global user.db (user-scope style). */
+  openUserDb: () => Database;
+  episodes: EpisodeConfig;
+  /** Read the repo's manifests when an episode is extracted (off in benchmarks of rules alone). */
+  manifests: boolean;
+  /** Most episodes summarized by the proactive scheduler per call. */
+  summaryLimit: number;
+}
+
+async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
+  const config = partial.config ?? loadConfig();
+  const now = partial.now ?? Date.now;
+  return {
+    config,
+    now,
+    llm: partial.llm !== undefined ? partial.llm : await createProvider(config),
+    ledger: partial.ledger ?? new StateDbLedger(config["llm.daily_token_cap"], now),
+    openUserDb: partial.openUserDb ?? (() => openUserDb()),
+    episodes: partial.episodes ?? { ...DEFAULT_EPISODE_CONFIG, gapMs: config["engine.episode_gap_minutes"] * 60_000 },
+    manifests: partial.manifests ?? true,
+    summaryLimit: partial.summaryLimit ?? 5,
+  };
+}
+
+/** One processing run per project at a time (extraction awaits the LLM between transactions). */
+const locks = new Map<string, Promise<unknown>>();
+
+async function withProjectLock<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
+  const prev = locks.get(projectId) ?? Promise.resolve();
+  const run = prev.catch(() => undefined).then(fn);
+  locks.set(projectId, run);
+  try {
+    return await run;
+  } finally {
+    if (locks.get(projectId) === run) locks.delete(projectId);
+  }
+}
+
+export async function processEvents(req: ProcessEventsRequest, deps: Partial<EngineDeps> = {}): Promise<ProcessEventsResponse> {
+  const parsed = ProcessEventsRequest.safeParse(req);
+  if (!parsed.success) throw new UsageError(`Invalid process_events request: ${describeZodError(parsed.error)}`, "bad_request");
+  const body = parsed.data;
+  const wrong = body.events.find((e) => e.project_id !== body.project_id);
+  if (wrong) throw new UsageError(`Event ${wrong.id} belongs to ${wrong.project_id}, not ${body.project_id}: send one project per batch.`, "bad_request");
+  if (!existsSync(projectPaths.db(body.project_id))) throw new ProjectNotRegisteredError(body.project_id);
+  const d = await resolveDeps(deps);
+  return withProjectLock(body.project_id, async () => {
+    const db = openProjectDb(body.project_id);
+    try {
+      return await run(db, body, d);
+    } finally {
+      db.close();
+    }
+  });
+}
+
+function storedIds(db: Database, ids: readonly string[]): Set<string> {
+  const rows = db.query(`SELECT id FROM events WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{ id: string }>;
+  return new Set(rows.map((r) => r.id));
+}
+
+function insertMissing(db: Database, events: readonly EventDTO[]): void {
+  const stmt = db.prepare(
+    `INSERT OR IGNORE INTO events (id, project_id, user_id, source_tool, session_id, timestamp, event_type, content_json, file_paths, hash, processed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const e of events) stmt.run(e.id, e.project_id, e.user_id, e.source_tool, e.session_id, e.timestamp, e.event_type, e.content_json, JSON.stringify(e.file_paths), e.hash, e.processed_at);
+}
+
+/** Offline summary, outcome, paths and importance of an episode from its current events. */
+function refreshEpisode(db: Database, ep: Episode): void {
+  const events = episodeEvents(db, ep.id).map(toEngineEvent);
+  const digest = offlineDigest(events);
+  ep.summary = digest.summary;
+  ep.outcome = digest.outcome;
+  ep.file_paths = digest.file_paths;
+  ep.summary_source = "offline";
+  ep.importance = episodeImportance(events);
+  saveEpisode(db, ep);
+  writeEpisodeFts(db, ep.id, ep.summary, ep.file_paths);
+}
+
+async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Promise<ProcessEventsResponse> {
+  const nowMs = d.now();
+  let eventEpisode = new Map<string, string>();
+  db.transaction(() => {
+    insertMissing(db, body.events);
+    const present = storedIds(db, body.events.map((e) => e.id));
+    const seg = segmentEvents(db, body.project_id, body.events.filter((e) => present.has(e.id)), d.episodes, nowMs);
+    eventEpisode = seg.eventEpisode;
+    for (const id of seg.touched) {
+      const ep = getEpisode(db, id);
+      if (ep) refreshEpisode(db, ep);
+    }
+  }).immediate();
+
+  const ready = extractableEpisodes(db, body.project_id, d.episodes, closedUnextracted(db, body.project_id));
+  const memoryIds: string[] = [];
+  let manifests = d.manifests;
+  for (const ep of ready) {
+    memoryIds.push(...(await extractEpisode(db, body.project_id, body.user_id, ep, d, manifests)));
+    manifests = false;
+  }
+  if (d.summaryLimit > 0 && d.llm) {
+    await scheduleSummaries({ db, projectId: body.project_id, llm: d.llm, ledger: d.ledger, contextWindowTokens: d.config["llm.context_window_tokens"], limit: d.summaryLimit });
+  }
+  const episodeIds = [...new Set([...body.events.map((e) => eventEpisode.get(e.id)).filter((x): x is string => x !== undefined), ...ready.map((e) => e.id)])];
+  return { episode_ids: episodeIds, memory_item_ids: [...new Set(memoryIds)] };
+}
+
+interface Extraction {
+  candidates: Candidate[];
+  extractor: "offline" | "llm";
+  summary: string | null;
+}
+
+async function extractCandidates(projectId: string, ep: Episode, events: readonly EngineEvent[], d: EngineDeps, manifests: boolean, dtos: readonly EventDTO[]): Promise<Extraction> {
+  const input = ruleInput(ep.id, projectId, dtos);
+  if (d.llm) {
+    try {
+      const out = await extractWithLlm(d.llm, d.ledger, ep.id, events, d.config["llm.context_window_tokens"]);
+      const manifestFacts = manifests ? extractOffline(input, { manifests: true }).filter((c) => c.rule === "project-manifests") : [];
+      return { candidates: [...out.candidates, ...manifestFacts], extractor: "llm", summary: out.summary };
+    } catch (err) {
+      log.info(`LLM extraction of ${ep.id} fell back to offline rules: ${(err as Error).message}`);
+    }
+  }
+  return { candidates: extractOffline(input, { manifests }), extractor: "offline", summary: null };
+}
+
+async function decide(cases: Array<DecisionCase & { index: number }>, d: EngineDeps): Promise<Map<number, Decision>> {
+  const decisions = new Map<number, Decision>();
+  const contested = cases.filter((c) => c.existing.length > 0);
+  if (d.llm && contested.length > 0) {
+    try {
+      const byLlm = await decideWithLlm(d.llm, d.ledger, contested);
+      for (const [i, dec] of byLlm) decisions.set(contested[i]!.index, dec);
+    } catch (err) {
+      log.info(`LLM update decisions fell back to rules: ${(err as Error).message}`);
+    }
+  }
+  for (const c of cases) if (!decisions.has(c.index)) decisions.set(c.index, ruleDecision(c.candidate, c.existing));
+  return decisions;
+}
+
+/** Extract one closed episode and apply the updates; marks it extracted in the same transaction. */
+async function extractEpisode(db: Database, projectId: string, userId: string, ep: Episode, d: EngineDeps, manifests: boolean): Promise<string[]> {
+  const dtos = episodeEvents(db, ep.id);
+  const events = dtos.map(toEngineEvent);
+  const ex = await extractCandidates(projectId, ep, events, d, manifests, dtos);
+  const userDb = ex.candidates.some((c) => c.scope === "user") ? d.openUserDb() : null;
+  try {
+    const cases = ex.candidates.map((candidate, index) => ({
+      index,
+      candidate,
+      existing: (candidate.scope === "user" ? userAnchorItems(userDb!, userId, candidate.key) : projectAnchorItems(db, projectId, candidate)) as ExistingItem[],
+    }));
+    const decisions = await decide(cases, d);
+    // A memory dates from when the episode showed it, not from when it was processed: a backfilled
+    // preference stated weeks ago is not "just now", and recency ranks it as what it is.
+    const observedMs = isoToMs(ep.end_ts) || d.now();
+    const ctx: ApplyContext = { projectId, extractor: ex.extractor, nowMs: Math.min(d.now(), observedMs) };
+    const ids: string[] = [];
+    if (userDb) {
+      userDb.transaction(() => {
+        for (const c of cases) if (c.candidate.scope === "user") ids.push(applyUserDecision(userDb, userId, c.candidate, decisions.get(c.index)!, ctx));
+      }).immediate();
+    }
+    db.transaction(() => {
+      for (const c of cases) if (c.candidate.scope === "project") ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctx));
+      const cur = getEpisode(db, ep.id);
+      if (!cur) return;
+      cur.extracted_at = nowIso(ctx.nowMs);
+      cur.extractor = ex.extractor;
+      if (ex.summary) {
+        cur.summary = ex.summary;
+        cur.summary_source = "llm";
+        writeEpisodeFts(db, cur.id, cur.summary, cur.file_paths);
+      }
+      saveEpisode(db, cur);
+    }).immediate();
+    return ids;
+  } finally {
+    userDb?.close();
+  }
+}

@@ -1,0 +1,131 @@
+import { MEMORY_TYPES, NO_RELEVANT_MEMORY, TaskContext, type MemoryType, type TaskContextRequest } from "../../shared/api.ts";
+import { log } from "../../shared/log.ts";
+import { nowIso } from "../../shared/time.ts";
+import { packBlocks, type Block } from "./render/budget.ts";
+import { globalStyleItems, lexicalCandidates, loadItems, pathCandidates } from "./rank/candidates.ts";
+import { backfillEmbeddings, queryVector, vectorCandidates } from "../llm/embeddings.ts";
+import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
+import { scoreItems, type Scored } from "./rank/relevance.ts";
+import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
+import type { RetrievalContext } from "./retrieval-context.ts";
+
+/**
+ * `POST /task_context` (reference §5.5), the primary tool: the memories relevant to one coding task,
+ * explained, inside the budget — or an explicit abstention.
+ *
+ * Candidates come from the FTS index (task text), path look-ups (active files) and the user's global
+ * style in user.db (rows sharing a word with the task), filtered by project and type; each is scored 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
+ * (src/engine/scoring.ts). Items at or above RELEVANCE_THRESHOLD are selected, best first; if none
+ * is, the answer abstains. With an LLM configured a Chain-of-Note pass then keeps the ones that truly
+ * matter for the task and rewrites their reasons; the budget is applied after it.
+ */
+
+/**
+ * Abstention gate, calibrated on the labelled set in test/fixtures/retrieval/ (`bun run bench
+ * retrieval` prints the sweep): an item is relevant when its score reaches RELEVANCE_THRESHOLD and
+ * either its similarity reaches MIN_SIMILARITY or it is about an active file itself. Importance and
+ * recency alone reach at most 0.3, so without shared content only an item on an active file can pass.
+ */
+export const RELEVANCE_THRESHOLD = 0.3;
+export const MIN_SIMILARITY = 0.2;
+
+export function isRelevant(s: Pick<Scored, "score" | "parts">, threshold = RELEVANCE_THRESHOLD, minSimilarity = MIN_SIMILARITY): boolean {
+  return s.score >= threshold && (s.parts.similarity >= minSimilarity || s.parts.path >= 1);
+}
+
+/** Reference: "take top ~20 candidates". */
+export const MAX_SELECTED = 20;
+
+export const TASK_CONTEXT_HEADER = "## Relevant memory for this task";
+const ALL_SEEN = "All relevant memory for this task was already shown earlier in this session.";
+
+/** Candidates scored and split into relevant (best first) and the rest. */
+export async function rankTaskCandidates(
+  ctx: RetrievalContext,
+  req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types"> & { user_id?: string },
+): Promise<Scored[]> {
+  const types: MemoryType[] = req.preferred_memory_types && req.preferred_memory_types.length > 0 ? req.preferred_memory_types : [...MEMORY_TYPES];
+  const model = buildQueryModel(ctx.db, req.task_description);
+  const lexical = model.terms.length > 0 ? lexicalCandidates(ctx.db, informativeQuery(model)) : new Map();
+  const ids = new Set(lexical.keys());
+  for (const id of pathCandidates(ctx.db, req.active_file_paths)) ids.add(id);
+  let queryVec: Float32Array | undefined;
+  if (ctx.embedder) {
+    await backfillEmbeddings(ctx.db, ctx.projectId, ctx.embedder, (ids) => loadItems(ctx.db, ctx.projectId, ids));
+    queryVec = await queryVector(ctx.embedder, req.task_description);
+    if (queryVec) for (const id of vectorCandidates(ctx.db, ctx.projectId, queryVec, 50).keys()) ids.add(id);
+  }
+  const items = loadItems(ctx.db, ctx.projectId, ids, types);
+  if (types.includes("user_style") && model.terms.length > 0) {
+    // Global style shares the project's scoring; only rows with a word of the task can clear the gate.
+    items.push(...globalStyleItems(ctx.db, ctx.userDb, ctx.projectId, req.user_id ?? ctx.userId, (g) => termCoverage(model, itemStems(g)).score > 0));
+  }
+  return scoreItems(ctx, items, { text: req.task_description, paths: req.active_file_paths, similarity: "absolute", model, lexical, ...(queryVec ? { queryVec } : {}) });
+}
+
+export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest): Promise<TaskContext> {
+  const budget = req.context_budget_tokens ?? ctx.budgets.task_context;
+  const scored = await rankTaskCandidates(ctx, req);
+  const excluded = new Set(req.exclude_memory_ids);
+  let relevant = scored.filter((s) => isRelevant(s));
+  const omittedSeen = relevant.filter((s) => excluded.has(s.item.id)).length;
+  relevant = relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED);
+  if (ctx.noteTaker && relevant.length > 0) relevant = await chainOfNote(ctx, req.task_description, relevant);
+
+  const blocks: Block[] = relevant.map((s) => ({ id: s.item.id, group: s.item.type, text: memoryLine(s.item, ctx.nowMs) }));
+  const hasRelevant = relevant.length > 0 || omittedSeen > 0;
+  const packed = packBlocks({
+    ...(hasRelevant ? { header: TASK_CONTEXT_HEADER } : {}),
+    groups: TYPE_HEADINGS,
+    blocks,
+    budget,
+    counter: ctx.counter,
+    omittedSeen,
+    emptyText: hasRelevant ? ALL_SEEN : NO_RELEVANT_MEMORY,
+  });
+  const byId = new Map(relevant.map((s) => [s.item.id, s]));
+  const selected = packed.shown.map((b) => byId.get(b.id)!);
+  return TaskContext.parse({
+    type: "task_context",
+    project_id: ctx.projectId,
+    user_id: req.user_id ?? ctx.userId,
+    task_description: req.task_description,
+    generated_at: nowIso(ctx.nowMs),
+    token_estimate: packed.tokens,
+    has_relevant_memory: hasRelevant,
+    selected_memories: selected.map((s) => ({
+      memory_id: s.item.id,
+      type: s.item.type,
+      key: s.item.key,
+      content: s.item.content,
+      importance: s.item.importance,
+      reason: s.reason,
+    })),
+    markdown: packed.markdown,
+    memory_ids: selected.map((s) => s.item.id),
+    omitted_seen: omittedSeen,
+  });
+}
+
+/**
+ * Chain-of-Note: the LLM reads the task and the scored candidates, keeps those that truly matter and
+ * says why. Ids it invents are ignored; if it fails, the scored selection stands.
+ */
+async function chainOfNote(ctx: RetrievalContext, task: string, relevant: Scored[]): Promise<Scored[]> {
+  try {
+    const picks = await ctx.noteTaker!.pick(
+      task,
+      relevant.map((s) => ({ memory_id: s.item.id, type: s.item.type, content: s.item.content, reason: s.reason })),
+    );
+    const byId = new Map(relevant.map((s) => [s.item.id, s]));
+    const out: Scored[] = [];
+    for (const p of picks) {
+      const s = byId.get(p.memory_id);
+      if (s && !out.includes(s)) out.push({ ...s, reason: p.reason.trim() || s.reason });
+    }
+    return out;
+  } catch (err) {
+    log.warn(`Chain-of-Note pass failed (${err instanceof Error ? err.message : String(err)}); keeping the scored selection`);
+    return relevant;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Helpers for the capture tests: isolated homes (SQRL_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
+ * GEMINI_HOME) set on process.env and restored, a registered temp repo, fixtures copied with their
+ * cwd rewritten to that repo, and SQLite reads of what landed.
+ */
+import { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { initProject } from "../../../src/cli/init-project.ts";
+import { projectPaths } from "../../../src/shared/paths.ts";
+import { tempDir } from "../../helpers/sqrl.ts";
+
+export const CAPTURE_FIXTURES = resolve(import.meta.dir, "../../fixtures/capture");
+export const SHARED_TRANSCRIPTS = resolve(import.meta.dir, "../../../../shared/fixtures/transcripts");
+
+const ENV_KEYS = ["SQRL_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_LOG_LEVEL"] as const;
+
+export interface CaptureHome {
+  root: string;
+  sqrlHome: string;
+  claudeDir: string;
+  codexDir: string;
+  geminiDir: string;
+  /** A registered project folder. */
+  repo: string;
+  /** Register another project folder. */
+  addRepo(name: string): string;
+  restore(): void;
+}
+
+/** Isolated homes on process.env (restore() puts the old values back and removes the temp dir). */
+export function makeCaptureHome(config = ""): CaptureHome {
+  const dir = tempDir("sqrl-capture-");
+  const saved = new Map(ENV_KEYS.map((k) => [k, process.env[k]]));
+  const home: CaptureHome = {
+    root: dir.path,
+    sqrlHome: join(dir.path, "sqrl"),
+    claudeDir: join(dir.path, "claude"),
+    codexDir: join(dir.path, "codex"),
+    geminiDir: join(dir.path, "gemini"),
+    repo: "",
+    addRepo(name: string) {
+      const repo = join(dir.path, name);
+      mkdirSync(repo, { recursive: true });
+      initProject(repo);
+      return repo;
+    },
+    restore() {
+      for (const [k, v] of saved) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      dir.cleanup();
+    },
+  };
+  process.env.SQRL_HOME = home.sqrlHome;
+  process.env.CLAUDE_CONFIG_DIR = home.claudeDir;
+  process.env.CODEX_HOME = home.codexDir;
+  process.env.GEMINI_HOME = home.geminiDir;
+  process.env.SQRL_LOG_LEVEL = "1";
+  mkdirSync(home.sqrlHome, { recursive: true });
+  if (config) writeFileSync(join(home.sqrlHome, "config.toml"), config);
+  home.repo = home.addRepo("repo");
+  return home;
+}
+
+export function sha256(s: string): string {
+  return createHash("sha256").update(s).digest("hex");
+}
+
+/** Copy a fixture, rewriting the placeholder cwd `/REPO` (and `REPOHASH`) to a real folder. */
+export function rewriteFixture(text: string, repo: string): string {
+  return text.replaceAll("/REPO", repo).replaceAll("REPOHASH", sha256(repo));
+}
+
+export function installFixture(src: string, dest: string, repo: string): string {
+  mkdirSync(dirname(dest), { recursive: true });
+  writeFileSync(dest, rewriteFixture(readFileSync(src, "utf8"), repo));
+  return dest;
+}
+
+/** Rewrite every `"cwd":"…"` of a real transcript (and Gemini's projectHash) to `repo`. */
+export function retargetTranscript(text: string, repo: string): string {
+  return text
+    .replace(/"cwd":"[^"]*"/g, `"cwd":${JSON.stringify(repo)}`)
+    .replace(/"cwd": "[^"]*"/g, `"cwd": ${JSON.stringify(repo)}`)
+    .replace(/"projectHash":\s*"[0-9a-f]{64}"/g, `"projectHash":"${sha256(repo)}"`);
+}
+
+export interface StoredEvent {
+  id: string;
+  event_type: string;
+  source_tool: string;
+  session_id: string | null;
+  timestamp: string;
+  content: Record<string, unknown>;
+  file_paths: string[];
+  hash: string;
+}
+
+export function readEvents(repo: string): StoredEvent[] {
+  const db = new Database(projectPaths.db(repo), { readonly: true });
+  try {
+    const rows = db.query(`SELECT * FROM events ORDER BY timestamp, id`).all() as Array<Record<string, string>>;
+    return rows.map((r) => ({
+      id: r.id!,
+      event_type: r.event_type!,
+      source_tool: r.source_tool!,
+      session_id: r.session_id ?? null,
+      timestamp: r.timestamp!,
+      content: JSON.parse(r.content_json!) as Record<string, unknown>,
+      file_paths: JSON.parse(r.file_paths!) as string[],
+      hash: r.hash!,
+    }));
+  } finally {
+    db.close();
+  }
+}
+
+export function countByType(events: readonly { event_type: string }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of events) out[e.event_type] = (out[e.event_type] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** Poll until `check` returns true (or fail after `timeoutMs`). */
+export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (check()) return;
+    await Bun.sleep(25);
+  }
+  throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+}

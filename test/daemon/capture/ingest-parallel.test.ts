@@ -1,0 +1,152 @@
+/**
+ * A file read in slices on the ingest workers (speculative slices checked against the exact state,
+ * re-read when they do not hold) gives exactly the rows, in the same order, of a read in one go in
+ * this thread — also when the cuts fall anywhere (mid tool_use/tool_result, mid response).
+ */
+import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ingestFileOnce, type FileIngestOptions } from "../../../src/daemon/backfill.ts";
+import { ProjectDbPool } from "../../../src/daemon/ingest.ts";
+import { stopIngestWorkers } from "../../../src/daemon/ingest-workers.ts";
+import { planSlices } from "../../../src/daemon/slice-plan.ts";
+import { projectPaths } from "../../../src/shared/paths.ts";
+import { listProjects } from "../../../src/shared/projects.ts";
+import { makeCaptureHome, retargetTranscript, SHARED_TRANSCRIPTS, type CaptureHome } from "./helpers.ts";
+
+let home: CaptureHome;
+beforeEach(() => {
+  home = makeCaptureHome();
+});
+afterEach(() => home.restore());
+afterAll(() => stopIngestWorkers());
+
+interface Run {
+  rows: unknown[];
+  result: { added: number; duplicates: number; skipped: number; lines: number; malformed: number; events: number };
+}
+
+/** Ingest `file` into a fresh data.db of the home's repo; every column of every row, in insertion order. */
+async function ingestFresh(file: string, opts: FileIngestOptions): Promise<Run> {
+  const db = projectPaths.db(home.repo);
+  for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+  const pool = new ProjectDbPool();
+  let result: Run["result"];
+  try {
+    const r = await ingestFileOnce(file, "claude", false, { projects: listProjects(), userId: "tester", pool }, opts);
+    result = { added: r.added, duplicates: r.duplicates, skipped: r.skipped, lines: r.lines, malformed: r.malformed, events: r.events };
+  } finally {
+    pool.close();
+  }
+  const conn = new Database(db, { readonly: true });
+  try {
+    return { rows: conn.query("SELECT * FROM events ORDER BY rowid").all(), result };
+  } finally {
+    conn.close();
+  }
+}
+
+/** A Claude Code transcript that stresses slice cuts: responses split over lines, results far from their tool_use, lines without cwd or timestamp, other projects, junk. */
+function adversarialTranscript(repo: string, seed: number): string {
+  let s = seed;
+  const rnd = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const lines: string[] = [];
+  const toolIds: string[] = [];
+  let msg = 0;
+  let t = Date.parse("2025-03-01T10:00:00.000Z");
+  for (let i = 0; i < 400; i++) {
+    const r = rnd();
+    const base: Record<string, unknown> = { uuid: `u${i}`, sessionId: rnd() < 0.05 ? "s2" : "s1" };
+    if (rnd() > 0.1) base.timestamp = new Date((t += Math.floor(rnd() * 100_000))).toISOString();
+    if (rnd() > 0.15) base.cwd = rnd() < 0.1 ? "/elsewhere" : rnd() < 0.3 ? join(repo, "sub") : repo;
+    if (r < 0.25) {
+      const id = rnd() < 0.7 ? `msg_${msg++}` : `msg_${Math.max(0, msg - 1)}`;
+      const content: unknown[] = [];
+      if (rnd() < 0.7) content.push({ type: "text", text: `thinking ${i}${rnd() < 0.05 ? " password=hunter2222" : ""}` });
+      if (rnd() < 0.5) {
+        const tid = rnd() < 0.05 && toolIds.length > 0 ? toolIds[Math.floor(rnd() * toolIds.length)]! : `toolu_${i}`;
+        toolIds.push(tid);
+        const bash = rnd() < 0.5;
+        content.push({ type: "tool_use", id: tid, name: bash ? "Bash" : "Edit", input: bash ? { command: rnd() < 0.5 ? "bun test" : "ls -la" } : { file_path: join(repo, `f${i}.ts`), old_string: "a", new_string: "b" } });
+      }
+      lines.push(JSON.stringify({ ...base, type: "assistant", message: { id, role: "assistant", content } }));
+    } else if (r < 0.5 && toolIds.length > 0) {
+      const tid = rnd() < 0.6 ? toolIds[toolIds.length - 1]! : toolIds[Math.floor(rnd() * toolIds.length)]!;
+      const tur = rnd() < 0.5 ? { stdout: `out ${i}`, stderr: "", interrupted: false } : undefined;
+      lines.push(JSON.stringify({ ...base, type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: tid, content: `out ${i} 3 passed, 1 failed`, is_error: rnd() < 0.2 }] }, toolUseResult: tur }));
+    } else if (r < 0.65) lines.push(JSON.stringify({ ...base, type: "user", message: { role: "user", content: `prompt ${i}` } }));
+    else if (r < 0.72) lines.push(JSON.stringify({ type: "summary", summary: `summary ${i}`, leafUuid: `u${i}` }));
+    else if (r < 0.78) lines.push(JSON.stringify({ ...base, type: "system", subtype: "api_error", level: "error", content: `boom ${i}` }));
+    else if (r < 0.85) lines.push(`not json ${i}`);
+    else lines.push(JSON.stringify({ ...base, type: "progress", data: `p${i}` }));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function claudeFixtures(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? claudeFixtures(p) : p.endsWith(".jsonl") ? [p] : [];
+  });
+}
+
+test("the planner cuts at line starts, in order, preferring prompt lines", () => {
+  const file = join(home.root, "adv.jsonl");
+  writeFileSync(file, adversarialTranscript(home.repo, 3));
+  const text = readFileSync(file);
+  const size = text.length;
+  for (const preferPrompts of [true, false]) {
+    const slices = planSlices(file, size, "claude", { sliceBytes: 2000, preferPrompts });
+    expect(slices.length).toBeGreaterThan(5);
+    expect(slices[0]!.from).toBe(0);
+    expect(slices.at(-1)!.until).toBeNull();
+    for (let i = 1; i < slices.length; i++) {
+      expect(slices[i]!.from).toBe(slices[i - 1]!.until!);
+      expect(slices[i]!.from).toBeGreaterThan(slices[i - 1]!.from);
+      expect(text[slices[i]!.from - 1]).toBe(10); // a line start
+    }
+  }
+  expect(planSlices(file, size, "codex", { sliceBytes: 2000 })).toHaveLength(1);
+  expect(planSlices(file, size, "claude")).toHaveLength(1); // small file: one slice
+});
+
+test("adversarial transcripts: slices on two workers give the rows of a one-go read, whatever the cuts", async () => {
+  for (const seed of [1, 2, 3]) {
+    const file = join(home.root, `adv-${seed}.jsonl`);
+    writeFileSync(file, adversarialTranscript(home.repo, seed));
+    const reference = await ingestFresh(file, { workers: 0 });
+    expect(reference.rows.length).toBeGreaterThan(100);
+    expect(reference.result.malformed).toBeGreaterThan(0);
+    expect(reference.result.skipped).toBeGreaterThan(0);
+    for (const sliceBytes of [400, 1500, 5000]) {
+      const sliced = await ingestFresh(file, { workers: 2, slices: { sliceBytes, preferPrompts: false } });
+      expect(sliced.result).toEqual(reference.result);
+      expect(sliced.rows).toEqual(reference.rows);
+    }
+  }
+}, 60_000);
+
+test.skipIf(!existsSync(join(SHARED_TRANSCRIPTS, "claude-code")))("real Claude Code fixtures (needs ../shared): sliced reads equal the one-go read, re-ingest adds nothing", async () => {
+  const file = join(home.root, "all.jsonl");
+  const parts = claudeFixtures(join(SHARED_TRANSCRIPTS, "claude-code"))
+    .sort()
+    .map((p) => retargetTranscript(readFileSync(p, "utf8"), home.repo));
+  writeFileSync(file, parts.map((t) => (t.endsWith("\n") ? t : `${t}\n`)).join(""));
+  const reference = await ingestFresh(file, { workers: 0 });
+  expect(reference.result.added).toBeGreaterThan(300);
+  for (const slices of [{ sliceBytes: 20_000, preferPrompts: true }, { sliceBytes: 7_000, preferPrompts: false }]) {
+    const sliced = await ingestFresh(file, { workers: 2, slices });
+    expect(sliced.result).toEqual(reference.result);
+    expect(sliced.rows).toEqual(reference.rows);
+  }
+  // the same file again through the workers: every event is a duplicate
+  const pool = new ProjectDbPool();
+  try {
+    const again = await ingestFileOnce(file, "claude", false, { projects: listProjects(), userId: "tester", pool }, { workers: 2, slices: { sliceBytes: 10_000 } });
+    expect(again.added).toBe(0);
+    expect(again.duplicates).toBe(reference.result.added);
+  } finally {
+    pool.close();
+  }
+}, 60_000);

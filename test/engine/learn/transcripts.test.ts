@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { processEvents } from "../../../src/engine/learn/process-events.ts";
+import { estimateTokens } from "../../../src/shared/tokens.ts";
+import { listEpisodes } from "../../../src/sql/episodes.ts";
+import { currentItems, type MemoryItem } from "../../../src/sql/memory-items.ts";
+import { listUserStyle } from "../../../src/sql/user-style.ts";
+import { request, sandbox, transcriptEvents, TRANSCRIPTS, USER, type Sandbox } from "./helpers.ts";
+
+/**
+ * The engine on real Claude Code / Codex transcripts (../shared/fixtures, cwd rewritten to a temp
+ * repo, parsed by the real capture normalizers). Every asserted content was checked by reading the
+ * transcript: e.g. b1 is a lint failure (`exhaustive` linter, summarize.go:116) fixed by listing the
+ * AgentType cases explicitly after the user refused an `//exhaustive:ignore` directive.
+ */
+const HAVE = existsSync(TRANSCRIPTS);
+const B1 = "claude-code/entireio-cli/b1/5d3b4e29e9/0/full.jsonl";
+const E8 = "claude-code/entireio-cli/8e/0a64736bc7/0/full.jsonl";
+const A6 = "claude-code/entireio-cli/a6/e4c2a0fbd1/0/full.jsonl";
+const SHORT = "claude-code/marot-spotter/short.jsonl";
+const CODEX = "codex/vibecodingtracker/test_conversation_oai.jsonl";
+
+let sb: Sandbox | null = null;
+afterEach(() => {
+  sb?.cleanup();
+  sb = null;
+});
+
+async function run(rel: string, kind: "claude" | "codex" = "claude") {
+  sb = sandbox();
+  const events = transcriptEvents(rel, kind, sb.root);
+  const res = await processEvents(request(sb.root, events), sb.deps());
+  return { sb, events, res, items: currentItems(sb.db, sb.root), episodes: listEpisodes(sb.db, sb.root) };
+}
+
+function byKey(items: readonly MemoryItem[], key: string): MemoryItem {
+  const it = items.find((i) => i.key === key);
+  if (!it) throw new Error(`no item ${key}; have ${items.map((i) => i.key).join(", ")}`);
+  return it;
+}
+
+describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the repo)", () => {
+  test("b1: the lint failure and its fix become a pitfall; the refused //exhaustive:ignore a style item", async () => {
+    const { items, episodes, events } = await run(B1);
+    expect(episodes.length).toBe(1);
+    expect(episodes[0]!.start_ts).toBe("2026-02-13T08:51:35.529Z");
+    expect(episodes[0]!.event_count).toBe(events.length);
+    expect(episodes[0]!.status).toBe("closed");
+    expect(episodes[0]!.extracted_at).not.toBeNull();
+    const pit = items.find((i) => i.type === "pitfall")!;
+    expect(pit.key).toBe("pitfall:lint:missing_cases_in_switch_of");
+    expect(pit.content).toContain("`mise run lint` failed: cmd/entire/cli/summarize/summarize.go:116:2: missing cases in switch of type agent.AgentType");
+    expect(pit.content).toContain("Cause: The `exhaustive` linter requires all enum cases to be explicitly handled.");
+    expect(pit.content).toContain("We can list them explicitly and put the Claude logic after the switch.");
+    expect(pit.content).toContain("After the fix `mise run lint` passed.");
+    expect(pit.file_paths).toEqual(["cmd/entire/cli/summarize/summarize.go"]);
+    expect(pit.source_episode_id).toBe(episodes[0]!.id);
+    const ids = new Set(events.map((e) => e.id));
+    for (const id of pit.source_event_ids) expect(ids.has(id)).toBe(true);
+    const sup = byKey(items, "no_lint_suppression");
+    expect(sup.type).toBe("user_style");
+    expect(sup.content).toContain("`//exhaustive:ignore`");
+    expect(sup.content).toContain("could we also just remove default then, and just list all the others explicitly");
+    expect(byKey(items, "lint_command").content).toBe("Lints with `mise run lint`.");
+    expect(byKey(items, "test_command").content).toStartWith("Runs tests with `mise run test`");
+    expect(byKey(items, "module:cmd/entire/cli/summarize").type).toBe("project_fact");
+  });
+
+  test("8e: the fmt → lint → test sequence that ended green is a recipe; 'keep our working documentation in linear' a preference", async () => {
+    const { items, episodes } = await run(E8);
+    expect(episodes.length).toBe(1); // the lone `summary` record merged into its neighbour
+    const recipe = byKey(items, "recipe:verify:format+lint+test");
+    expect(recipe.content).toBe("To verify a change: `mise run fmt` → `mise run lint` → `mise run test` (all passed after the change).");
+    const pref = byKey(items, "pref:work_documentation_linear");
+    expect(pref.content).toBe("Keep our working documentation in linear.");
+    expect(pref.scope).toBe("project");
+    expect(byKey(items, "correction:create_comment").content).toContain("not as a comment, but as a document attached to the issue directly");
+    expect(byKey(items, "module:cmd/entire/cli").content).toContain("`help.go`, `root.go`");
+    expect(items.some((i) => i.type === "pitfall")).toBe(false); // nothing failed in this session
+  });
+
+  test("a6: a 22-minute pause splits the session into two episodes", async () => {
+    const { episodes, items } = await run(A6);
+    expect(episodes.length).toBe(2);
+    expect(episodes[0]!.end_ts).toBe("2026-01-07T12:12:29.387Z");
+    expect(episodes[1]!.start_ts).toBe("2026-01-07T12:34:56.468Z");
+    expect(episodes[0]!.session_id).toBe(episodes[1]!.session_id);
+    expect(episodes.every((e) => e.status === "closed" && e.extracted_at !== null)).toBe(true);
+    expect(byKey(items, "recipe:verify:lint+test").content).toBe("To verify a change: `mise run test` → `mise run lint` (all passed after the change).");
+  });
+
+  test("short: an error the session never resolved (refused `mix phx.server`) stores nothing", async () => {
+    const { items, episodes } = await run(SHORT);
+    expect(episodes.length).toBe(1);
+    expect(items).toEqual([]);
+    expect(episodes[0]!.outcome).toBe("user refused a step");
+  });
+
+  test("summaries are 80–150 tokens and say what happened", async () => {
+    for (const rel of [B1, E8, A6]) {
+      const { episodes } = await run(rel);
+      for (const ep of episodes) {
+        const n = estimateTokens(ep.summary);
+        expect(n).toBeGreaterThanOrEqual(80);
+        expect(n).toBeLessThanOrEqual(150);
+        expect(ep.summary).toStartWith("Goal: ");
+      }
+      sb!.cleanup();
+      sb = null;
+    }
+    const { episodes } = await run(B1);
+    expect(episodes[0]!.summary).toContain("`mise run lint` failed, then passed");
+    expect(episodes[0]!.summary).toContain("Changed `cmd/entire/cli/summarize/summarize.go`");
+  });
+
+  test("codex rollout: one episode, its user request as the goal, the files it patched", async () => {
+    const { episodes } = await run(CODEX, "codex");
+    expect(episodes.length).toBe(1);
+    expect(episodes[0]!.summary).toContain("Goal: \"幫我檢查一下 go.mod");
+    expect(episodes[0]!.file_paths).toContain("go.mod");
+  });
+
+  test("8e's style items are this repo's conventions: none of them goes to the global user.db", async () => {
+    const { sb, items } = await run(E8);
+    const u = sb.userDb();
+    try {
+      expect(listUserStyle(u, USER)).toEqual([]);
+    } finally {
+      u.close();
+    }
+    expect(items.filter((i) => i.type === "user_style").every((i) => i.scope === "project" && i.user_id === null)).toBe(true);
+  });
+});

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { PitfallsView, SearchResponse, TaskContext, Timeline } from "../../../src/shared/api.ts";
+import { openProjectDb } from "../../../src/sql/open.ts";
+import { isolatedEnv, runSqrl, SQRL_BIN, tempDir } from "../../helpers/sqrl.ts";
+import { addEpisode, addItem } from "./helpers.ts";
+
+/** The compiled binary end to end: `sqrl engine`, and the read commands through an auto-started daemon. */
+const hasBin = existsSync(SQRL_BIN);
+let tmp: ReturnType<typeof tempDir>;
+let env: Record<string, string>;
+let repo: string;
+
+beforeAll(() => {
+  if (!hasBin) return;
+  tmp = tempDir("sqrl-cli-retrieval-");
+  env = isolatedEnv(tmp.path);
+  repo = join(tmp.path, "repo");
+  mkdirSync(repo, { recursive: true });
+  expect(runSqrl(["init", repo, "--yes"], { env, cwd: repo }).code).toBe(0);
+  const db = openProjectDb(repo);
+  const now = Date.now();
+  addItem(db, repo, { type: "pitfall", key: "exp", content: "JWT exp is in seconds, not milliseconds.", importance: 0.8, file_paths: ["src/auth/jwt.ts"] }, now);
+  addItem(db, repo, { type: "user_style", key: "pm", content: "Uses pnpm, never npm.", importance: 0.9 }, now);
+  addEpisode(db, repo, { id: "ep_cli", days_ago: 1, summary: "Fixed the JWT exp unit.", outcome: "tests green", events: [{ type: "user_message", content: { text: "fix jwt exp" }, at: 0 }] }, now);
+  db.close();
+});
+
+afterAll(() => {
+  if (!hasBin) return;
+  runSqrl(["daemon", "stop"], { env, cwd: repo });
+  tmp.cleanup();
+});
+
+describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)", () => {
+  test("sqrl context prints the markdown with reasons, and --json the exact endpoint JSON", () => {
+    const pretty = runSqrl(["context", "JWT exp unit bug", "--files", "src/auth/jwt.ts"], { env, cwd: repo });
+    expect(pretty.code).toBe(0);
+    expect(pretty.stdout).toContain("## Relevant memory for this task");
+    expect(pretty.stdout).toContain("JWT exp is in seconds");
+    expect(pretty.stdout).toContain("Why:");
+    const json = runSqrl(["context", "JWT exp unit bug", "--json", "--budget", "200"], { env, cwd: join(repo) });
+    const r = TaskContext.parse(JSON.parse(json.stdout));
+    expect(r.selected_memories.map((m) => m.key)).toEqual(["exp"]);
+    expect(r.token_estimate).toBeLessThanOrEqual(200);
+  });
+
+  test("sqrl search, view, timeline, recall", () => {
+    const s = SearchResponse.parse(JSON.parse(runSqrl(["search", "pnpm", "--json"], { env, cwd: repo }).stdout));
+    expect(s.results.map((x) => x.key)).toEqual(["pm"]);
+    const v = PitfallsView.parse(JSON.parse(runSqrl(["view", "pitfalls", "--paths", "src/auth", "--json"], { env, cwd: repo }).stdout));
+    expect(v.items.map((i) => i.key)).toEqual(["exp"]);
+    expect(runSqrl(["view", "user_style", "--mode", "full"], { env, cwd: repo }).stdout).toContain("Uses pnpm, never npm.");
+    const t = Timeline.parse(JSON.parse(runSqrl(["timeline", "--json"], { env, cwd: repo }).stdout));
+    expect(t.episodes.map((e) => e.episode_id)).toEqual(["ep_cli"]);
+    const rc = runSqrl(["recall", "ep_cli"], { env, cwd: repo });
+    expect(rc.stdout).toContain("User: fix jwt exp");
+  });
+
+  test("bad usage exits 2 and says what to do; an unknown episode exits 1", () => {
+    const bad = runSqrl(["view", "bogus"], { env, cwd: repo });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("user_style, project_brief, pitfalls");
+    expect(runSqrl(["context", "x", "--budget", "0"], { env, cwd: repo }).code).toBe(2);
+    const missing = runSqrl(["recall", "ep_nope"], { env, cwd: repo });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("ep_nope");
+    const outside = runSqrl(["context", "x"], { env, cwd: tmp.path });
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain("sqrl init");
+  });
+
+  test("sqrl engine writes memory-service.json (0600) and removes it on SIGTERM", async () => {
+    const home = tempDir("sqrl-engine-bin-");
+    try {
+      const e = isolatedEnv(home.path);
+      const child = Bun.spawn([SQRL_BIN, "engine"], { env: e, stdout: "ignore", stderr: "pipe" });
+      const file = join(e.SQRL_HOME!, "memory-service.json");
+      for (let i = 0; i < 100 && !existsSync(file); i++) await Bun.sleep(50);
+      const info = JSON.parse(readFileSync(file, "utf8"));
+      expect(info).toMatchObject({ pid: child.pid, host: "127.0.0.1" });
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const health = await fetch(`http://127.0.0.1:${info.port}/health`, { headers: { authorization: `Bearer ${info.token}` } });
+      expect(health.status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${info.port}/health`)).status).toBe(401);
+      child.kill("SIGTERM");
+      expect(await child.exited).toBe(0);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
