@@ -1,0 +1,34 @@
+import type { Database } from "bun:sqlite";
+
+/**
+ * Observations (data-v3.sql): what one episode showed that is not a memory on its own yet. The
+ * extractor records one per (kind, signature, episode) and promotes it when the same signature shows
+ * up in another episode. Never served.
+ */
+export type ObservationKind = "pitfall" | "recipe" | "lint_rule";
+
+export interface Observation {
+  episode_id: string;
+  observed_at: string;
+  candidate_json: string;
+}
+
+/** Record (or refresh) one episode's observation of `signature`. */
+export function recordObservation(db: Database, projectId: string, kind: ObservationKind, signature: string, episodeId: string, observedAt: string, candidateJson: string): void {
+  db.query(
+    `INSERT INTO observations (project_id, kind, signature, episode_id, observed_at, candidate_json) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (project_id, kind, signature, episode_id) DO UPDATE SET observed_at = excluded.observed_at, candidate_json = excluded.candidate_json`,
+  ).run(projectId, kind, signature, episodeId, observedAt, candidateJson);
+}
+
+/** Every episode's observation of `signature`, oldest first. */
+export function observationsOf(db: Database, projectId: string, kind: ObservationKind, signature: string): Observation[] {
+  return db
+    .query(`SELECT episode_id, observed_at, candidate_json FROM observations WHERE project_id = ? AND kind = ? AND signature = ? ORDER BY observed_at, episode_id`)
+    .all(projectId, kind, signature) as Observation[];
+}
+
+/** Forget a project's observations (before `sqrl reprocess` rebuilds them). */
+export function clearObservations(db: Database, projectId: string): void {
+  db.query(`DELETE FROM observations WHERE project_id = ?`).run(projectId);
+}
