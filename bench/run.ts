@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   "watch-latency": () => import("./watch-latency.ts").then((m) => m.default),
   engine: () => import("./engine.ts").then((m) => m.default),
   replay: () => import("./replay.ts").then((m) => m.default),
+  "memory-quality": () => import("./memory-quality.ts").then((m) => m.default),
 };
 
 const argv = process.argv.slice(2);

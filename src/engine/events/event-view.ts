@@ -160,6 +160,11 @@ export function rejectedCalls(events: readonly EngineEvent[]): Array<{ call: Eng
   return out;
 }
 
+/** An approved plan handed back as the user's message (Claude Code's plan mode): the assistant's words, not the user's. */
+export function isPlanMessage(text: string): boolean {
+  return /^(?:implement the following plan|here is the plan|execute (?:this|the following) plan)\s*:/i.test(text.trim());
+}
+
 /** Trim a string to `max` characters on a word boundary, with an ellipsis when cut. */
 export function clip(s: string, max: number): string {
   const one = s.replace(/\s+/g, " ").trim();

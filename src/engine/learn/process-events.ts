@@ -14,7 +14,8 @@ import { openProjectDb, openUserDb } from "../../sql/open.ts";
 import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type EpisodeConfig } from "./episodes.ts";
 import type { Candidate } from "./extract/candidate.ts";
 import { toEngineEvent, type EngineEvent } from "../events/event-view.ts";
-import { extractOffline, ruleInput } from "./extract/index.ts";
+import { extractOffline, finishCandidates, ruleInput } from "./extract/index.ts";
+import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
 import { episodeImportance } from "./importance.ts";
 import { decideWithLlm, type DecisionCase } from "./apply/decide.ts";
@@ -162,7 +163,8 @@ async function extractCandidates(projectId: string, ep: Episode, events: readonl
     try {
       const out = await extractWithLlm(d.llm, d.ledger, ep.id, events, d.config["llm.context_window_tokens"]);
       const manifestFacts = manifests ? extractOffline(input, { manifests: true }).filter((c) => c.rule === "project-manifests") : [];
-      return { candidates: [...out.candidates, ...manifestFacts], extractor: "llm", summary: out.summary };
+      // The LLM's candidates pass the same finishing step as the rules' (distilled, capped, portable paths).
+      return { candidates: finishCandidates([...out.candidates, ...manifestFacts], [projectId]), extractor: "llm", summary: out.summary };
     } catch (err) {
       log.info(`LLM extraction of ${ep.id} fell back to offline rules: ${(err as Error).message}`);
     }
@@ -189,7 +191,11 @@ async function decide(cases: Array<DecisionCase & { index: number }>, d: EngineD
 async function extractEpisode(db: Database, projectId: string, userId: string, ep: Episode, d: EngineDeps, manifests: boolean): Promise<string[]> {
   const dtos = episodeEvents(db, ep.id);
   const events = dtos.map(toEngineEvent);
-  const ex = await extractCandidates(projectId, ep, events, d, manifests, dtos);
+  const extracted = await extractCandidates(projectId, ep, events, d, manifests, dtos);
+  // What one episode cannot prove lasting waits for a second one (apply/gate.ts).
+  const observedAt = ep.end_ts || nowIso(d.now());
+  const gated = db.transaction(() => extracted.candidates.map((c) => passGate(db, projectId, c, observedAt)).filter((c): c is Candidate => c !== null)).immediate();
+  const ex = { ...extracted, candidates: gated };
   const userDb = ex.candidates.some((c) => c.scope === "user") ? d.openUserDb() : null;
   try {
     const cases = ex.candidates.map((candidate, index) => ({

@@ -48,11 +48,12 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     expect(episodes[0]!.status).toBe("closed");
     expect(episodes[0]!.extracted_at).not.toBeNull();
     const pit = items.find((i) => i.type === "pitfall")!;
-    expect(pit.key).toBe("pitfall:lint:missing_cases_in_switch_of");
-    expect(pit.content).toContain("`mise run lint` failed: cmd/entire/cli/summarize/summarize.go:116:2: missing cases in switch of type agent.AgentType");
-    expect(pit.content).toContain("Cause: The `exhaustive` linter requires all enum cases to be explicitly handled.");
+    // A lint failure fixed in one go is routine, but the user stepped in (refused the ignore directive):
+    // a lesson at once, keyed by the lint rule so later violations of it meet on one item.
+    expect(pit.key).toBe("pitfall:lint-rule:exhaustive");
+    expect(pit.tags).toContain("user-remarked");
+    expect(pit.content).toStartWith("Lint rule `exhaustive`: The `exhaustive` linter requires all enum cases to be explicitly handled.");
     expect(pit.content).toContain("We can list them explicitly and put the Claude logic after the switch.");
-    expect(pit.content).toContain("After the fix `mise run lint` passed.");
     expect(pit.file_paths).toEqual(["cmd/entire/cli/summarize/summarize.go"]);
     expect(pit.source_episode_id).toBe(episodes[0]!.id);
     const ids = new Set(events.map((e) => e.id));
@@ -63,19 +64,18 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     expect(sup.content).toContain("could we also just remove default then, and just list all the others explicitly");
     expect(byKey(items, "lint_command").content).toBe("Lints with `mise run lint`.");
     expect(byKey(items, "test_command").content).toStartWith("Runs tests with `mise run test`");
-    expect(byKey(items, "module:cmd/entire/cli/summarize").type).toBe("project_fact");
+    expect(items.some((i) => i.key.startsWith("module:"))).toBe(false); // "sessions work on x.go" is not kept
   });
 
   test("8e: the fmt → lint → test sequence that ended green is a recipe; 'keep our working documentation in linear' a preference", async () => {
     const { items, episodes } = await run(E8);
     expect(episodes.length).toBe(1); // the lone `summary` record merged into its neighbour
-    const recipe = byKey(items, "recipe:verify:format+lint+test");
-    expect(recipe.content).toBe("To verify a change: `mise run fmt` → `mise run lint` → `mise run test` (all passed after the change).");
+    const recipe = byKey(items, "recipe:verify");
+    expect(recipe.content).toBe("To verify a change: `mise run fmt` → `mise run lint` → `mise run test`."); // complete: stored at once
     const pref = byKey(items, "pref:work_documentation_linear");
     expect(pref.content).toBe("Keep our working documentation in linear.");
     expect(pref.scope).toBe("project");
     expect(byKey(items, "correction:create_comment").content).toContain("not as a comment, but as a document attached to the issue directly");
-    expect(byKey(items, "module:cmd/entire/cli").content).toContain("`help.go`, `root.go`");
     expect(items.some((i) => i.type === "pitfall")).toBe(false); // nothing failed in this session
   });
 
@@ -86,7 +86,10 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     expect(episodes[1]!.start_ts).toBe("2026-01-07T12:34:56.468Z");
     expect(episodes[0]!.session_id).toBe(episodes[1]!.session_id);
     expect(episodes.every((e) => e.status === "closed" && e.extracted_at !== null)).toBe(true);
-    expect(byKey(items, "recipe:verify:lint+test").content).toBe("To verify a change: `mise run test` → `mise run lint` (all passed after the change).");
+    // test → lint alone is not a complete flow: it became a recipe because both episodes ran it green.
+    const recipe = byKey(items, "recipe:verify");
+    expect(recipe.content).toBe("To verify a change: `mise run test` → `mise run lint`.");
+    expect(new Set(recipe.evidence_episode_ids)).toEqual(new Set(episodes.map((e) => e.id)));
   });
 
   test("short: an error the session never resolved (refused `mix phx.server`) stores nothing", async () => {

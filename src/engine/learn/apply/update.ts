@@ -92,6 +92,11 @@ export function ruleDecision(c: Candidate, existing: readonly ExistingItem[]): D
   }
   if (contradicts) return { verb: "DELETE_AND_ADD", targetId: target.id, reason: sameValue ? "opposite instruction" : `value changed to ${c.value}` };
   if (best.jaccard >= 0.8 || best.containment >= 0.9) return { verb: "NOOP", targetId: target.id, reason: "near-duplicate" };
+  // A recipe whose every command the stored one already has is a shorter variant: keep the fuller one.
+  if (c.type === "recipe") {
+    const commands = [...c.content.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+    if (commands.length > 0 && commands.every((cmd) => target.content.includes(`\`${cmd}\``))) return { verb: "NOOP", targetId: target.id, reason: "a variant the stored recipe covers" };
+  }
   // A habit seen again with the same value (same test command, other flags this time) is the same habit.
   if (singleValued(c) && c.rule.startsWith("style-habits")) return { verb: "NOOP", targetId: target.id, reason: "same value" };
   // List-like facts grow by union instead of being replaced by whichever episode spoke last.
@@ -140,7 +145,7 @@ function newRow(c: Candidate, ctx: ApplyContext, verb: UpdateDecision, content: 
     source_event_ids: c.source_event_ids,
     confidence: c.confidence,
     file_paths: c.file_paths,
-    evidence_episode_ids: [c.source_episode_id],
+    evidence_episode_ids: union(c.evidence_episodes ?? [], [c.source_episode_id], 40),
     decision: verb,
     extractor: ctx.extractor,
     ...extra,
@@ -162,7 +167,7 @@ export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ct
       importance: round2(Math.min(1, Math.max(target.importance, c.importance) + 0.05)),
       confidence: round2(Math.min(1, Math.max(target.confidence, c.confidence) + 0.02)),
       source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),
-      evidence_episode_ids: union(target.evidence_episode_ids, [c.source_episode_id], 40),
+      evidence_episode_ids: union(target.evidence_episode_ids, [...(c.evidence_episodes ?? []), c.source_episode_id], 40),
       file_paths: union(target.file_paths, c.file_paths, 20),
     });
     return target.id;
@@ -170,7 +175,7 @@ export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ct
   const merged = d.verb === "UPDATE_EXISTING";
   const row = newRow(c, ctx, d.verb, d.content ?? c.content, {
     importance: merged ? Math.max(target.importance, c.importance) : c.importance,
-    evidence_episode_ids: merged ? union(target.evidence_episode_ids, [c.source_episode_id], 40) : [c.source_episode_id],
+    evidence_episode_ids: union(merged ? target.evidence_episode_ids : [], [...(c.evidence_episodes ?? []), c.source_episode_id], 40),
     file_paths: merged ? union(target.file_paths, c.file_paths, 20) : c.file_paths,
     tags: merged ? union(target.tags, c.tags, 12) : c.tags,
   });

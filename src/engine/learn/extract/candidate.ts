@@ -28,6 +28,13 @@ export interface Candidate {
   polarity?: 1 | -1;
   /** Which rule produced it (kept in tags-free metadata for tests and `sqrl show`). */
   rule: string;
+  /**
+   * Not a memory on its own yet: it becomes one when another episode shows the same `signature`
+   * (apply/gate.ts). Set on what one episode cannot prove lasting (a quick fix, one passing run).
+   */
+  gate?: { kind: "pitfall" | "recipe" | "lint_rule"; signature: string };
+  /** Earlier episodes that showed the same thing (set when the recurrence gate promotes it). */
+  evidence_episodes?: string[];
 }
 
 /** What every offline rule receives: the episode's events (main thread first) and where the repo is. */

@@ -1,21 +1,28 @@
 import type { EventDTO } from "../../../shared/event.ts";
 import { log } from "../../../shared/log.ts";
 import { dedupeCandidates, type Candidate, type Rule, type RuleInput } from "./candidate.ts";
+import { commandCorrections } from "./command-corrections.ts";
+import { decisions } from "./decisions.ts";
+import { distilCandidate } from "./distil.ts";
 import { withConcepts } from "./concept-tags.ts";
 import { toEngineEvent } from "../../events/event-view.ts";
 import { pitfalls } from "./pitfalls.ts";
 import { projectEndpoints } from "./project-endpoints.ts";
 import { projectManifests } from "./project-manifests.ts";
-import { projectModules } from "./project-modules.ts";
 import { recipes } from "./recipes.ts";
 import { styleHabits } from "./style-habits.ts";
 import { stylePreferences } from "./style-preferences.ts";
 
-/** The offline extractor: every deterministic rule over one closed episode. */
+/**
+ * The offline extractor: every deterministic rule over one closed episode. (Module notes — "sessions
+ * work on items.ts" — are no longer made: a reviewer kept none of them; the repository's own files
+ * tell a newcomer more.)
+ */
 export const EPISODE_RULES: ReadonlyArray<[string, Rule]> = [
   ["style-preferences", stylePreferences],
   ["style-habits", styleHabits],
-  ["project-modules", projectModules],
+  ["decisions", decisions],
+  ["command-corrections", commandCorrections],
   ["project-endpoints", projectEndpoints],
   ["pitfalls", pitfalls],
   ["recipes", recipes],
@@ -42,5 +49,17 @@ export function extractOffline(input: RuleInput, opts: OfflineOptions = { manife
       log.warn(`extract rule ${name} failed on episode ${input.episodeId}: ${(err as Error).message}`);
     }
   }
-  return dedupeCandidates(out).map((c) => ({ ...c, tags: withConcepts(c.key, c.tags) }));
+  return finishCandidates(out, [input.projectRoot]);
+}
+
+/**
+ * What every extractor's candidates go through before the update step, offline rules and the LLM
+ * alike: one per (type, key, scope), distilled (portable paths, no narration, capped length),
+ * concept tags added.
+ */
+export function finishCandidates(cands: readonly Candidate[], roots: readonly string[]): Candidate[] {
+  return dedupeCandidates(cands)
+    .map((c) => distilCandidate(c, roots))
+    .filter((c) => c.content.length >= 12)
+    .map((c) => ({ ...c, tags: withConcepts(c.key, c.tags) }));
 }

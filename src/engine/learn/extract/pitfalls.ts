@@ -1,7 +1,8 @@
 import { isAbsolute, relative } from "node:path";
 import type { Candidate, Rule, RuleInput } from "./candidate.ts";
 import { commandRuns, failureLines, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
-import { appliedChanges, cleanUserText, clip, rejectedCalls, slug, userMessages, type EngineEvent } from "../../events/event-view.ts";
+import { appliedChanges, cleanUserText, clip, isPlanMessage, rejectedCalls, slug, userMessages, type EngineEvent } from "../../events/event-view.ts";
+import { capTokens } from "./distil.ts";
 
 /**
  * Rule `pitfalls`: a check (test, lint, type check, build, migration, install) that FAILED and then,
@@ -11,7 +12,7 @@ import { appliedChanges, cleanUserText, clip, rejectedCalls, slug, userMessages,
  */
 
 const PITFALL_KINDS = new Set(["test", "lint", "typecheck", "build", "migrate", "generate", "install", "format", "dev"]);
-const CAUSAL = /\b(?:because|requires?|required|caused by|due to|the (?:issue|problem|error|cause|reason|culprit) (?:is|was|here is)|is failing (?:because|since)|fails? (?:because|since|when)|happens (?:because|when)|expects?|must be|needs? to be|ha(?:s|ve) to be|is not (?:allowed|supported|defined|exported)|doesn't (?:exist|support|allow)|was (?:removed|renamed|missing)|can be (?:undefined|null|nil|none|empty|missing)|(?:is|are|was|were)(?: not|n't) (?:awaited|initiali[sz]ed|defined|exported|imported|called|closed|escaped|handled|set))\b/i;
+const CAUSAL = /\b(?:because|(?:is|was|were|are) (?:causing|picking up)|picks? up|requires?|required|caused by|due to|the (?:issue|problem|error|cause|reason|culprit) (?:is|was|here is)|is failing (?:because|since)|fails? (?:because|since|when)|happens (?:because|when)|expects?|must be|needs? to be|ha(?:s|ve) to be|is not (?:allowed|supported|defined|exported)|doesn't (?:exist|support|allow)|was (?:removed|renamed|missing)|can be (?:undefined|null|nil|none|empty|missing)|(?:is|are|was|were)(?: not|n't) (?:awaited|initiali[sz]ed|defined|exported|imported|called|closed|escaped|handled|set))\b/i;
 const HEDGE = /\b(?:maybe|might|possibly|perhaps|probably|i think|i suspect|could be|likely|not sure|seems? to|may be|guess|hypothes)/i;
 const FILLER_SENTENCE = /^(?:good idea|great|perfect|ok(?:ay)?|sure|got it|you're right|right|yes|done|now\b|first,?\b)/i;
 /** "Postgres is up, so that was not it": a hypothesis ruled out — never part of what is stored. */
@@ -182,20 +183,29 @@ interface Chain {
   attempts: number;
 }
 
+/** A `git commit` is a check too when hooks run: a failed commit blocked by its pre-commit hook, then a commit that lands. */
+function isCommit(r: CommandRun): boolean {
+  return /\bgit\s+commit\b/.test(r.ev.command);
+}
+
+function sameRun(a: CommandRun, b: CommandRun): boolean {
+  return isCommit(a) || isCommit(b) ? isCommit(a) && isCommit(b) : sameCheck(a, b);
+}
+
 function findChains(runs: readonly CommandRun[]): { chains: Chain[]; unresolved: CommandRun[] } {
   const used = new Set<CommandRun>();
   const chains: Chain[] = [];
   const unresolved: CommandRun[] = [];
   for (let i = 0; i < runs.length; i++) {
     const f = runs[i]!;
-    if (used.has(f) || f.outcome !== "fail" || !PITFALL_KINDS.has(f.kind)) continue;
+    if (used.has(f) || f.outcome !== "fail" || !(PITFALL_KINDS.has(f.kind) || isCommit(f))) continue;
     let lastFail = f;
     let attempts = 1;
     let pass: CommandRun | null = null;
     used.add(f);
     for (let j = i + 1; j < runs.length; j++) {
       const r = runs[j]!;
-      if (!sameCheck(f, r)) continue;
+      if (!sameRun(f, r)) continue;
       used.add(r);
       if (r.outcome === "fail") {
         lastFail = r;
@@ -213,12 +223,14 @@ function findChains(runs: readonly CommandRun[]): { chains: Chain[]; unresolved:
 
 /** Commands that can be the fix themselves (generate the migration, install the package, apply it). */
 const FIX_COMMAND_KINDS = new Set(["install", "migrate", "generate"]);
+/** Commands that fix by themselves without being a check: a formatter or `--fix` run, a clean-up of leftovers or caches. */
+const FIXER = /(?:^|\s)(?:[\w-]+:fix\b|--fix\b|--write\b|rm\s+-r?f?r?\s+\S|git\s+clean\b|git\s+checkout\s+--\s|\S*cache\s+clean\b)/;
 
 function chainCandidate(input: RuleInput, events: readonly EngineEvent[], changes: readonly EngineEvent[], runs: readonly CommandRun[], c: Chain): Candidate | null {
   const from = c.lastFail.ev.ms;
   const to = c.pass.ev.ms;
   const fixChanges = changes.filter((e) => e.ms >= from && e.ms <= to);
-  const fixCommands = runs.filter((r) => r.ev.ms > from && r.ev.ms < to && FIX_COMMAND_KINDS.has(r.kind) && r.outcome === "pass");
+  const fixCommands = runs.filter((r) => r.ev.ms > from && r.ev.ms < to && (FIX_COMMAND_KINDS.has(r.kind) || FIXER.test(r.ev.command)) && r.outcome === "pass");
   if (fixChanges.length === 0 && fixCommands.length === 0) return null; // passed without a change: flaky or environmental, not a lesson
   const lines = failureLines(c.first.ev.output, 2);
   const lastLines = lines.length > 0 ? lines : failureLines(c.lastFail.ev.output, 2);
@@ -226,24 +238,28 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
   const { cause, fix } = fixStory(events, from, firstFix, c.pass.ev);
   const fixFiles = [...new Set(fixChanges.flatMap((e) => e.filePaths))];
   const where = [...new Set([...errorPaths(lastLines, input.projectRoot), ...fixFiles])].slice(0, 8);
-  const cmd = describeCommand(c.first);
-  const parts = [stop(`\`${cmd}\` failed${lastLines.length > 0 ? `: ${lastLines.map((l) => clip(l, 160)).join(" / ")}` : ""}`)];
-  if (cause) parts.push(`Cause: ${stop(cause.text.replace(/[.!]$/, ""))}`);
+  const cmd = isCommit(c.first) ? "git commit" : describeCommand(c.first);
+  // The line that names the error best (an `…Error` line), else the first that is not a log timestamp.
+  const telling = lastLines.filter((l) => !/^\[\d{1,2}:\d{2}/.test(l));
+  const failLine = (telling.find((l) => /\b[A-Za-z_]\w*(?:Error|Exception)\b/.test(l)) ?? telling[0] ?? "").replace(/^[×✖✘!]\s*/, "");
+  const parts = [stop(`\`${cmd}\` failed${failLine ? `: ${clip(failLine, 80)}` : ""}`)];
+  if (cause) parts.push(`Cause: ${stop(clip(cause.text, 130).replace(/[.!]$/, ""))}`);
   const ran = fixCommands.map((r) => `\`${clip(r.ev.command, 60)}\``).join(", then ");
   const fixWhat = fixChanges.length === 0 && fixCommands.length > 0 ? `ran ${ran}` : (fix?.text ?? `changed ${fixFiles.slice(0, 3).join(", ")}`);
-  parts.push(`Fix${fixFiles.length > 0 ? ` (${fixFiles.slice(0, 3).join(", ")})` : ""}: ${stop(fixWhat.replace(/[.!]$/, ""))}`);
-  parts.push(`After the fix \`${describeCommand(c.pass)}\` passed.`);
+  parts.push(`Fix${fixFiles.length > 0 ? ` (${fixFiles.slice(0, 2).join(", ")})` : ""}: ${stop(clip(fixWhat, 120).replace(/[.!]$/, ""))}`);
   const sigLine = signatureLine(lastLines);
   const sig = sigLine ? errorSignature(sigLine) : "";
   const keyTail = slug(sig, 5) || slug(fixFiles[0]?.split("/").pop() ?? cmd, 3) || "failure";
   const evidence = [c.first.ev.id, c.lastFail.ev.id, ...fixChanges.map((e) => e.id), ...fixCommands.map((r) => r.ev.id), c.pass.ev.id];
   if (cause) evidence.push(cause.id);
   if (fix && fixChanges.length > 0) evidence.push(fix.id);
+  const lintRule = c.first.kind === "lint" ? lintRuleOf(`${c.first.ev.output}\n${c.lastFail.ev.output}`) : null;
+  const lasting = lastingReason(events, c, `${cause?.text ?? ""} ${fixWhat}`, fixFiles, fixCommands.length > 0);
   return {
     type: "pitfall",
-    key: `pitfall:${c.first.kind}:${keyTail}`.slice(0, 110),
-    content: parts.join(" "),
-    tags: ["pitfall", c.first.kind, ...new Set(where.map(languageOf).filter((l): l is string => l !== null))],
+    key: lintRule ? `pitfall:lint-rule:${slug(lintRule, 4)}`.slice(0, 110) : `pitfall:${c.first.kind}:${keyTail}`.slice(0, 110),
+    content: capTokens(lintRule ? `Lint rule \`${lintRule}\`: ${parts.slice(1).join(" ").replace(/^Cause: /, "")}` : parts.join(" "), 90),
+    tags: ["pitfall", c.first.kind, ...(lasting ? [lasting] : []), ...new Set(where.map(languageOf).filter((l): l is string => l !== null))],
     importance: c.attempts > 1 ? 0.85 : 0.8,
     confidence: lastLines.length > 0 && (fixChanges.length > 0 || fixCommands.length > 0) ? 0.8 : 0.65,
     scope: "project",
@@ -251,7 +267,40 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
     source_episode_id: input.episodeId,
     source_event_ids: [...new Set(evidence)],
     rule: "pitfalls",
+    // A routine failure fixed at once is a lesson only when another episode runs into it again.
+    ...(lasting ? {} : { gate: lintRule ? { kind: "lint_rule" as const, signature: lintRule.toLowerCase() } : { kind: "pitfall" as const, signature: `${c.first.kind}:${slug(sig, 8) || keyTail}` } }),
   };
+}
+
+/** Where a lint failure names its rule: `lint/suspicious/noEmptyBlockStatements`, `@typescript-eslint/no-floating-promises`, `(errcheck)`. */
+export function lintRuleOf(output: string): string | null {
+  const m =
+    /(lint\/[a-z]+\/[a-zA-Z]+)\b/.exec(output) ??
+    /(@[\w-]+\/[a-z][\w-]+)\s*$/m.exec(output) ??
+    /\s{2,}((?:[a-z]+-)+[a-z]+|[a-z]+\/[a-z][\w-]+)\s*$/m.exec(output) ??
+    /\((errcheck|exhaustive|govet|staticcheck|unused|ineffassign|gosec|revive|gocritic|unparam|nilerr|errorlint|wrapcheck|goconst|gocyclo|dupl|misspell|lll|whitespace|godot|nolintlint|prealloc)\)/.exec(output) ??
+    /\b(use[A-Z]\w+|no[A-Z]\w+)\b/.exec(output);
+  return m ? m[1]! : null;
+}
+
+/** Causes that no reader of the code alone would guess: environment, configuration, ordering, concurrency, tooling, data. */
+const NON_OBVIOUS = /\b(?:env(?:ironment)?(?: var(?:iable)?s?)?|\.env\b|config(?:uration)?|tsconfig|settings|version|node_modules|lock ?file|cache[ds]?|port\b|permissions?|timeout|timed out|race|concurren\w*|deadlock|order(?:ing)?|sequence|migrations?|schema|database|docker|network|locale|timezone|encoding|flaky|leftover|stale|gitignore|(?:pre-?commit|git) hook|\bci\b|platform|macos|windows|sandbox|not running|daemon|server is|credentials?|path (?:is|was)|working directory|cwd)\b/i;
+const RUNTIME_ERROR = /\b(?:TypeError|ReferenceError|RangeError|panic|nil pointer|NullPointerException|segmentation fault|AttributeError|KeyError|IndexError)\b/;
+const TEST_FILE = /(?:^|\/)(?:test|tests|__tests__|spec)\/|\.(?:test|spec)\.[a-z]+$|_test\.[a-z]+$/;
+
+/**
+ * Why a fixed failure is worth remembering on its own — or null when it is routine (a compile, type
+ * or lint error, or a test updated to new behaviour, fixed at once), which then waits for recurrence.
+ */
+function lastingReason(events: readonly EngineEvent[], c: Chain, text: string, fixFiles: readonly string[], fixedByCommand: boolean): string | null {
+  if (c.attempts >= 3) return "hard-won";
+  if (c.pass.ev.ms - c.first.ev.ms >= 10 * 60_000) return "hard-won";
+  const msgs = userMessages(events).filter((m) => m.ev.ms > c.first.ev.ms && m.ev.ms < c.pass.ev.ms && !isPlanMessage(m.text));
+  if (msgs.length > 0) return "user-remarked";
+  if (NON_OBVIOUS.test(text) || fixedByCommand) return "non-obvious";
+  const sourceFixed = fixFiles.some((f) => !TEST_FILE.test(f));
+  if (c.first.kind === "test" && RUNTIME_ERROR.test(text) && sourceFixed) return "non-obvious";
+  return null;
 }
 
 export function languageOf(path: string): string | null {

@@ -45,7 +45,7 @@ export const recipes: Rule = (input) => {
   const changes = appliedChanges(events);
   const lastChangeMs = changes.length > 0 ? changes[changes.length - 1]!.ms : -Infinity;
   const tail = greenSuffix(runs.filter((r) => r.ev.ms > lastChangeMs && r.steps.some((s) => RECIPE_KINDS.has(s.kind))));
-  if (!tail) return [];
+  if (!tail) return hookRecipe(input);
   const steps: CommandStep[] = [];
   for (const r of tail) for (const s of r.steps) if (RECIPE_KINDS.has(s.kind)) steps.push(s);
   const fullKinds = new Set(steps.filter((s) => !s.targeted).map((s) => s.kind));
@@ -57,15 +57,18 @@ export const recipes: Rule = (input) => {
   }
   const kinds = new Set(chosen.map((s) => s.kind));
   const oneStepWorthIt = chosen.length === 1 && (kinds.has("migrate") || kinds.has("release"));
-  if (chosen.length < 2 && !oneStepWorthIt) return [];
+  if (chosen.length < 2 && !oneStepWorthIt) return hookRecipe(input);
   const purpose = purposeOf(kinds);
-  // Different check sets are different recipes (fmt+lint+test vs test+lint); the same set meets itself again.
-  const kindsKey = [...kinds].sort().join("+");
+  // One recipe per purpose: variants of the verify flow (test+lint, fmt+lint+test) meet on one key,
+  // and the update step keeps the most complete one (a subset refreshes it).
   const sequence = chosen.map((s) => `\`${clip(s.text, 80)}\``).join(" → ");
+  // A complete flow (three or more kinds of check, a migration, a release) is a recipe at once;
+  // a shorter one must pass in a second episode first.
+  const complete = kinds.size >= 3 || purpose.key !== "recipe:verify";
   const recipe: Candidate = {
     type: "recipe",
-    key: purpose.key === "recipe:verify" ? `${purpose.key}:${kindsKey}` : purpose.key,
-    content: `${purpose.label}: ${sequence} (all passed${changes.length > 0 ? " after the change" : ""}).`,
+    key: purpose.key,
+    content: `${purpose.label}: ${sequence}.`,
     tags: ["recipe", ...kinds],
     importance: 0.65,
     confidence: 0.8,
@@ -75,6 +78,34 @@ export const recipes: Rule = (input) => {
     source_event_ids: tail.map((r) => r.ev.id),
     value: chosen.map((s) => s.base).join(" && "),
     rule: "recipes",
+    ...(complete ? {} : { gate: { kind: "recipe" as const, signature: `${purpose.key}:${[...kinds].sort().join("+")}` } }),
   };
-  return [recipe];
+  return [recipe, ...hookRecipe(input)];
 };
+
+/** What a commit's hook ran, from the task-runner echo lines (`$ bun test src/`) in the output of a commit that landed. */
+export function hookRecipe(input: { episodeId: string; events: readonly import("../../events/event-view.ts").EngineEvent[] }): Candidate[] {
+  for (const ev of input.events) {
+    if ((ev.type !== "command_run" && ev.type !== "test_run") || !/\bgit\s+commit\b/.test(ev.command)) continue;
+    if (!/^\[[\w./-]+(?: \([^)]*\))? [0-9a-f]{7,}\]/m.test(ev.output)) continue; // the commit landed
+    const ran = [...ev.output.matchAll(/^\$ (.{2,80})$/gm)].map((m) => m[1]!.trim()).filter((c, i, a) => a.indexOf(c) === i);
+    if (ran.length === 0) continue;
+    return [
+      {
+        type: "recipe",
+        key: "recipe:pre-commit",
+        content: `The pre-commit hook runs ${ran.map((c) => `\`${c}\``).join(" → ")}; a commit lands only when all pass.`,
+        tags: ["recipe", "pre-commit", "hook"],
+        importance: 0.7,
+        confidence: 0.8,
+        scope: "project",
+        file_paths: [],
+        source_episode_id: input.episodeId,
+        source_event_ids: [ev.id],
+        value: ran.join(" && "),
+        rule: "recipes:hook",
+      },
+    ];
+  }
+  return [];
+}

@@ -1,7 +1,7 @@
 import { isAbsolute, relative } from "node:path";
 import type { Candidate, Rule, RuleInput } from "./candidate.ts";
 import { parseCommand, type CommandKind } from "../../events/commands.ts";
-import { clip, rejectedCalls, slug, toolInput, userMessages, type EngineEvent } from "../../events/event-view.ts";
+import { clip, isPlanMessage, rejectedCalls, slug, toolInput, userMessages, type EngineEvent } from "../../events/event-view.ts";
 
 /**
  * Rule `style-preferences`: what the user SAID they want. Standing instructions in the user's own
@@ -67,6 +67,18 @@ function sentences(text: string): string[] {
   return out;
 }
 
+/** Lines that are pasted material, not the user's prose: logs, prompts, stack traces, review-bot text, diffs. */
+const PASTED_LINE = /^\s*(?:\[\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}[T ]\d|\$ |> |at \S+ \(|[+-]{1,3}\s|@@|\w*(?:Error|Exception):|(?:high|medium|low|critical) severity\b|warning:|error(?:\[|:)|\d+ \||\s{4,}\S)/i;
+
+/** The user's own prose in a message: pasted lines dropped, at most the first 3,000 characters. */
+export function userProse(text: string): string {
+  return text
+    .slice(0, 3000)
+    .split(/\r?\n/)
+    .filter((l) => !PASTED_LINE.test(l))
+    .join("\n");
+}
+
 function stripFillers(s: string): string {
   let t = s.trim();
   for (let i = 0; i < 4; i++) {
@@ -120,7 +132,51 @@ export function parseDirective(sentence: string): Directive | null {
     return { polarity: m[1]!.toLowerCase() === "always" ? 1 : -1, object: cutObject(m[2]!), standing: true, form: m[1]!.toLowerCase() === "always" ? "always" : "never" };
   }
   if ((m = /^keep\s+((?:our|the|all)\s+.+?\s+in\s+.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "keep-in" };
-  return null;
+  return memoRule(s, sentence) ?? modalRule(s, sentence);
+}
+
+/** "update CLAUDE.md that we should always run fmt with lint", "remember that X": a rule the user wants kept. */
+const MEMO_REQUEST = /^(?:(?:please\s+)?(?:update|add (?:to|in)|write (?:in|into|to)|put (?:in|into)|note (?:in|down in)|document in)\s+(?:the\s+)?(?:claude|agents|gemini|copilot-instructions)\.md(?:\s+file)?\s*(?:that|to say(?: that)?|so that|:)\s+|remember(?: that)?\s+|note that\s+|keep in mind(?: that)?\s+)(.{6,220})$/i;
+
+function memoRule(s: string, sentence: string): Directive | null {
+  const m = MEMO_REQUEST.exec(s);
+  if (!m || /\?\s*$/.test(sentence)) return null;
+  const rest = stripLeadIns(m[1]!);
+  return { polarity: /\b(?:never|don'?t|do not|should not|shouldn'?t|must not|mustn'?t|avoid)\b/i.test(rest) ? -1 : 1, object: rest.replace(/[.!;,:]+$/, ""), standing: true, form: "memo" };
+}
+
+/** Lead-ins that introduce the statement itself ("Mention also that …", "Note that …"). */
+function stripLeadIns(s: string): string {
+  return s.replace(/^(?:(?:also\s+)?(?:mention|say|state|add|note|explain|document)(?:\s+also)?(?:\s+that)+\s+|make sure(?:\s+that)?\s+(?=\S+\s+(?:is|are|does|do|has|have|gets?|runs?)\b))/i, "").trim();
+}
+
+const MODAL = /\b(should|must|shall|needs? to|ha(?:s|ve) to)(\s+not|n't)?\s+(?:always\s+|never\s+|only\s+)?(\w+)/i;
+/** The condition that makes a "should" a standing rule rather than a one-off request. */
+const CONDITION = /\b(?:in\s+[\w"'`-]+\s+mode|when(?:ever)?\b|for (?:the\s+)?[\w.@/"'`-]+\s+(?:target|agent|provider|users?|mode|case|files?|tests?|builds?|releases?|projects?)|for (?:all|every|any|each)\b|every\b|any\b|all\s+\w+s\b|by default|default)/i;
+const PRONOUN_SUBJECT = /^(?:it|this|that|these|those|they|them|he|she|one)\b/i;
+const NOW = /^(?:now|then|so|first|next|also)\b|\b(?:right now|for now|this time|yet|today|at the moment)\b/i;
+
+/**
+ * A modal statement anywhere in the sentence: "In cloud mode we should not display the agent
+ * picker", "for the AGENTS.md target, the skills should be in .agents/skills", "Deletes must run in
+ * a transaction". One-off requests ("the modal should be bigger", "you should run the tests now"),
+ * statements about "it/this" with no subject, and first-person plans are not rules.
+ */
+function modalRule(s: string, sentence: string): Directive | null {
+  const body = stripLeadIns(s);
+  const m = MODAL.exec(body);
+  if (!m) return null;
+  const subject = body.slice(0, m.index).trim();
+  if (/\b(?:i|you|u)\s*$/i.test(subject) && !STANDING.test(sentence)) return null;
+  if (/^i\b/i.test(subject) || subject.split(/\s+/).length > 14) return null;
+  const bareSubject = subject.replace(/^(?:(?:in|for|on|with|when|if)\s+[^,]+,\s*)/i, "");
+  if (PRONOUN_SUBJECT.test(bareSubject) && !/\b(?:we|tests?|code|files?)\b/i.test(bareSubject)) return null;
+  if (subject.length === 0 && !/^(?:must|should)/i.test(body)) return null;
+  if (NOW.test(sentence) && !STANDING.test(sentence)) return null;
+  const negative = m[2] !== undefined || /\bnever\b/i.test(m[0]);
+  const strong = /^must|^shall|^ha/i.test(m[1]!);
+  if (!negative && !strong && !CONDITION.test(body) && !STANDING.test(sentence)) return null;
+  return { polarity: negative ? -1 : 1, object: body.replace(/[.!;,:]+$/, ""), standing: true, form: "modal" };
 }
 
 function contentWords(s: string): string[] {
@@ -177,6 +233,7 @@ function keyFor(d: Directive): { key: string; value?: string } {
     const pair = [keyWords(d.object, 3), keyWords(d.replaced, 3)].sort();
     return { key: `pref:${pair.join("_vs_")}`.slice(0, 100), value: d.object };
   }
+  if (d.form === "modal" || d.form === "memo") return { key: `rule:${keyWords(d.object.replace(QUOTED_COMMAND, " "), 6) || keyWords(d.object, 6)}`.slice(0, 100) };
   // Quoted commands make poor key words ("pnpm", "db"): key by the words around them when there are any.
   const words = keyWords(d.object.replace(QUOTED_COMMAND, " "), 5);
   return { key: `pref:${words || keyWords(d.object, 5)}`.slice(0, 100) };
@@ -185,8 +242,10 @@ function keyFor(d: Directive): { key: string; value?: string } {
 /** Project scope for tool choices, team statements, repo words, paths — and instructions given about files of this repo. */
 function scopeFor(sentence: string, key: string, d: Directive, aboutRepoFiles: boolean): "user" | "project" {
   if (!key.startsWith("pref:")) return "project";
-  if (d.form === "we-use" || d.form === "keep-in") return "project";
+  if (d.form === "we-use" || d.form === "keep-in" || d.form === "modal" || d.form === "memo") return "project";
   if (PROJECT_MARKERS.test(sentence) || PATHISH.test(sentence) || aboutRepoFiles) return "project";
+  // How the person works anywhere needs a general phrasing: names, quotes and identifiers tie it to this repo.
+  if (/[`"“]|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b\w+\.(?:md|json|ya?ml|toml)\b/.test(d.object)) return "project";
   return "user";
 }
 
@@ -249,16 +308,18 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
   const msgs = userMessages(input.events);
   const answered = refusalsAnswered(input.events, msgs);
   for (const { ev, text } of msgs) {
+    if (isPlanMessage(text)) continue; // an approved plan is the assistant's text: the decisions rule reads it
     // Long messages are mostly pasted material (reviews, logs, specs): only standing instructions count there.
     const long = text.length > 400;
-    const head = text.length > 1500 ? text.slice(0, 600) : text;
+    const head = userProse(text);
     const refusal = answered.get(ev.id);
     const msgPaths = long ? [] : mentionedPaths(head, input.projectRoot);
     for (const sentence of sentences(head)) {
       const found = directiveIn(sentence);
       if (!found) continue;
       const { d, text: said } = found;
-      if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > 16) continue;
+      const maxWords = d.form === "modal" || d.form === "memo" ? 40 : 16; // a stated rule keeps its condition ("in cloud mode …")
+      if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > maxWords) continue;
       if (long && !(d.standing && STANDING.test(sentence)) && d.form !== "use-instead" && d.form !== "prefer-over") continue;
       const { key, value } = keyFor(d);
       if (key === "pref:" || key.endsWith(":")) continue;
@@ -267,7 +328,7 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
       out.push({
         type: "user_style",
         key,
-        content: sentenceContent(said),
+        content: sentenceContent(d.form === "modal" || d.form === "memo" ? d.object : said),
         tags: ["preference", d.polarity === 1 ? "do" : "dont", ...(key.startsWith("pref:") ? [] : [key]), ...(refusal ? ["correction"] : [])],
         importance: d.standing ? 0.8 : 0.6,
         confidence: d.standing ? 0.85 : 0.6,

@@ -1,0 +1,272 @@
+/**
+ * `memory-quality`: what the OFFLINE extractor stores from real sessions, judged against a labelled
+ * set (issue 14). Labels: test/fixtures/memory-quality/labels-*.json, written by reading the shared
+ * fixture transcripts (../shared/fixtures/transcripts/claude-code): per session, the memories a careful
+ * teammate would write down ("must": rule, decision, lesson, recipe, fact; each with regexes that a
+ * stored memory must all match) and the tempting things that must NOT be stored ("must_not"). The
+ * scenario transcripts' expectations (test/fixtures/scenarios/tasks.json) join as a project of their own.
+ * Sessions are split: "train" (rules were developed on them) and "holdout" (never tuned on).
+ *
+ * The transcripts go through the real parts exactly as the replay benchmark sends them (capture's
+ * one-shot ingest, then processEvents in the daemon's batches, clock one hour after the newest event).
+ * Reported, per kind and split: recall of must items among stored items; the share of stored items
+ * that are noise (match a must_not) or unlabelled; median and p95 tokens per item; and, for each
+ * labelled task, what a 400-token task context serves (items, tokens, whether the labelled memory is
+ * among them). `--quick`: scenarios only. `--dump FILE`: every stored item with its verdict as JSON.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { StateDbLedger } from "../src/engine/llm/usage.ts";
+import type { EngineDeps } from "../src/engine/learn/process-events.ts";
+import { retrievalContext } from "../src/engine/retrieve/retrieval-context.ts";
+import { taskContext } from "../src/engine/retrieve/task-context.ts";
+import { TaskContextRequest } from "../src/shared/api.ts";
+import { loadConfig } from "../src/shared/config.ts";
+import type { ConfigValues } from "../src/shared/config-keys.ts";
+import { estimateTokens } from "../src/shared/tokens.ts";
+import { currentItems } from "../src/sql/memory-items.ts";
+import { openDatabase, openProjectDb } from "../src/sql/open.ts";
+import { listUserStyle } from "../src/sql/user-style.ts";
+import { fmt, table, type Bench, type BenchReport } from "./report.ts";
+import { buildProjects, captureAndProcess } from "./replay.ts";
+
+const REPO = resolve(import.meta.dir, "..");
+const LABELS = join(REPO, "test", "fixtures", "memory-quality");
+const SCENARIOS = join(REPO, "test", "fixtures", "scenarios");
+const PACKMIND = "packmindhub-context-evaluator";
+const USER = "bench@example.com";
+const BUDGET = 400;
+
+export const KINDS = ["rule", "decision", "lesson", "recipe", "fact"] as const;
+export type Kind = (typeof KINDS)[number];
+export type Split = "train" | "holdout";
+
+export interface MustItem {
+  id: string;
+  kind: Kind;
+  scope: "project" | "user";
+  ideal: string;
+  all: string[];
+  evidence: string;
+  task?: string;
+}
+interface MustNot {
+  why: string;
+  pattern: string;
+}
+export interface LabelledSession {
+  origin: string;
+  path: string;
+  split: Split;
+  must: MustItem[];
+  must_not: MustNot[];
+}
+
+/** Every labelled session: "@origin/path" names another origin's file; a plain path is the packmind project's. */
+export function loadLabels(dir = LABELS): LabelledSession[] {
+  const out: LabelledSession[] = [];
+  if (!existsSync(dir)) return out;
+  for (const f of readdirSync(dir).filter((n) => /^labels-.*\.json$/.test(n)).sort()) {
+    const raw = JSON.parse(readFileSync(join(dir, f), "utf8")) as { part: string; sessions: Array<{ path: string; must: MustItem[]; must_not: MustNot[] }> };
+    const split: Split = raw.part === "holdout" ? "holdout" : "train";
+    for (const s of raw.sessions) {
+      const m = /^@([^/]+)\/(.+)$/.exec(s.path);
+      out.push({ origin: m ? m[1]! : PACKMIND, path: m ? m[2]! : s.path, split, must: s.must ?? [], must_not: s.must_not ?? [] });
+    }
+  }
+  return out;
+}
+
+/** The scenarios' expectations as must items (their memory type decides the kind). */
+function scenarioLabels(): LabelledSession[] {
+  const raw = JSON.parse(readFileSync(join(SCENARIOS, "tasks.json"), "utf8")) as {
+    related: Array<{ task: string; expect: Array<{ type: string; pattern: string }> }>;
+    forbidden: Array<{ why: string; pattern: string }>;
+  };
+  const kindOf = (t: string): Kind => (t === "pitfall" ? "lesson" : t === "recipe" ? "recipe" : t === "user_style" ? "rule" : "fact");
+  const must: MustItem[] = [];
+  raw.related.forEach((r, i) =>
+    r.expect.forEach((e, j) => must.push({ id: `scn-${i}-${j}`, kind: kindOf(e.type), scope: "project", ideal: e.pattern, all: [e.pattern], evidence: "", task: r.task })),
+  );
+  return [{ origin: "scenarios", path: "*", split: "train", must, must_not: raw.forbidden.map((f) => ({ why: f.why, pattern: f.pattern })) }];
+}
+
+export interface StoredItem {
+  project: string;
+  type: string;
+  key: string;
+  scope: string;
+  content: string;
+  tokens: number;
+  verdict: "must" | "noise" | "unlabelled";
+  matched: string[];
+}
+
+const compiled = new Map<string, RegExp>();
+function re(p: string): RegExp {
+  let r = compiled.get(p);
+  if (!r) compiled.set(p, (r = new RegExp(p, "i")));
+  return r;
+}
+export function matchesMust(m: MustItem, text: string): boolean {
+  return m.all.every((p) => re(p).test(text));
+}
+
+interface TaskRow {
+  project: string;
+  id: string;
+  kind: Kind;
+  split: Split;
+  items: number;
+  tokens: number;
+  hit: boolean;
+  noiseServed: number;
+}
+
+export interface QualityResult {
+  labels: LabelledSession[];
+  stored: StoredItem[];
+  recall: Array<{ kind: Kind; split: Split; found: number; total: number; missed: string[] }>;
+  tasks: TaskRow[];
+}
+
+function pct(n: number, d: number): string {
+  return d === 0 ? "–" : `${((100 * n) / d).toFixed(0)} %`;
+}
+function quantile(xs: readonly number[], q: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+}
+
+/** The whole run, without printing (the unit of the benchmark and of the quality test). */
+export async function memoryQuality(quick: boolean): Promise<QualityResult> {
+  const labels = [...scenarioLabels(), ...(quick ? [] : loadLabels())];
+  const tmp = mkdtempSync(join(tmpdir(), "sqrl-mq-"));
+  try {
+    const origins = new Set(labels.map((l) => l.origin));
+    const projects = buildProjects(tmp, quick).filter((p) => origins.has(p.name));
+    const home = join(tmp, "home");
+    mkdirSync(home, { recursive: true });
+    const config = { ...loadConfig(join(home, "absent.toml")), user_id: USER } as ConfigValues;
+    const openUser = () => openDatabase(join(home, "user.db"), "user");
+    const openState = () => openDatabase(join(home, "state.db"), "state");
+    const deps = (nowMs: number): Partial<EngineDeps> => ({
+      config,
+      llm: null,
+      now: () => nowMs,
+      openUserDb: openUser,
+      ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState),
+    });
+    const { clockMs } = await captureAndProcess(projects, deps, config["daemon.batch_max_events"]);
+    const userDb = openUser();
+    const stored: StoredItem[] = [];
+    const tasks: TaskRow[] = [];
+    const classify = (project: string, type: string, key: string, scope: string, content: string): StoredItem => {
+      const own = labels.filter((l) => project === "user.db" || l.origin === project);
+      const matched = own.flatMap((l) => l.must.filter((m) => matchesMust(m, content)).map((m) => m.id));
+      const noise = matched.length === 0 && own.some((l) => l.must_not.some((n) => re(n.pattern).test(content)));
+      return { project, type, key, scope, content, tokens: estimateTokens(content), verdict: matched.length > 0 ? "must" : noise ? "noise" : "unlabelled", matched };
+    };
+    try {
+      for (const s of listUserStyle(userDb, USER)) stored.push(classify("user.db", "user_style", s.key, "user", s.content));
+      for (const p of projects) {
+        const db = openProjectDb(p.root);
+        try {
+          for (const it of currentItems(db, p.root)) stored.push(classify(p.name, it.type, it.key, it.scope, it.content));
+          const rctx = retrievalContext(db, p.root, { nowMs: clockMs, userId: USER, userDb });
+          for (const l of labels.filter((x) => x.origin === p.name)) {
+            for (const m of l.must) {
+              if (!m.task) continue;
+              const tc = await taskContext(rctx, TaskContextRequest.parse({ project_id: p.root, task_description: m.task, context_budget_tokens: BUDGET }));
+              const served = tc.selected_memories.map((x) => classify(p.name, x.type, x.key, "", x.content));
+              tasks.push({
+                project: p.name,
+                id: m.id,
+                kind: m.kind,
+                split: l.split,
+                items: served.length,
+                tokens: tc.token_estimate,
+                hit: tc.selected_memories.some((x) => matchesMust(m, x.content)),
+                noiseServed: served.filter((x) => x.verdict === "noise").length,
+              });
+            }
+          }
+        } finally {
+          db.close();
+        }
+      }
+    } finally {
+      userDb.close();
+    }
+    const recall: QualityResult["recall"] = [];
+    for (const split of ["train", "holdout"] as const) {
+      for (const kind of KINDS) {
+        // One lesson labelled in several sessions (the same patterns) counts once.
+        const seen = new Set<string>();
+        const musts = labels
+          .filter((l) => l.split === split)
+          .flatMap((l) => l.must.filter((m) => m.kind === kind).map((m) => ({ m, origin: l.origin })))
+          .filter(({ m, origin }) => {
+            const k = `${origin}\u0000${[...m.all].sort().join("\u0000")}`;
+            return !seen.has(k) && seen.add(k) !== undefined;
+          });
+        const found = musts.filter(({ m, origin }) => stored.some((s) => (s.project === origin || s.project === "user.db") && matchesMust(m, s.content)));
+        recall.push({ kind, split, found: found.length, total: musts.length, missed: musts.filter((x) => !found.includes(x)).map(({ m }) => `${m.id}: ${m.ideal}`) });
+      }
+    }
+    return { labels, stored, recall, tasks };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function render(r: QualityResult): BenchReport {
+  const recallRows = KINDS.map((k) => {
+    const tr = r.recall.find((x) => x.kind === k && x.split === "train")!;
+    const ho = r.recall.find((x) => x.kind === k && x.split === "holdout")!;
+    return [k, `${tr.found}/${tr.total}`, pct(tr.found, tr.total), `${ho.found}/${ho.total}`, pct(ho.found, ho.total)];
+  });
+  const goalKinds: Kind[] = ["rule", "decision", "lesson"];
+  const sum = (split: Split, f: "found" | "total") => r.recall.filter((x) => x.split === split && goalKinds.includes(x.kind)).reduce((a, x) => a + x[f], 0);
+  const n = r.stored.length;
+  const noise = r.stored.filter((s) => s.verdict === "noise").length;
+  const unl = r.stored.filter((s) => s.verdict === "unlabelled").length;
+  const toks = r.stored.map((s) => s.tokens);
+  const byType = new Map<string, number>();
+  for (const s of r.stored) byType.set(s.type, (byType.get(s.type) ?? 0) + 1);
+  const servedItems = r.tasks.map((t) => t.items);
+  const served = r.tasks.reduce((a, t) => a + t.items, 0);
+  const servedNoise = r.tasks.reduce((a, t) => a + t.noiseServed, 0);
+  const md = [
+    "Recall of labelled must-have memories among stored items (offline extractor):",
+    "",
+    table(["kind", "train", "", "holdout", ""], recallRows),
+    "",
+    table(
+      ["stored", "by type", "noise (must_not)", "unlabelled", "tokens/item median", "p95", "max"],
+      [[String(n), [...byType].map(([t, c]) => `${t} ${c}`).join(", "), `${noise} (${pct(noise, n)})`, `${unl} (${pct(unl, n)})`, fmt(quantile(toks, 0.5), 0), fmt(quantile(toks, 0.95), 0), fmt(Math.max(0, ...toks), 0)]],
+    ),
+    "",
+    `Task context at ${BUDGET} tokens for the ${r.tasks.length} labelled tasks: labelled memory served ${r.tasks.filter((t) => t.hit).length}/${r.tasks.length}; items per context median ${fmt(quantile(servedItems, 0.5), 0)}, max ${fmt(Math.max(0, ...servedItems), 0)}; noise among served ${servedNoise}/${served} (${pct(servedNoise, served)}).`,
+  ].join("\n");
+  return {
+    title: "Memory quality (offline extraction vs labelled real sessions)",
+    markdown: md,
+    headline: [
+      `recall rules+decisions+lessons train ${pct(sum("train", "found"), sum("train", "total"))}, holdout ${pct(sum("holdout", "found"), sum("holdout", "total"))} (goal ≥ 80 %)`,
+      `noise ${pct(noise, n)} of ${n} stored (goal ≤ 10 %), unlabelled ${pct(unl, n)}`,
+      `tokens/item median ${fmt(quantile(toks, 0.5), 0)} (goal ≤ 50), items per 400-token context max ${fmt(Math.max(0, ...servedItems), 0)}`,
+    ],
+  };
+}
+
+const bench: Bench = async ({ quick, args }) => {
+  const r = await memoryQuality(quick);
+  const dumpAt = args.indexOf("--dump");
+  const dump = dumpAt >= 0 ? args[dumpAt + 1] : process.env.SQRL_MQ_DUMP;
+  if (dump) writeFileSync(dump, JSON.stringify({ stored: r.stored, recall: r.recall, tasks: r.tasks }, null, 1));
+  return render(r);
+};
+export default bench;
