@@ -27,4 +27,5 @@ export const COMMANDS: Record<string, Loader> = {
   export: () => import("./export.ts").then((m) => m.default),
   import: () => import("./import.ts").then((m) => m.default),
   sync: () => import("./sync.ts").then((m) => m.default),
+  reprocess: () => import("./reprocess.ts").then((m) => m.default),
 };

@@ -50,7 +50,7 @@ export interface EngineDeps {
   summaryLimit: number;
 }
 
-async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
+export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
   const config = partial.config ?? loadConfig();
   const now = partial.now ?? Date.now;
   return {
@@ -68,7 +68,7 @@ async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
 /** One processing run per project at a time (extraction awaits the LLM between transactions). */
 const locks = new Map<string, Promise<unknown>>();
 
-async function withProjectLock<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
+export async function withProjectLock<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
   const prev = locks.get(projectId) ?? Promise.resolve();
   const run = prev.catch(() => undefined).then(fn);
   locks.set(projectId, run);
@@ -188,7 +188,7 @@ async function decide(cases: Array<DecisionCase & { index: number }>, d: EngineD
 }
 
 /** Extract one closed episode and apply the updates; marks it extracted in the same transaction. */
-async function extractEpisode(db: Database, projectId: string, userId: string, ep: Episode, d: EngineDeps, manifests: boolean): Promise<string[]> {
+export async function extractEpisode(db: Database, projectId: string, userId: string, ep: Episode, d: EngineDeps, manifests: boolean): Promise<string[]> {
   const dtos = episodeEvents(db, ep.id);
   const events = dtos.map(toEngineEvent);
   const extracted = await extractCandidates(projectId, ep, events, d, manifests, dtos);

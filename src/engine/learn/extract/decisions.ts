@@ -44,17 +44,26 @@ function plainLine(line: string): string {
     .trim();
 }
 
+interface PlanSentence {
+  text: string;
+  /** The section the sentence stands in, lower-cased ("context", "fix", "changes", …). */
+  section: string;
+}
+
 interface PlanParts {
   title: string;
-  sentences: string[];
+  /** The title as written, with its prefix ("Fix:", "Plan:"). */
+  rawTitle: string;
+  sentences: PlanSentence[];
 }
 
 /** Title and the candidate sentences (outside code fences and step/verification sections) of a plan. */
 export function parsePlan(text: string): PlanParts | null {
   const body = text.replace(PLAN_HEAD, "");
-  const title = /^#\s+(.+)$/m.exec(body)?.[1]?.replace(TITLE_PREFIX, "").replace(/\*\*/g, "").trim();
-  if (!title) return null;
-  const sentences: string[] = [];
+  const rawTitle = /^#\s+(.+)$/m.exec(body)?.[1]?.replace(/\*\*/g, "").trim();
+  if (!rawTitle) return null;
+  const sentences: PlanSentence[] = [];
+  let section = "";
   let skip = false;
   let fence = false;
   for (const raw of body.split(/\r?\n/)) {
@@ -65,27 +74,46 @@ export function parsePlan(text: string): PlanParts | null {
     if (fence) continue;
     const h = /^#{2,4}\s+(?:\d+[.)]\s*)?(.+)$/.exec(raw);
     if (h) {
-      skip = SKIP_SECTION.test(h[1]!.replace(/[*"`]/g, "").trim());
+      section = h[1]!.replace(/[*"`]/g, "").trim().toLowerCase();
+      skip = SKIP_SECTION.test(section);
       continue;
     }
     if (skip || /^\s*\|/.test(raw)) continue;
     const line = plainLine(raw);
     if (line.length < 20 || /^if you need specific details/i.test(line)) continue;
-    for (const s of line.split(/(?<=[.!?])\s+(?=[A-Z])/)) if (s.length >= 20) sentences.push(s.trim());
+    for (const s of line.split(/(?<=[.!?])\s+(?=[A-Z])/)) if (s.length >= 20) sentences.push({ text: s.trim(), section });
   }
-  return { title, sentences };
+  return { title: rawTitle.replace(TITLE_PREFIX, "").trim(), rawTitle, sentences };
 }
 
-/** The decision an approved plan records, or null when the plan gives no reason for its choice. */
-export function planDecision(text: string): { title: string; why: string } | null {
+export interface PlanDecision {
+  title: string;
+  why: string;
+  /** A bug-fix plan: what went wrong and how it was fixed is a lesson, not a choice. */
+  fix: string | null;
+}
+
+const FIX_TITLE = /^(?:fix|bug ?fix|hotfix)\b|\b(?:bug|broken|crash(?:es)?|flood(?:s|ing)?|fails?|failing|regression|shows? .+ instead of)\b/i;
+
+/**
+ * What an approved plan records: its title (the choice) with the sentence that gives the reason
+ * or rule of the choice, else the first sentence of its Context (the motivation). A bug-fix plan
+ * also gives the first sentence of its fix. Null for a plan with neither.
+ */
+export function planDecision(text: string): PlanDecision | null {
   const plan = parsePlan(text);
   if (!plan) return null;
   let best: { s: string; score: number } | null = null;
-  for (const s of plan.sentences) {
+  for (const { text: s } of plan.sentences) {
     const score = reasonScore(s);
     if (score >= 3 && (!best || score > best.score)) best = { s, score };
   }
-  return best ? { title: plan.title, why: best.s } : null;
+  const motivation = plan.sentences.find((x) => /^(?:context|background|problem|why|motivation)/.test(x.section) && x.text.split(/\s+/).length >= 8 && !CODEY.test(x.text));
+  const why = best?.s ?? motivation?.text;
+  if (!why) return null;
+  const isFix = FIX_TITLE.test(plan.rawTitle);
+  const fixLine = isFix ? plan.sentences.find((x) => /^(?:fix|solution|the fix|change|changes|approach)\b/.test(x.section) && !CODEY.test(x.text) && x.text !== why) : undefined;
+  return { title: plan.title, why, fix: fixLine?.text ?? null };
 }
 
 function sentenceCase(s: string): string {
@@ -134,7 +162,12 @@ export const decisions: Rule = (input) => {
   for (const { ev, text } of userMessages(input.events)) {
     if (isPlanMessage(text)) {
       const d = planDecision(text);
-      if (d) out.push(decisionCandidate(input, capTokens(`${sentenceCase(d.title)}: ${sentenceCase(d.why)}.`, 64), d.title, [ev.id], 0.7));
+      if (!d) continue;
+      const fixed = d.fix !== null || FIX_TITLE.test(d.title);
+      const body = `${sentenceCase(d.title)}: ${sentenceCase(d.why)}.${d.fix ? ` Fix: ${sentenceCase(d.fix)}.` : ""}`;
+      const c = decisionCandidate(input, capTokens(body, 64), d.title, [ev.id], 0.7);
+      // A bug-fix plan is a lesson (what broke, why, the fix); any other plan is the choice it made.
+      out.push(fixed ? { ...c, type: "pitfall", key: `pitfall:plan:${slug(d.title, 6)}`.slice(0, 110), tags: ["pitfall", "plan"] } : c);
       continue;
     }
     if (text.length > 600) continue; // long messages are pasted material more often than choices
