@@ -162,9 +162,13 @@ async function extractCandidates(projectId: string, ep: Episode, events: readonl
   if (d.llm) {
     try {
       const out = await extractWithLlm(d.llm, d.ledger, ep.id, events, d.config["llm.context_window_tokens"]);
-      const manifestFacts = manifests ? extractOffline(input, { manifests: true }).filter((c) => c.rule === "project-manifests") : [];
-      // The LLM's candidates pass the same finishing step as the rules' (distilled, capped, portable paths).
-      return { candidates: finishCandidates([...out.candidates, ...manifestFacts], [projectId]), extractor: "llm", summary: out.summary };
+      const offline = extractOffline(input, { manifests });
+      const manifestFacts = offline.filter((c) => c.rule === "project-manifests" || c.rule === "repo-instructions");
+      // The LLM's candidates pass the same gates as the rules': a pitfall the rules would not call
+      // lasting in this episode waits for a second one, and everything is distilled (capped, portable paths).
+      const lasting = offline.some((c) => c.type === "pitfall" && !c.gate);
+      const gated = out.candidates.map((c) => (c.type === "pitfall" && !lasting ? { ...c, gate: { kind: "pitfall" as const, signature: `llm:${c.key}` } } : c));
+      return { candidates: finishCandidates([...gated, ...manifestFacts], [projectId]), extractor: "llm", summary: out.summary };
     } catch (err) {
       log.info(`LLM extraction of ${ep.id} fell back to offline rules: ${(err as Error).message}`);
     }

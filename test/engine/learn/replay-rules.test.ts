@@ -165,8 +165,9 @@ describe("rule style-preferences: commands, clauses, paths", () => {
   });
 
   test("a standing instruction in a later clause is found; a procedure of two commands keeps a pref: key", () => {
-    const regen = cands().get("pref:regenerate_before_build")!;
-    expect(regen.content).toBe("We always regenerate it before building: `yarn codegen` then `yarn build`.");
+    // "it" is resolved to the subject of the first clause, so the memory stands alone.
+    const regen = cands().get("pref:regenerate_client_before_build")!;
+    expect(regen.content).toBe("We always regenerate the client before building: `yarn codegen` then `yarn build`.");
     expect(regen.scope).toBe("project");
     expect(cands().has("build_command")).toBe(false);
     // What keeps happening to the team, or a clause that is narration, is no instruction.

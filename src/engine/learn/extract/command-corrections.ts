@@ -18,7 +18,8 @@ const USAGE_ERROR =
 
 function words(cmd: string): string[] {
   return cmd
-    .replace(/\s+(?:2>&1|\|\s*(?:head|tail|grep|less|cat)\b.*)$/, "")
+    .replace(/\s*\|\s*(?:head|tail|grep|less|cat|wc)\b.*$/, "")
+    .replace(/\s+\d?>&\d|\s+\d?>\s*\/dev\/null/g, "")
     .split(/\s+/)
     .filter((w) => w.length > 0);
 }

@@ -26,7 +26,7 @@ const REASON_MARKS: Array<[RegExp, number]> = [
   [/\b(?:must|never|always|only (?:when|if|the)|should (?:only|not|never|always)|instead of|rather than)\b/i, 2],
   [/\b(?:no value|useless|costs? money|non-?interactive|requires?|blocks?|breaks?)\b/i, 1],
 ];
-const CODEY = /`[^`]*\(|=>|\blines? \d+|^\s*\d+[.)]\s*`|\/\/|[{};]\s*$/;
+const CODEY = /=>|\blines? \d+|^\s*\d+[.)]\s*`|\/\/|[{};]\s*$/;
 
 function reasonScore(s: string): number {
   let score = 0;

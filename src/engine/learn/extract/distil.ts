@@ -50,7 +50,7 @@ export function capTokens(text: string, cap: number): string {
 export function distilText(text: string, roots: readonly string[]): string {
   const one = portableText(text, roots).replace(/\s+/g, " ").trim();
   const sentences = splitSentences(one).filter((s) => !NARRATION.test(s) && !EXCLAMATION_ONLY.test(s));
-  const body = (sentences.length > 0 ? sentences.join(" ") : one).replace(/\s+([.,;:!?])/g, "$1");
+  const body = (sentences.length > 0 ? sentences.join(" ") : one).replace(/\s+([.,;:!?])(?=\s|$)/g, "$1");
   return capTokens(body, HARD_CAP_TOKENS);
 }
 

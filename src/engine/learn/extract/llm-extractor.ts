@@ -21,13 +21,14 @@ export const SYSTEM_PROMPT = `You extract long-term engineering memory from one 
 Return ONLY a JSON object: {"summary": string, "items": Item[]}.
 - summary: 80-150 tokens. What the user wanted (goal), what changed (files), which commands/tests ran and how they ended, the outcome.
 - Item: {"type": "user_style"|"project_fact"|"pitfall"|"recipe", "key": slug, "content": string, "tags": string[], "importance": 0..1, "confidence": 0..1, "scope": "user"|"project", "file_paths": string[], "evidence": number[]}.
-  - user_style: how this developer wants code written or work done (explicit preferences, corrections, habits such as package manager, test command and flags, formatter, commit style). scope "user" only for personal preferences that hold in any repository; repo conventions are "project".
-  - project_fact: framework, language, database, services, important modules/paths, endpoints (key like "endpoint:/login").
-  - pitfall: an error or failing check that was FIXED in this episode: what failed, where, the cause as the text shows it, and the fix.
-  - recipe: a command sequence that ended green (how to test, build, migrate, release).
-  - key: a stable lower-case slug reused for the same subject: package_manager, test_command, lint_command, framework, database, commit_style, module:<dir>, pitfall:<check>:<slug>, recipe:<purpose>.
+  - user_style: a rule the user stated or a correction they made (anywhere in a message: "always/never …", "X must …", "make sure …", "add to CLAUDE.md that …"), or a habit such as package manager or test command. scope "user" only for how the person works in any repository; this repo's conventions are "project".
+  - project_fact: a durable fact a newcomer needs; a DECISION (a choice with its reason, e.g. the user picking an option, an approved plan's key choice) has tags ["decision"] and key "decision:<slug>".
+  - pitfall: a lesson that lasts: a failure whose cause is not obvious (environment, configuration, ordering, concurrency, tooling, data), that took several attempts, or that the user remarked on — with its fix. A routine compile, type or lint error fixed by the next edit is NOT a pitfall.
+  - recipe: a complete command flow that ended green (how to test, build, migrate, release), named by what it does.
+  - key: a stable lower-case slug reused for the same subject: package_manager, test_command, lint_command, framework, database, commit_style, decision:<slug>, pitfall:<check>:<slug>, recipe:<purpose>.
+  - content: what a good teammate writes in the team wiki: one or two sentences that stand alone (name the subject; no "it"/"this"), 60 tokens or fewer, no log dumps, no "I'll"/"Let me", repo-relative paths only.
   - evidence: the [numbers] of the events that prove the item. Every item needs evidence.
-Rules: store only what the episode PROVES. An error that was never resolved is not a pitfall. A hypothesis the assistant tried and abandoned is not a fact. Do not invent file paths, commands or versions. No secrets. Prefer few precise items over many vague ones; return "items": [] when nothing is worth remembering.`;
+Rules: store only what the episode PROVES. Questions, one-off requests, pasted text and hypotheses the assistant abandoned are not memory. Do not invent file paths, commands or versions. No secrets. Prefer few precise items over many vague ones; return "items": [] when nothing is worth remembering.`;
 
 const LlmItem = CandidateShape.extend({ evidence: z.array(z.number().int().positive()).min(1).max(40) });
 export const ExtractionOutput = z.object({

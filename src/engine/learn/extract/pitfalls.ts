@@ -275,7 +275,7 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
 /** Where a lint failure names its rule: `lint/suspicious/noEmptyBlockStatements`, `@typescript-eslint/no-floating-promises`, `(errcheck)`. */
 export function lintRuleOf(output: string): string | null {
   const m =
-    /(lint\/[a-z]+\/[a-zA-Z]+)\b/.exec(output) ??
+    /\b(lint\/[a-z]+\/[a-zA-Z]+)\b/.exec(output) ??
     /(@[\w-]+\/[a-z][\w-]+)\s*$/m.exec(output) ??
     /\s{2,}((?:[a-z]+-)+[a-z]+|[a-z]+\/[a-z][\w-]+)\s*$/m.exec(output) ??
     /\((errcheck|exhaustive|govet|staticcheck|unused|ineffassign|gosec|revive|gocritic|unparam|nilerr|errorlint|wrapcheck|goconst|gocyclo|dupl|misspell|lll|whitespace|godot|nolintlint|prealloc)\)/.exec(output) ??

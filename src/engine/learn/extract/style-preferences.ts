@@ -67,6 +67,14 @@ function sentences(text: string): string[] {
   return out;
 }
 
+/** An instruction about "it"/"them": its subject is in another turn, so it cannot stand alone. */
+const REFERS_BACK = /\b(?:it|them|they|this one|that one)\b/i;
+
+/** Does the instruction itself (its reason clause aside: "… since they consume tokens") point back at another turn? */
+function refersBack(object: string): boolean {
+  return REFERS_BACK.test(object.replace(/\s*,?\s*\b(?:because|since|as|so that|unless)\b.*$/i, ""));
+}
+
 /** Lines that are pasted material, not the user's prose: logs, prompts, stack traces, review-bot text, diffs. */
 const PASTED_LINE = /^\s*(?:\[\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}[T ]\d|\$ |> |at \S+ \(|[+-]{1,3}\s|@@|\w*(?:Error|Exception):|(?:high|medium|low|critical) severity\b|warning:|error(?:\[|:)|\d+ \||\s{4,}\S)/i;
 
@@ -127,6 +135,8 @@ export function parseDirective(sentence: string): Directive | null {
     return { polarity: -1, object: cutObject(m[1]!), standing, form: "dont" };
   }
   if ((m = /^we\s+(?:always\s+)?use\s+(.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "we-use" };
+  // "please use the british spelling": a polite imperative about how to write, not a task on a file.
+  if ((m = /^please\s+use\s+(?:the\s+|a\s+)?([\w-]+(?:\s+[\w-]+){0,3})\s*[.!]?$/i.exec(sentence.trim())) && !PATHISH.test(sentence)) return { polarity: 1, object: `use the ${m[1]!}`, standing, form: "please-use" };
   if (TEAM_HABIT.test(s) && !TEAM_NARRATION.test(s)) {
     m = TEAM_HABIT.exec(s)!;
     return { polarity: m[1]!.toLowerCase() === "always" ? 1 : -1, object: cutObject(m[2]!), standing: true, form: m[1]!.toLowerCase() === "always" ? "always" : "never" };
@@ -175,7 +185,8 @@ function modalRule(s: string, sentence: string): Directive | null {
   if (NOW.test(sentence) && !STANDING.test(sentence)) return null;
   const negative = m[2] !== undefined || /\bnever\b/i.test(m[0]);
   const strong = /^must|^shall|^ha/i.test(m[1]!);
-  if (!negative && !strong && !CONDITION.test(body) && !STANDING.test(sentence)) return null;
+  const reasoned = /\b(?:because|since|as they|so that)\b/i.test(body.slice(m.index)); // "… since they consume tokens"
+  if (!negative && !strong && !reasoned && !CONDITION.test(body) && !STANDING.test(sentence)) return null;
   return { polarity: negative ? -1 : 1, object: body.replace(/[.!;,:]+$/, ""), standing: true, form: "modal" };
 }
 
@@ -273,13 +284,22 @@ function directiveIn(sentence: string): { d: Directive; text: string } | null {
   if (whole) return { d: whole, text: sentence };
   if (/\?\s*$/.test(sentence) || NOT_A_PREFERENCE.test(sentence)) return null;
   if (/^(?:if|when|can|could|would|should|is|are|does|do you|why|how|what|where|did|have you|i think|i thought|maybe|perhaps)\b/i.test(stripFillers(sentence))) return null;
-  const clauses = sentence.split(/,\s+(?:and|but|so)\s+/i).slice(1);
-  for (const c of clauses) {
-    if (!CLAUSE_DIRECTIVE.test(c)) continue;
+  const [first, ...clauses] = sentence.split(/,\s+(?:and|but|so)\s+/i);
+  const ref = referent(first!);
+  for (const raw of clauses) {
+    if (!CLAUSE_DIRECTIVE.test(raw)) continue;
+    // "the client is generated, and we always regenerate it": "it" is the first clause's subject.
+    const c = ref && REFERS_BACK.test(raw) ? raw.replace(REFERS_BACK, ref) : raw;
     const d = parseDirective(c);
     if (d && d.standing) return { d, text: c };
   }
   return null;
+}
+
+/** The subject a first clause introduces ("Right, the client is generated" → "the client"), for a later "it". */
+function referent(clause: string): string | null {
+  const m = /^(?:(?:right|ok(?:ay)?|so|yes|well|note)[,:]?\s+)?((?:the|our|this|that)\s+[\w.@/-]+(?:\s+[\w.@/-]+)?)\s+(?:is|are|was|were|lives?|gets?|has|have|comes?)\b/i.exec(clause.trim());
+  return m ? m[1]!.replace(/^(?:this|that)\b/i, "the").toLowerCase() : null;
 }
 
 /** The refused call a user message answers (the first message after the refusal), by message event id. */
@@ -291,6 +311,23 @@ function refusalsAnswered(events: readonly EngineEvent[], msgs: ReadonlyArray<{ 
   }
   return out;
 }
+
+/**
+ * The stated rule in one sentence of written guidance (a CLAUDE.md bullet, a CONTRIBUTING line):
+ * its key, value, polarity and the statement as stored; null when the sentence states none.
+ */
+export function statedRule(sentence: string): { key: string; value?: string; polarity: 1 | -1; content: string } | null {
+  const found = directiveIn(sentence);
+  if (!found) return null;
+  const { d, text } = found;
+  if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > 40 || refersBack(d.object)) return null;
+  const { key, value } = keyFor(d);
+  if (key === "pref:" || key.endsWith(":") || key === "rule:") return null;
+  return { key, value, polarity: d.polarity, content: sentenceContent(d.form === "modal" || d.form === "memo" ? d.object : text) };
+}
+
+/** Sentences of written prose (fences, quotes and tables skipped; list markers dropped). */
+export { sentences as proseSentences };
 
 function sentenceContent(sentence: string): string {
   const t = clip(stripFillers(sentence), 220).replace(/[,;:]$/, "");
@@ -319,7 +356,8 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
       if (!found) continue;
       const { d, text: said } = found;
       const maxWords = d.form === "modal" || d.form === "memo" ? 40 : 16; // a stated rule keeps its condition ("in cloud mode …")
-      if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > maxWords) continue;
+      // "Don't give it a number": what "it" is lives in another turn; stored alone it would mean nothing.
+      if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > maxWords || refersBack(d.object)) continue;
       if (long && !(d.standing && STANDING.test(sentence)) && d.form !== "use-instead" && d.form !== "prefer-over") continue;
       const { key, value } = keyFor(d);
       if (key === "pref:" || key.endsWith(":")) continue;

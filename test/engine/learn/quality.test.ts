@@ -1,0 +1,281 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { commandCorrections } from "../../../src/engine/learn/extract/command-corrections.ts";
+import { decisions, planDecision } from "../../../src/engine/learn/extract/decisions.ts";
+import { capTokens, distilText, HARD_CAP_TOKENS } from "../../../src/engine/learn/extract/distil.ts";
+import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
+import { repoInstructions } from "../../../src/engine/learn/extract/repo-instructions.ts";
+import { explicitPreferences } from "../../../src/engine/learn/extract/style-preferences.ts";
+import { processEvents } from "../../../src/engine/learn/process-events.ts";
+import type { EventDTO, EventType } from "../../../src/shared/event.ts";
+import { estimateTokens } from "../../../src/shared/tokens.ts";
+import { currentItems } from "../../../src/sql/memory-items.ts";
+import { request, sandbox, transcriptEvents, TRANSCRIPTS, USER, type Sandbox } from "./helpers.ts";
+
+/**
+ * What is worth keeping (issue 14), rule by rule, each with what must be stored and what must not,
+ * in the words of real sessions: the user messages quoted are from the shared fixture transcripts
+ * (context-evaluator, entireio-cli) and from the Go CLI sessions quoted in the issue.
+ */
+
+let seq = 0;
+interface Ev {
+  type: EventType;
+  text?: string;
+  command?: string;
+  output?: string;
+  exit_code?: number;
+  paths?: string[];
+  t?: number;
+  session?: string;
+}
+function events(root: string, list: readonly Ev[], baseIso = "2026-03-02T09:00:00Z"): EventDTO[] {
+  const base = Date.parse(baseIso);
+  return list.map((e, i) => {
+    const id = `evt_q${++seq}`;
+    const { type, paths, t, session, ...content } = e;
+    return {
+      id,
+      project_id: root,
+      user_id: USER,
+      source_tool: "claude_code",
+      session_id: session ?? "s1",
+      timestamp: new Date(base + (t ?? i * 20) * 1000).toISOString(),
+      event_type: type,
+      content_json: JSON.stringify(content),
+      file_paths: paths ?? [],
+      hash: `h_${id}`,
+      processed_at: null,
+    };
+  });
+}
+const ROOT = "/work/repo";
+const said = (...texts: string[]) => ruleInput("ep_q", ROOT, events(ROOT, texts.map((text) => ({ type: "user_message", text }))));
+
+describe("stated rules: anywhere in a message, standing, standing alone", () => {
+  test("real standing instructions become rules in the user's words, with the right scope", () => {
+    const got = (text: string) => explicitPreferences(said(text));
+    const fmt = got("update CLAUDE.md that we should always run `mise run fmt` together with `mise run lint`");
+    expect(fmt).toHaveLength(1);
+    expect(fmt[0]!.content).toContain("always run `mise run fmt` together with `mise run lint`");
+    expect(fmt[0]!.scope).toBe("project");
+    const e2e = got("claude should ask or be told to run the e2e tests since they consume tokens");
+    expect(e2e[0]!.content).toBe("Claude should ask or be told to run the e2e tests since they consume tokens.");
+    const cloud = got("In cloud mode we should not display in the remediation module the possibility to choose the running cli agent as we handle that.");
+    expect(cloud[0]!.content).toStartWith("In cloud mode we should not display in the remediation module");
+    expect(cloud[0]!.polarity).toBe(-1);
+    const skills = got('Mention also that that for AGENTS.md target, the skills should be in ".agent/skills" directory');
+    expect(skills[0]!.content).toBe('For AGENTS.md target, the skills should be in ".agent/skills" directory.');
+    const british = got("please use the british spelling");
+    expect(british[0]!.content).toBe("Use the british spelling.");
+    expect(british[0]!.scope).toBe("user"); // how the person writes anywhere: a general phrasing
+    const pnpm = got("We use pnpm in this repo, never npm.");
+    expect([pnpm[0]!.key, pnpm[0]!.scope]).toEqual(["package_manager", "project"]);
+  });
+
+  test("one-off requests, questions, pronoun fragments, hedges and pasted review text are not rules", () => {
+    for (const text of [
+      "Update the home page so that it mentions that it's open source. ",
+      "commit and hpush",
+      "Can you investiage these runtime errors when running Cursor Agent CLI ? can you maybe logs more output of the command?",
+      'this should be hidden in "cloud" mode : ',
+      "The Packmind product tour should display the code in @frontend/src/components/packmind/productTour.tsx ",
+      'now we should highlight the "Remediate" feature in addition to existing features',
+      "Don't give it a number and it needs no date or status in the file.",
+      "I think we musr also update @prompts/context-remediation/packmind-remediation-skill-creation.md to simplify it.",
+      "High Severity: the error returned by repo.Worktree() must always be checked before use",
+    ]) {
+      expect([text, explicitPreferences(said(text)).map((c) => c.content)]).toEqual([text, []]);
+    }
+  });
+
+  test("an approved plan is the assistant's text: no rule is read from it", () => {
+    const plan = "Implement the following plan:\n\n# Plan: Tabs\n\n## Context\n\nWe should always keep tabs accessible, never use divs for buttons.\n";
+    expect(explicitPreferences(said(plan))).toEqual([]);
+  });
+});
+
+describe("decisions: a choice with its reason", () => {
+  test("an approved plan gives its title and the sentence that says why; a plan with neither gives nothing", () => {
+    const d = planDecision(
+      'Implement the following plan:\n\n# Plan: Change default CLI report mode to "json"\n\n## Context\nThe current default report mode for the CLI `evaluate` command is `"terminal"`. The user wants `"json"` to be the default instead, as `raw` output isn\'t usable and `json` provides comprehensive, structured output.\n\n## Verification\n1. `bun run test` — because tests must pass\n',
+    )!;
+    expect(d.title).toBe('Change default CLI report mode to "json"');
+    expect(d.why).toContain("as `raw` output isn't usable");
+    expect(d.fix).toBeNull();
+    expect(planDecision("Implement the following plan:\n\n# Plan: Rename helper\n\n## Changes\n- rename `a` to `b` in src/x.ts\n")).toBeNull();
+  });
+
+  test("a bug-fix plan is a lesson: what broke, why, and the fix", () => {
+    const [c] = decisions(
+      said(
+        "Implement the following plan:\n\n# Fix: Frontend flooding backend with remediation API requests\n\n## Context\n\nThe frontend sends dozens of identical requests per second because `useEvaluationApi()` returns a new object on every render.\n\n## Fix\n\nWrap the returned object in `useMemo` so its identity is stable across renders.\n",
+      ),
+    );
+    expect(c!.type).toBe("pitfall");
+    expect(c!.content).toContain("because `useEvaluationApi()` returns a new object on every render");
+    expect(c!.content).toContain("Fix: Wrap the returned object in `useMemo`");
+  });
+
+  test("the user's own 'let's … to avoid …' is a decision; a bare 'let's' is not", () => {
+    const [c] = decisions(said('I think we musr also update the skill prompt to simplify it. Let\'s only build the main "SKILL.md" to avoid too many other references, assets and scripts for now '));
+    expect(c!.content).toBe('Let\'s only build the main "SKILL.md" to avoid too many other references, assets and scripts for now.');
+    expect(c!.tags).toEqual(["decision"]);
+    expect(decisions(said("let's see what the tests say", "Let's run the linter again."))).toEqual([]);
+  });
+
+  test("an answer that picks one of the offered options is resolved to what the option said", () => {
+    const input = ruleInput(
+      "ep_q",
+      ROOT,
+      events(ROOT, [
+        { type: "assistant_response", text: "Two ways:\n**Option A**: Throw on failure when commitSha is provided.\n**Option B**: Fall back to the branch HEAD and log a warning." },
+        { type: "user_message", text: "A because silent fallbacks compare against the wrong commit" },
+      ]),
+    );
+    const [c] = decisions(input);
+    expect(c!.content).toBe("Chosen: Throw on failure when commitSha is provided (silent fallbacks compare against the wrong commit).");
+  });
+
+  test.skipIf(!existsSync(TRANSCRIPTS))("on a real approved plan (context-evaluator 1e/…/1): the json default and its reason", () => {
+    const evs = transcriptEvents("claude-code/packmindhub-context-evaluator/1e/bff44644f8/1/full.jsonl", "claude", ROOT);
+    const found = decisions(ruleInput("ep_real", ROOT, evs));
+    expect(found.map((c) => c.content).join("\n")).toMatch(/report mode[\s\S]*json[\s\S]*(?:usable|structured)/i);
+  });
+});
+
+describe("command corrections", () => {
+  const rtk = (second: Ev) =>
+    commandCorrections(
+      ruleInput(
+        "ep_q",
+        ROOT,
+        events(ROOT, [
+          { type: "command_run", command: "rtk bun run test 2>&1 | tail -20", output: "error: unrecognized subcommand 'bun'\n\nUsage: rtk [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.", exit_code: 0 },
+          second,
+        ]),
+      ),
+    );
+
+  test("a wrapper the tool does not have, then the command alone: the way that works", () => {
+    const [c] = rtk({ type: "command_run", command: "bun run test 2>&1 | tail -20", output: " 1329 pass\n 0 fail\nRan 1329 tests across 60 files.", exit_code: 0 });
+    expect(c!.content).toBe("`rtk bun run test` fails (error: unrecognized subcommand 'bun'); run `bun run test` instead.");
+    expect(c!.gate).toBeUndefined(); // a usage error is lasting by itself
+  });
+
+  test("another command that merely shares words, or a fix in between, is not a correction", () => {
+    expect(rtk({ type: "command_run", command: "bun run lint:fix", output: "Fixed 1 file.", exit_code: 0 })).toEqual([]);
+    const fixed = commandCorrections(
+      ruleInput(
+        "ep_q",
+        ROOT,
+        events(ROOT, [
+          { type: "command_run", command: "bun run lint", output: "× Formatter would have printed the following content:", exit_code: 1 },
+          { type: "code_change", paths: [`${ROOT}/src/a.ts`] },
+          { type: "command_run", command: "bun run lint --max-diagnostics 5", output: "Checked 1 file. No fixes applied.", exit_code: 0 },
+        ]),
+      ),
+    );
+    expect(fixed).toEqual([]);
+  });
+});
+
+describe("the recurrence gate", () => {
+  let sb: Sandbox | null = null;
+  afterEach(() => {
+    sb?.cleanup();
+    sb = null;
+  });
+
+  const lintEpisode = (root: string, iso: string, session: string, file: string) =>
+    events(
+      root,
+      [
+        { type: "user_message", text: "tidy up the error handling", session },
+        { type: "command_run", command: "bun run lint", output: `${file}:12:5 lint/suspicious/noEmptyBlockStatements ━━━━\n  × Unexpected empty block.\nFound 1 error.`, exit_code: 1, session },
+        { type: "assistant_response", text: "The existing pattern uses a comment inside the catch block.", session },
+        { type: "code_change", paths: [`${root}/${file}`], session },
+        { type: "command_run", command: "bun run lint", output: "Checked 272 files in 106ms. No fixes applied.", exit_code: 0, session },
+      ],
+      iso,
+    );
+
+  test("a routine lint failure fixed at once stays in its episode; the same rule broken in another episode becomes one convention", async () => {
+    sb = sandbox();
+    const deps = sb.deps({ now: () => Date.parse("2026-03-10T00:00:00Z") });
+    await processEvents(request(sb.root, lintEpisode(sb.root, "2026-03-02T09:00:00Z", "s1", "src/a.ts")), deps);
+    expect(currentItems(sb.db, sb.root, ["pitfall"])).toEqual([]);
+    expect((sb.db.query("SELECT COUNT(*) AS n FROM observations").get() as { n: number }).n).toBe(1);
+    await processEvents(request(sb.root, lintEpisode(sb.root, "2026-03-05T09:00:00Z", "s2", "src/b.ts")), deps);
+    const pits = currentItems(sb.db, sb.root, ["pitfall"]);
+    expect(pits).toHaveLength(1);
+    expect(pits[0]!.key).toBe("pitfall:lint-rule:lint_suspicious_noemptyblockstatements");
+    expect(pits[0]!.content).toStartWith("Lint rule `lint/suspicious/noEmptyBlockStatements`:");
+    expect(pits[0]!.evidence_episode_ids).toHaveLength(2);
+    expect(pits[0]!.tags).toContain("recurring");
+  });
+});
+
+describe("knowledge the repository already keeps", () => {
+  let sb: Sandbox | null = null;
+  afterEach(() => {
+    sb?.cleanup();
+    sb = null;
+  });
+
+  test("CLAUDE.md rules cite file and line; the pre-commit hook is a recipe; README prose outside its conventions is not read", () => {
+    sb = sandbox();
+    writeFileSync(
+      join(sb.root, "CLAUDE.md"),
+      [
+        "# Project",
+        "",
+        "This repo contains the CLI.",
+        "",
+        "## Conventions",
+        "",
+        "- Always run `mise run fmt` together with `mise run lint`.",
+        "- Never commit directly to main.",
+        "- Claude should ask or be told to run the e2e tests since they consume tokens.",
+        "",
+        "```sh",
+        "# never run this in CI",
+        "```",
+      ].join("\n"),
+    );
+    mkdirSync(join(sb.root, ".husky"), { recursive: true });
+    writeFileSync(join(sb.root, ".husky", "pre-commit"), "bun run test && bun run lint && bun run typecheck\n");
+    writeFileSync(join(sb.root, "README.md"), "# Tool\n\nYou should always star the repo.\n\n## Development\n\nWe use bun, never npm.\n");
+    const got = repoInstructions(ruleInput("ep_r", sb.root, []));
+    const contents = got.map((c) => c.content);
+    expect(contents).toContain("Always run `mise run fmt` together with `mise run lint` (CLAUDE.md:7).");
+    expect(contents).toContain("Never commit directly to main (CLAUDE.md:8).");
+    expect(contents.some((c) => c.startsWith("Claude should ask or be told to run the e2e tests") && c.endsWith("(CLAUDE.md:9)."))).toBe(true);
+    expect(contents.some((c) => /never run this in CI/.test(c))).toBe(false); // inside a code fence
+    expect(contents.some((c) => /star the repo/.test(c))).toBe(false); // README outside its conventions sections
+    expect(got.find((c) => c.key === "package_manager")!.content).toBe("We use bun, never npm (README.md:7).");
+    expect(got.find((c) => c.key === "recipe:pre-commit")!.content).toBe("The pre-commit hook runs `bun run test` → `bun run lint` → `bun run typecheck`; a commit lands only when all pass (.husky/pre-commit).");
+  });
+
+  test("a rule the file states and a session repeats is one memory", async () => {
+    sb = sandbox();
+    writeFileSync(join(sb.root, "AGENTS.md"), "# Agents\n\n- Never commit directly to main.\n");
+    await processEvents(request(sb.root, events(sb.root, [{ type: "user_message", text: "Never commit directly to main." }, { type: "assistant_response", text: "Understood." }])), sb.deps());
+    const same = currentItems(sb.db, sb.root).filter((i) => /commit directly to main/i.test(i.content));
+    expect(same).toHaveLength(1);
+  });
+});
+
+describe("distilled text", () => {
+  test("paths of the machine that wrote the transcript become repo-relative or ~; narration goes; length is capped", () => {
+    const root = "/Users/cedric/Code/agents-md-evaluator";
+    expect(distilText(`Let me check the config. The hook reads ${root}/.husky/pre-commit and /Users/cedric/.config/rtk/config.toml.`, [root])).toBe(
+      "The hook reads .husky/pre-commit and ~/.config/rtk/config.toml.",
+    );
+    expect(distilText("Logs live in /home/dana/app/logs.", ["/srv/app"])).toBe("Logs live in ~/app/logs.");
+    const long = `${"The remediation pipeline runs four phases and resets the working directory afterwards. ".repeat(12)}`;
+    expect(estimateTokens(distilText(long, []))).toBeLessThanOrEqual(HARD_CAP_TOKENS);
+    expect(estimateTokens(capTokens(long, 60))).toBeLessThanOrEqual(60);
+  });
+});
