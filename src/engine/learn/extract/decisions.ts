@@ -123,7 +123,7 @@ function sentenceCase(s: string): string {
 
 /** "let's only build the main SKILL.md to avoid …", "let's go with Redis because …", "we use the git CLI here because …". */
 const USER_DECISION =
-  /(?:^|[.!?]\s+|,\s*)((?:let'?s|let us|we(?:'ll| will)?|i(?:'d| would)? (?:rather|prefer to)) (?:go with|use|only|stick (?:with|to)|keep|switch to|choose|pick|build|store|do) .{3,160}?\b(?:because|since|so that|to avoid|to keep|as|instead of|rather than)\b .{3,160}?)(?:[.!?](?:\s|$)|$)/i;
+  /(?:^|[.!?]\s+|,\s*)((?:(?:for|in|on|with|about)\s+[\w\s-]{1,30}?,?\s+)?(?:let'?s|let us|we(?:'ll| will)?|i(?:'d| would)? (?:rather|prefer to)) (?:go with|use|only|stick (?:with|to)|keep|switch to|choose|pick|build|store|do) .{3,160}?\b(?:because|since|so that|to avoid|to keep|as|instead of|rather than)\b .{3,160}?)(?:[.!?](?:\s|$)|$)/i;
 const DEFAULT_DECISION = /(?:^|[.!?]\s+)((?:[\w`"'./-]+\s){0,6}(?:should|must|will) (?:be|become) (?:the )?default\b.{0,120}?)(?:[.!?](?:\s|$)|$)/i;
 /** "B", "I think B", "option 2", "go with the second one". */
 const PICK = /^(?:(?:i think|i'd say|i would say|let'?s (?:go with|do)|go with|i prefer|i choose|i pick|choose|pick)\s+)?(?:option\s+)?([A-Da-d1-4])\b[.!)]?(?:\s+(?:because|since|as)\s+(.{3,160}))?/i;

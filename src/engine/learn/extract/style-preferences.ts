@@ -320,7 +320,7 @@ export function statedRule(sentence: string): { key: string; value?: string; pol
   const found = directiveIn(sentence);
   if (!found) return null;
   const { d, text } = found;
-  if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > 40 || refersBack(d.object)) return null;
+  if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > 40 || (d.form !== "modal" && d.form !== "memo" && refersBack(d.object))) return null;
   const { key, value } = keyFor(d);
   if (key === "pref:" || key.endsWith(":") || key === "rule:") return null;
   return { key, value, polarity: d.polarity, content: sentenceContent(d.form === "modal" || d.form === "memo" ? d.object : text) };
@@ -357,7 +357,9 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
       const { d, text: said } = found;
       const maxWords = d.form === "modal" || d.form === "memo" ? 40 : 16; // a stated rule keeps its condition ("in cloud mode …")
       // "Don't give it a number": what "it" is lives in another turn; stored alone it would mean nothing.
-      if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > maxWords || refersBack(d.object)) continue;
+      // (A modal statement names its subject before the modal — checked in modalRule — so a later "them" is that subject.)
+      const stated = d.form === "modal" || d.form === "memo";
+      if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > maxWords || (!stated && refersBack(d.object))) continue;
       if (long && !(d.standing && STANDING.test(sentence)) && d.form !== "use-instead" && d.form !== "prefer-over") continue;
       const { key, value } = keyFor(d);
       if (key === "pref:" || key.endsWith(":")) continue;
