@@ -15,6 +15,7 @@ import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type Episod
 import type { Candidate } from "./extract/candidate.ts";
 import { toEngineEvent, type EngineEvent } from "../events/event-view.ts";
 import { extractOffline, finishCandidates, ruleInput } from "./extract/index.ts";
+import { dropRestated } from "./apply/consolidate.ts";
 import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
 import { episodeImportance } from "./importance.ts";
@@ -199,7 +200,7 @@ export async function extractEpisode(db: Database, projectId: string, userId: st
   // What one episode cannot prove lasting waits for a second one (apply/gate.ts).
   const observedAt = ep.end_ts || nowIso(d.now());
   const gated = db.transaction(() => extracted.candidates.map((c) => passGate(db, projectId, c, observedAt)).filter((c): c is Candidate => c !== null)).immediate();
-  const ex = { ...extracted, candidates: gated };
+  const ex = { ...extracted, candidates: dropRestated(db, projectId, gated) };
   const userDb = ex.candidates.some((c) => c.scope === "user") ? d.openUserDb() : null;
   try {
     const cases = ex.candidates.map((candidate, index) => ({
