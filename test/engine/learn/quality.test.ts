@@ -8,6 +8,10 @@ import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { repoInstructions } from "../../../src/engine/learn/extract/repo-instructions.ts";
 import { explicitPreferences } from "../../../src/engine/learn/extract/style-preferences.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
+import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
+import { taskContext } from "../../../src/engine/retrieve/task-context.ts";
+import { projectBriefView } from "../../../src/engine/retrieve/views/project-brief.ts";
+import { TaskContextRequest, ViewQuery } from "../../../src/shared/api.ts";
 import type { EventDTO, EventType } from "../../../src/shared/event.ts";
 import { estimateTokens } from "../../../src/shared/tokens.ts";
 import { currentItems } from "../../../src/sql/memory-items.ts";
@@ -136,6 +140,24 @@ describe("decisions: a choice with its reason", () => {
     );
     const [c] = decisions(input);
     expect(c!.content).toBe("Chosen: Throw on failure when commitSha is provided (silent fallbacks compare against the wrong commit).");
+  });
+
+  test("a decision is served in the project brief, under its own heading, and in task context", async () => {
+    const sb = sandbox();
+    try {
+      await processEvents(
+        request(sb.root, events(sb.root, [{ type: "user_message", text: "For orders let's keep soft deletes because finance needs the audit trail." }, { type: "assistant_response", text: "Noted." }])),
+        sb.deps(),
+      );
+      const ctx = retrievalContext(sb.db, sb.root, { nowMs: Date.parse("2026-06-01T00:00:00Z"), userId: USER, userDb: sb.userDb() });
+      const brief = await projectBriefView(ctx, ViewQuery.parse({ project_id: sb.root, mode: "core" }));
+      expect(brief.markdown).toContain("### Decisions");
+      expect(brief.key_facts.join("\n")).toContain("soft deletes because finance needs the audit trail");
+      const tc = await taskContext(ctx, TaskContextRequest.parse({ project_id: sb.root, task_description: "delete cancelled orders" }));
+      expect(tc.selected_memories.map((m) => m.content).join("\n")).toContain("soft deletes");
+    } finally {
+      sb.cleanup();
+    }
   });
 
   test.skipIf(!existsSync(TRANSCRIPTS))("on a real approved plan (context-evaluator 1e/…/1): the json default and its reason", () => {

@@ -67,6 +67,8 @@ function sentences(text: string): string[] {
   return out;
 }
 
+const EMPHASIS = /\b(?:always|never|must|important|make sure|remember)\b|!|\b[A-Z]{4,}\b/;
+
 /** An instruction about "it"/"them": its subject is in another turn, so it cannot stand alone. */
 const REFERS_BACK = /\b(?:it|them|they|this one|that one)\b/i;
 
@@ -370,7 +372,8 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
         key,
         content: sentenceContent(d.form === "modal" || d.form === "memo" ? d.object : said),
         tags: ["preference", d.polarity === 1 ? "do" : "dont", ...(key.startsWith("pref:") ? [] : [key]), ...(refusal ? ["correction"] : [])],
-        importance: d.standing ? 0.8 : 0.6,
+        // Importance grows with the user's emphasis ("always", "must", "IMPORTANT", "!").
+        importance: Math.min(1, (d.standing ? 0.8 : 0.6) + (EMPHASIS.test(sentence) ? 0.1 : 0)),
         confidence: d.standing ? 0.85 : 0.6,
         scope,
         file_paths: scope === "project" ? paths : [],

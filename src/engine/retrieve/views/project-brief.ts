@@ -9,14 +9,17 @@ import { moduleOf, recencyScore } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
 
 /**
- * `GET /views/project_brief` (reference §5.3): key facts (project_fact items) and the project's main
+ * `GET /views/project_brief` (reference §5.3): key facts (project_fact items), the decisions taken
+ * (facts tagged `decision`, under their own heading; in `key_facts` too) and the project's main
  * modules. Modules come from `module:<path>` facts when the extractor wrote them, else from where the
  * recorded episodes actually worked (files per module, how often, how recently). Core mode: 5 facts
  * and 3 modules; full: 30 and 10.
  */
 const HEADER = "## Project overview";
-const GROUPS = { facts: "### Key facts", modules: "### Modules" };
-const LIMITS = { core: { facts: 5, modules: 3 }, full: { facts: 30, modules: 10 } } as const;
+const GROUPS = { facts: "### Key facts", decisions: "### Decisions", modules: "### Modules" };
+/** Decisions (facts tagged `decision`: a choice and its reason) get a group of their own, beside the facts. */
+const LIMITS = { core: { facts: 5, decisions: 3, modules: 3 }, full: { facts: 30, decisions: 15, modules: 10 } } as const;
+const isDecision = (f: MemoryItem) => f.tags.includes("decision");
 const MODULE_KEY = /^module:(.+)$/;
 
 export interface BriefModule {
@@ -102,16 +105,21 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
         .sort((a, b) => b.importance + 0.1 * recencyScore(b.updated_at, ctx.nowMs) - (a.importance + 0.1 * recencyScore(a.updated_at, ctx.nowMs)));
       let omitted = 0;
       const keptFacts: MemoryItem[] = [];
+      const taken = { facts: 0, decisions: 0 };
       for (const f of plainFacts) {
-        if (keptFacts.length >= limits.facts) break;
+        const group = isDecision(f) ? "decisions" : "facts";
+        if (taken[group] >= limits[group]) continue;
         if (excluded.has(f.id)) omitted++;
-        else keptFacts.push(f);
+        else {
+          keptFacts.push(f);
+          taken[group]++;
+        }
       }
       const modules = (factModules.length > 0 ? factModules.sort((a, b) => b.weight - a.weight) : modulesFromEpisodes(ctx, limits.modules + 5))
         .filter((m) => !(m.id && excluded.has(m.id)))
         .slice(0, limits.modules);
       const blocks: Block[] = [
-        ...keptFacts.map((f) => ({ id: f.id, group: "facts", text: memoryLine(f, ctx.nowMs, { paths: false }) })),
+        ...keptFacts.map((f) => ({ id: f.id, group: isDecision(f) ? "decisions" : "facts", text: memoryLine(f, ctx.nowMs, { paths: false }) })),
         ...modules.map((m, i) => ({ id: m.id ?? `module:${i}`, group: "modules", text: moduleLine(m) })),
       ];
       const packed = packBlocks({ header: HEADER, groups: GROUPS, blocks, budget, counter: ctx.counter, omittedSeen: omitted, emptyText: "No project facts recorded yet." });
