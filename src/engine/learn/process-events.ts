@@ -15,7 +15,7 @@ import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type Episod
 import type { Candidate } from "./extract/candidate.ts";
 import { toEngineEvent, type EngineEvent } from "../events/event-view.ts";
 import { extractOffline, finishCandidates, ruleInput } from "./extract/index.ts";
-import { dropRestated } from "./apply/consolidate.ts";
+import { dropRestated, retireCoveredHabits } from "./apply/consolidate.ts";
 import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
 import { episodeImportance } from "./importance.ts";
@@ -221,6 +221,7 @@ export async function extractEpisode(db: Database, projectId: string, userId: st
     }
     db.transaction(() => {
       for (const c of cases) if (c.candidate.scope === "project") ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctx));
+      retireCoveredHabits(db, projectId, ep.id, nowIso(ctx.nowMs));
       const cur = getEpisode(db, ep.id);
       if (!cur) return;
       cur.extracted_at = nowIso(ctx.nowMs);

@@ -92,7 +92,8 @@ describe("rule style-preferences", () => {
   test("a refused tool call followed by 'not X, but Y' records the correction; a vague follow-up does not", () => {
     const cands = rejectionCorrections(input("rejections"));
     const corr = cands.find((c) => c.key === "correction:add_issue_comment");
-    expect(corr?.content).toContain("not as a comment, but as a section in the PR description");
+    // The rule behind the refusal, not a quote of it.
+    expect(corr?.content).toBe("As a section in the PR description, not as a comment (add_issue_comment).");
     expect(cands.some((c) => /search bar/.test(c.content))).toBe(false);
     expect(cands.length).toBe(2);
   });
@@ -134,7 +135,7 @@ describe("rule pitfalls", () => {
     expect(p!.type).toBe("pitfall");
     expect(p!.content).toContain("`bun test test/format.test.ts` failed: ✗ formatDate > uses UTC");
     expect(p!.content).toContain("Cause: The test fails because formatDate uses the local timezone instead of UTC");
-    expect(p!.content).toContain("Fix (src/format.ts): I'll switch formatDate to the getUTC* accessors.");
+    expect(p!.content).toContain("Fix (src/format.ts): Switch formatDate to the getUTC* accessors."); // told, not narrated
     expect(p!.content).not.toContain("Let me read");
     // A timezone cause is not obvious from the code: a lesson at once, not waiting for recurrence.
     expect(p!.gate).toBeUndefined();

@@ -28,7 +28,11 @@ const REASON_MARKS: Array<[RegExp, number]> = [
 ];
 const CODEY = /=>|\blines? \d+|^\s*\d+[.)]\s*`|\/\/|[{};]\s*$/;
 
+/** A sentence about the state before the change ("currently always displays …"): false once the plan is done. */
+const BEFORE_STATE = /\b(?:current(?:ly)?|right now|at the moment|as of now|the current|existing (?:code|behaviou?r|implementation|logic)|still|no longer|is missing|are missing|broken|the bug|the problem|the issue)\b/i;
+
 function reasonScore(s: string): number {
+  if (BEFORE_STATE.test(s) || /:\s*$/.test(s)) return -1; // a line leading into a list or a code block says nothing alone
   let score = 0;
   for (const [re, w] of REASON_MARKS) if (re.test(s)) score += w;
   if (CODEY.test(s)) score -= 2;
@@ -108,12 +112,17 @@ export function planDecision(text: string): PlanDecision | null {
     const score = reasonScore(s);
     if (score >= 3 && (!best || score > best.score)) best = { s, score };
   }
-  const motivation = plan.sentences.find((x) => /^(?:context|background|problem|why|motivation)/.test(x.section) && x.text.split(/\s+/).length >= 8 && !CODEY.test(x.text));
-  const why = best?.s ?? motivation?.text;
+  // No reason, no decision: a plan's motivation ("users must currently type …") describes the code
+  // before the change, which is false once the plan is carried out (a reviewer rejected every one).
+  const why = best?.s;
   if (!why) return null;
   const isFix = FIX_TITLE.test(plan.rawTitle);
   const fixLine = isFix ? plan.sentences.find((x) => /^(?:fix|solution|the fix|change|changes|approach)\b/.test(x.section) && !CODEY.test(x.text) && x.text !== why) : undefined;
   return { title: plan.title, why, fix: fixLine?.text ?? null };
+}
+
+function lowerFirst(s: string): string {
+  return /^[A-Z][a-z]/.test(s) ? `${s.charAt(0).toLowerCase()}${s.slice(1)}` : s;
 }
 
 function sentenceCase(s: string): string {
@@ -162,12 +171,9 @@ export const decisions: Rule = (input) => {
   for (const { ev, text } of userMessages(input.events)) {
     if (isPlanMessage(text)) {
       const d = planDecision(text);
-      if (!d) continue;
-      const fixed = d.fix !== null || FIX_TITLE.test(d.title);
-      const body = `${sentenceCase(d.title)}: ${sentenceCase(d.why)}.${d.fix ? ` Fix: ${sentenceCase(d.fix)}.` : ""}`;
-      const c = decisionCandidate(input, capTokens(body, 64), d.title, [ev.id], 0.7);
-      // A bug-fix plan is a lesson (what broke, why, the fix); any other plan is the choice it made.
-      out.push(fixed ? { ...c, type: "pitfall", key: `pitfall:plan:${slug(d.title, 6)}`.slice(0, 110), tags: ["pitfall", "plan"] } : c);
+      // A bug-fix plan's story ends with the fix: told later, it reads as if the bug were still there.
+      if (!d || d.fix !== null || FIX_TITLE.test(d.title)) continue;
+      out.push(decisionCandidate(input, capTokens(`Decided: ${d.title.replace(/[.!]+$/, "")} — ${lowerFirst(d.why).replace(/[.!]+$/, "")}.`, 64), d.title, [ev.id], 0.7));
       continue;
     }
     if (text.length > 600) continue; // long messages are pasted material more often than choices
@@ -181,7 +187,8 @@ export const decisions: Rule = (input) => {
       }
     }
     const m = USER_DECISION.exec(text) ?? DEFAULT_DECISION.exec(text);
-    if (m && !/\?\s*$/.test(m[1]!)) out.push(decisionCandidate(input, `${sentenceCase(m[1]!)}.`, m[1]!, [ev.id], 0.75));
+    // "… for now", "… this time": a choice for the moment, not one that lasts.
+    if (m && !/\?\s*$/.test(m[1]!) && !/\b(?:for now|this time|for the moment|temporarily)\b/i.test(m[1]!)) out.push(decisionCandidate(input, `${sentenceCase(m[1]!)}.`, m[1]!, [ev.id], 0.75));
   }
   return out;
 };

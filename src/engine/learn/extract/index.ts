@@ -5,7 +5,8 @@ import { commandCorrections } from "./command-corrections.ts";
 import { decisions } from "./decisions.ts";
 import { distilCandidate } from "./distil.ts";
 import { withConcepts } from "./concept-tags.ts";
-import { toEngineEvent } from "../../events/event-view.ts";
+import { toEngineEvent, type EngineEvent } from "../../events/event-view.ts";
+import { portableText } from "../../../shared/portable-paths.ts";
 import { pitfalls } from "./pitfalls.ts";
 import { projectEndpoints } from "./project-endpoints.ts";
 import { projectManifests } from "./project-manifests.ts";
@@ -34,8 +35,14 @@ export interface OfflineOptions {
   manifests: boolean;
 }
 
+/**
+ * What the rules read. Texts are made portable first (the checkout's paths repo-relative, home folders
+ * `~`), so that a rule that clips a command or a sentence never cuts through a machine's path.
+ */
 export function ruleInput(episodeId: string, projectRoot: string, events: readonly EventDTO[]): RuleInput {
-  return { episodeId, projectRoot, events: events.map(toEngineEvent).sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : 1)) };
+  const roots = [projectRoot];
+  const portable = (e: EngineEvent): EngineEvent => ({ ...e, text: portableText(e.text, roots), command: portableText(e.command, roots), output: portableText(e.output, roots) });
+  return { episodeId, projectRoot, events: events.map(toEngineEvent).map(portable).sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : 1)) };
 }
 
 /** Run the rules; a rule that throws is logged and skipped so one bad record cannot stop the rest. */

@@ -90,7 +90,8 @@ function postFixSummary(events: readonly EngineEvent[], pass: EngineEvent): { te
     const kept = sentencesOf(e.text.replace(SUMMARY_LABEL, ""))
       .map((s) => s.replace(SUMMARY_LABEL, ""))
       .filter((s) => !FILLER_SENTENCE.test(s) && !NARRATION.test(s) && !HEDGE.test(s) && !DISMISSAL.test(s) && !/^\s*(?:\d+[.)]|[-*])\s/.test(s))
-      .filter((s) => s.split(/\s+/).length >= 5 && !(CHECK_REPORT.test(s) && s.split(/\s+/).length < 10));
+      .filter((s) => s.split(/\s+/).length >= 5 && !(CHECK_REPORT.test(s) && s.split(/\s+/).length < 10))
+      .filter((s) => !/^here(?:'s| is| are)\b/i.test(s)); // "Here's a summary of what was changed:" leads into a list
     if (kept.length > 0) return { text: clip(kept[0]!, 220), id: e.id };
   }
   return null;
@@ -164,6 +165,14 @@ function signatureLine(lines: readonly string[]): string | undefined {
     if (m) return m[0];
   }
   return lines[0];
+}
+
+/** At most `max` characters, cut at a clause boundary (", so", ";", " — ") rather than mid-phrase when one is near. */
+function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, max);
+  const cut = Math.max(head.lastIndexOf(", so "), head.lastIndexOf("; "), head.lastIndexOf(" — "), head.lastIndexOf(", which "), head.lastIndexOf(", and "));
+  return cut > max * 0.4 ? head.slice(0, cut) : clip(text, max);
 }
 
 /** End a clause with a full stop unless it already ends with punctuation (possibly inside a closing quote). */
@@ -240,13 +249,19 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
   const where = [...new Set([...errorPaths(lastLines, input.projectRoot), ...fixFiles])].slice(0, 8);
   const cmd = isCommit(c.first) ? "git commit" : describeCommand(c.first);
   // The line that names the error best (an `…Error` line), else the first that is not a log timestamp.
-  const telling = lastLines.filter((l) => !/^\[\d{1,2}:\d{2}/.test(l));
-  const failLine = (telling.find((l) => /\b[A-Za-z_]\w*(?:Error|Exception)\b/.test(l)) ?? telling[0] ?? "").replace(/^[×✖✘!]\s*/, "");
-  const parts = [stop(`\`${cmd}\` failed${failLine ? `: ${clip(failLine, 80)}` : ""}`)];
-  if (cause) parts.push(`Cause: ${stop(clip(cause.text, 130).replace(/[.!]$/, ""))}`);
+  // Log timestamps and source excerpts ("89 | throw new Error(…)") tell a reader nothing on their own.
+  const telling = lastLines.filter((l) => !/^\[\d{1,2}:\d{2}|^\d+\s*\|/.test(l));
+  const failLine = isCommit(c.first) ? "" : (telling.find((l) => /\b[A-Za-z_]\w*(?:Error|Exception)\b/.test(l)) ?? telling[0] ?? "").replace(/^[×✖✘!]\s*/, "");
+  const parts = [stop(isCommit(c.first) ? "`git commit` was blocked by the pre-commit hook" : `\`${cmd}\` failed${failLine ? `: ${clip(failLine, 80)}` : ""}`)];
+  if (cause) parts.push(`Cause: ${stop(shorten(cause.text, 150).replace(/[.!]$/, ""))}`);
   const ran = fixCommands.map((r) => `\`${clip(r.ev.command, 60)}\``).join(", then ");
-  const fixWhat = fixChanges.length === 0 && fixCommands.length > 0 ? `ran ${ran}` : (fix?.text ?? `changed ${fixFiles.slice(0, 3).join(", ")}`);
-  parts.push(`Fix${fixFiles.length > 0 ? ` (${fixFiles.slice(0, 2).join(", ")})` : ""}: ${stop(clip(fixWhat, 120).replace(/[.!]$/, ""))}`);
+  const fixWhat = fixChanges.length === 0 && fixCommands.length > 0 ? `ran ${ran}` : (fix?.text ?? "");
+  // A fix told in the first person about "them"/"it" ("We can list them explicitly") needs the
+  // transcript to make sense: the lesson is told without it rather than with a dangling sentence.
+  const fixStandsAlone = fixWhat.length > 0 && fixWhat.length <= 160 && !/\b(?:it|them|this|these|those|that one)\b/i.test(fixWhat.replace(/^(?:we can|i'll|i will|we'll|let me|let's)\s+/i, ""));
+  const FIRST_PERSON = /^(?:we can|i'll|i will|we'll|let me|let's)\s+/i;
+  const fixText = FIRST_PERSON.test(fixWhat) ? fixWhat.replace(FIRST_PERSON, "").replace(/^./, (ch) => ch.toUpperCase()) : fixWhat;
+  if (fixStandsAlone) parts.push(`Fix${fixFiles.length > 0 ? ` (${fixFiles.slice(0, 2).join(", ")})` : ""}: ${stop(fixText.replace(/[.!]$/, ""))}`);
   const sigLine = signatureLine(lastLines);
   const sig = sigLine ? errorSignature(sigLine) : "";
   const keyTail = slug(sig, 5) || slug(fixFiles[0]?.split("/").pop() ?? cmd, 3) || "failure";

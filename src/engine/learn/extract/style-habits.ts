@@ -113,7 +113,7 @@ function kindCandidate(input: RuleInput, runs: CommandRun[], spec: KindSpec): Ca
   const parts = [`${spec.label} \`${head}\``];
   if (flags.size > 0) parts.push(`flags used: \`${[...flags].slice(0, 6).join(" ")}\``);
   if (targeted.length > 0 && spec.kind === "test") parts.push(`single tests: \`${targeted[0]}\``);
-  return base(
+  const cand = base(
     {
       type: "user_style",
       key: spec.key,
@@ -128,6 +128,9 @@ function kindCandidate(input: RuleInput, runs: CommandRun[], spec: KindSpec): Ca
     input,
     `style-habits:${spec.kind}`,
   );
+  // How an app is started is worth telling only when sessions do it again (one background run of a
+  // framework's default server tells an agent nothing new).
+  return cand && spec.kind === "dev" ? { ...cand, gate: { kind: "recipe", signature: `dev:${head}` } } : cand;
 }
 
 const CONVENTIONAL = /^(?:feat|fix|chore|docs|refactor|test|tests|perf|build|ci|style|revert)(?:\([^)]*\))?!?:\s/;

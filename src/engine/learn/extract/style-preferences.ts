@@ -397,13 +397,6 @@ function addedText(call: EngineEvent): { added: string; removed: string } {
   return { added, removed };
 }
 
-function toolLabel(call: EngineEvent): string {
-  if (call.type === "code_change") return `an edit of ${call.filePaths[0] ?? "a file"}`;
-  if (call.command) return `\`${clip(call.command, 80)}\``;
-  const t = call.tool.replace(/^mcp__([\w-]+)__/, "");
-  const server = /^mcp__([\w-]+)__/.exec(call.tool)?.[1];
-  return server ? `${t} (${server})` : t || "a tool call";
-}
 
 const CORRECTION_FORM = /\bnot (?:as|via|with|using|in|through|by|the)\b.+\bbut\b|\binstead\b|\brather than\b|\bshould (?:be|go|use)\b/i;
 
@@ -421,7 +414,7 @@ export function rejectionCorrections(input: RuleInput): Candidate[] {
       out.push({
         type: "user_style",
         key: "no_lint_suppression",
-        content: `Don't silence linters with suppression directives (refused adding \`${suppression[0].trim()}\`); fix the code instead. The user asked: "${instruction}"`,
+        content: `Don't silence linters with suppression directives (refused adding \`${suppression[0].trim()}\`); fix the code instead${/\binstead\b/i.test(instruction) && !instruction.includes("?") ? ` ("${instruction}")` : ""}.`,
         tags: ["preference", "dont", "lint", "correction"],
         importance: 0.75,
         confidence: 0.7,
@@ -437,10 +430,17 @@ export function rejectionCorrections(input: RuleInput): Candidate[] {
     if (!CORRECTION_FORM.test(next.text) || next.text.length > 400) continue;
     if (sentences(next.text).some((s) => parseDirective(s) !== null)) continue; // the explicit rule has it
     const toolSlug = slug(call.type === "code_change" ? "edit" : call.tool.replace(/^mcp__[\w-]+__/, "") || "command", 3);
+    // The rule behind the refusal, in the form "Y, not X" ("not as a comment, but as a document
+    // attached to the issue" → "As a document attached to the issue, not as a comment"); a correction
+    // that cannot be put that way is left to the episode (a quoted refusal is not a wiki line).
+    const pair = /\bnot\s+((?:as|via|with|using|in|through|by|the)\b[^,.;]{2,80}?),?\s+but\s+([^.;!?]{3,120})/i.exec(next.text);
+    if (!pair) continue;
+    const tool = call.tool.replace(/^mcp__[\w-]+__/, "");
+    const rewritten = `${pair[2]!.trim().replace(/^./, (ch) => ch.toUpperCase())}, not ${pair[1]!.trim()}${call.type === "code_change" || !tool ? "" : ` (${tool})`}`;
     out.push({
       type: "user_style",
       key: `correction:${toolSlug}`,
-      content: `Refused ${toolLabel(call)}; wanted instead: "${instruction}"`,
+      content: `${rewritten.replace(/[.!]+$/, "")}.`,
       tags: ["correction", toolSlug],
       importance: 0.6,
       confidence: 0.6,
