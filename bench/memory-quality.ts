@@ -14,28 +14,23 @@
  * labelled task, what a 400-token task context serves (items, tokens, whether the labelled memory is
  * among them). `--quick`: scenarios only. `--dump FILE`: every stored item with its verdict as JSON.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { StateDbLedger } from "../src/engine/llm/usage.ts";
-import type { EngineDeps } from "../src/engine/learn/process-events.ts";
 import { retrievalContext } from "../src/engine/retrieve/retrieval-context.ts";
 import { taskContext } from "../src/engine/retrieve/task-context.ts";
 import { TaskContextRequest } from "../src/shared/api.ts";
-import { loadConfig } from "../src/shared/config.ts";
-import type { ConfigValues } from "../src/shared/config-keys.ts";
 import { estimateTokens } from "../src/shared/tokens.ts";
 import { currentItems } from "../src/sql/memory-items.ts";
-import { openDatabase, openProjectDb } from "../src/sql/open.ts";
+import { openProjectDb } from "../src/sql/open.ts";
 import { listUserStyle } from "../src/sql/user-style.ts";
 import { fmt, table, type Bench, type BenchReport } from "./report.ts";
-import { buildProjects, captureAndProcess } from "./replay.ts";
+import { buildProjects, processOffline, USER } from "./replay.ts";
 
 const REPO = resolve(import.meta.dir, "..");
 const LABELS = join(REPO, "test", "fixtures", "memory-quality");
 const SCENARIOS = join(REPO, "test", "fixtures", "scenarios");
 const PACKMIND = "packmindhub-context-evaluator";
-const USER = "bench@example.com";
 const BUDGET = 400;
 
 export const KINDS = ["rule", "decision", "lesson", "recipe", "fact"] as const;
@@ -147,19 +142,7 @@ export async function memoryQuality(quick: boolean): Promise<QualityResult> {
   try {
     const origins = new Set(labels.map((l) => l.origin));
     const projects = buildProjects(tmp, quick).filter((p) => origins.has(p.name));
-    const home = join(tmp, "home");
-    mkdirSync(home, { recursive: true });
-    const config = { ...loadConfig(join(home, "absent.toml")), user_id: USER } as ConfigValues;
-    const openUser = () => openDatabase(join(home, "user.db"), "user");
-    const openState = () => openDatabase(join(home, "state.db"), "state");
-    const deps = (nowMs: number): Partial<EngineDeps> => ({
-      config,
-      llm: null,
-      now: () => nowMs,
-      openUserDb: openUser,
-      ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState),
-    });
-    const { clockMs } = await captureAndProcess(projects, deps, config["daemon.batch_max_events"]);
+    const { clockMs, openUser } = await processOffline(tmp, projects);
     const userDb = openUser();
     const stored: StoredItem[] = [];
     const tasks: TaskRow[] = [];

@@ -41,7 +41,7 @@ const REPO = resolve(import.meta.dir, "..");
 const SCENARIOS = join(REPO, "test", "fixtures", "scenarios");
 const SCENARIO_CWD = "/workspace/inventory-api";
 const SHARED_CLAUDE = resolve(REPO, "..", "shared", "fixtures", "transcripts", "claude-code");
-const USER = "bench@example.com";
+export const USER = "bench@example.com";
 const SECRET_SHAPES = /sk-ant-[A-Za-z0-9_-]{12,}|\bsk-[A-Za-z0-9]{24,}|ghp_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
 
 interface Expect {
@@ -121,7 +121,7 @@ const FIXTURE_EXPECTATIONS: Record<string, Omit<Expectations, "forbidden"> & { f
 
 // ---- world: temp repos, rewritten transcripts, capture, engine -----------------------------------
 
-interface Project {
+export interface Project {
   name: string;
   root: string;
   files: string[];
@@ -407,23 +407,32 @@ export interface ReplayResult {
 }
 
 /** The whole replay, without printing (the unit of the benchmark). */
+/**
+ * The offline world both quality benchmarks run in: a private sqrl home under `tmp` (default config,
+ * no LLM, its own user.db and state.db), the projects captured and processed as the daemon would.
+ */
+export async function processOffline(tmp: string, projects: readonly Project[]): Promise<{ clockMs: number; stats: Map<string, Processing>; openUser: () => Database }> {
+  const home = join(tmp, "home");
+  mkdirSync(home, { recursive: true });
+  const config = { ...loadConfig(join(home, "absent.toml")), user_id: USER } as ConfigValues;
+  const openUser = () => openDatabase(join(home, "user.db"), "user");
+  const openState = () => openDatabase(join(home, "state.db"), "state");
+  const deps = (nowMs: number): Partial<EngineDeps> => ({
+    config,
+    llm: null,
+    now: () => nowMs,
+    openUserDb: openUser,
+    ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState),
+  });
+  const { clockMs, stats } = await captureAndProcess(projects, deps, config["daemon.batch_max_events"]);
+  return { clockMs, stats, openUser };
+}
+
 export async function replay(quick: boolean): Promise<ReplayResult> {
   const tmp = mkdtempSync(join(tmpdir(), "sqrl-replay-"));
   try {
     const projects = buildProjects(tmp, quick);
-    const home = join(tmp, "home");
-    mkdirSync(home, { recursive: true });
-    const config = { ...loadConfig(join(home, "absent.toml")), user_id: USER } as ConfigValues;
-    const openUser = () => openDatabase(join(home, "user.db"), "user");
-    const openState = () => openDatabase(join(home, "state.db"), "state");
-    const deps = (nowMs: number): Partial<EngineDeps> => ({
-      config,
-      llm: null,
-      now: () => nowMs,
-      openUserDb: openUser,
-      ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState),
-    });
-    const { clockMs, stats } = await captureAndProcess(projects, deps, config["daemon.batch_max_events"]);
+    const { clockMs, stats, openUser } = await processOffline(tmp, projects);
     const userDb = openUser();
     const related: TaskRow[] = [];
     const unrelated: UnrelatedRow[] = [];
