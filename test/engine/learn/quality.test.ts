@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commandCorrections } from "../../../src/engine/learn/extract/command-corrections.ts";
-import { decisions, planDecision } from "../../../src/engine/learn/extract/decisions.ts";
+import { decisions } from "../../../src/engine/learn/extract/decisions.ts";
 import { capTokens, distilText, HARD_CAP_TOKENS } from "../../../src/engine/learn/extract/distil.ts";
 import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { repoInstructions } from "../../../src/engine/learn/extract/repo-instructions.ts";
@@ -66,9 +66,9 @@ describe("stated rules: anywhere in a message, standing, standing alone", () => 
     expect(fmt[0]!.scope).toBe("project");
     const e2e = got("claude should ask or be told to run the e2e tests since they consume tokens");
     expect(e2e[0]!.content).toBe("Claude should ask or be told to run the e2e tests since they consume tokens.");
-    const cloud = got("In cloud mode we should not display in the remediation module the possibility to choose the running cli agent as we handle that.");
-    expect(cloud[0]!.content).toStartWith("In cloud mode we should not display in the remediation module");
-    expect(cloud[0]!.polarity).toBe(-1);
+    const deletes = got("I need a bulk delete for inventory items. Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.");
+    expect(deletes[0]!.content).toBe("Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.");
+    expect(deletes[0]!.polarity).toBe(1);
     const skills = got('Mention also that that for AGENTS.md target, the skills should be in ".agent/skills" directory');
     expect(skills[0]!.content).toBe('For AGENTS.md target, the skills should be in ".agent/skills" directory.');
     const british = got("please use the british spelling");
@@ -86,6 +86,9 @@ describe("stated rules: anywhere in a message, standing, standing alone", () => 
       'this should be hidden in "cloud" mode : ',
       "The Packmind product tour should display the code in @frontend/src/components/packmind/productTour.tsx ",
       'now we should highlight the "Remediate" feature in addition to existing features',
+      // What a page should (not) show is a change request, however it is phrased (context-evaluator 22, 4a).
+      "In cloud mode we should not display in the remediation module the possibility to choose the running cli agent as we handle that.",
+      'We should not display "AGENTS.md" for GitHub Copilot instructions, but instead "Copilot instructions"',
       "Don't give it a number and it needs no date or status in the file.",
       "I think we musr also update @prompts/context-remediation/packmind-remediation-skill-creation.md to simplify it.",
       "High Severity: the error returned by repo.Worktree() must always be checked before use",
@@ -101,25 +104,6 @@ describe("stated rules: anywhere in a message, standing, standing alone", () => 
 });
 
 describe("decisions: a choice with its reason", () => {
-  test("an approved plan gives its title and the sentence that says why; a plan with neither gives nothing", () => {
-    const d = planDecision(
-      'Implement the following plan:\n\n# Plan: Change default CLI report mode to "json"\n\n## Context\nThe current default report mode for the CLI `evaluate` command is `"terminal"`. The user wants `"json"` to be the default instead, as `raw` output isn\'t usable and `json` provides comprehensive, structured output.\n\n## Verification\n1. `bun run test` — because tests must pass\n',
-    )!;
-    expect(d.title).toBe('Change default CLI report mode to "json"');
-    expect(d.why).toContain("as `raw` output isn't usable");
-    expect(d.fix).toBeNull();
-    expect(planDecision("Implement the following plan:\n\n# Plan: Rename helper\n\n## Changes\n- rename `a` to `b` in src/x.ts\n")).toBeNull();
-  });
-
-  test("a bug-fix plan is not stored: its story ends with the fix, and told later it reads as if the bug were still there", () => {
-    const found = decisions(
-      said(
-        "Implement the following plan:\n\n# Fix: Frontend flooding backend with remediation API requests\n\n## Context\n\nThe frontend sends dozens of identical requests per second because `useEvaluationApi()` returns a new object on every render.\n\n## Fix\n\nWrap the returned object in `useMemo` so its identity is stable across renders.\n",
-      ),
-    );
-    expect(found).toEqual([]);
-  });
-
   test("the user's own 'let's … because …' is a decision; a bare 'let's', or one 'for now', is not", () => {
     const [c] = decisions(said("Thanks. For orders let's keep soft deletes because finance needs the audit trail. Bump the patch version too."));
     expect(c!.content).toBe("For orders let's keep soft deletes because finance needs the audit trail.");
@@ -160,10 +144,9 @@ describe("decisions: a choice with its reason", () => {
     }
   });
 
-  test.skipIf(!existsSync(TRANSCRIPTS))("on a real approved plan (context-evaluator 1e/…/1): the json default and its reason", () => {
+  test.skipIf(!existsSync(TRANSCRIPTS))("a real approved plan (context-evaluator 1e/…/1) gives no decision: it is the assistant's text", () => {
     const evs = transcriptEvents("claude-code/packmindhub-context-evaluator/1e/bff44644f8/1/full.jsonl", "claude", ROOT);
-    const found = decisions(ruleInput("ep_real", ROOT, evs));
-    expect(found.map((c) => c.content).join("\n")).toMatch(/report mode[\s\S]*json[\s\S]*(?:usable|structured)/i);
+    expect(decisions(ruleInput("ep_real", ROOT, evs))).toEqual([]);
   });
 });
 

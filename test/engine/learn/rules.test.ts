@@ -89,13 +89,13 @@ describe("rule style-preferences", () => {
     expect(sup?.source_event_ids).toEqual(["evt_rejections_001", "evt_rejections_002", "evt_rejections_004"]);
   });
 
-  test("a refused tool call followed by 'not X, but Y' records the correction; a vague follow-up does not", () => {
+  test("a refused tool call followed by 'not X, but Y' is left to the episode, like a vague follow-up; only the suppression refusal is stored", () => {
     const cands = rejectionCorrections(input("rejections"));
     const corr = cands.find((c) => c.key === "correction:add_issue_comment");
-    // The rule behind the refusal, not a quote of it.
-    expect(corr?.content).toBe("As a section in the PR description, not as a comment (add_issue_comment).");
+    // Not stored: "not as a comment, but as a section in the PR description" has no subject of its own.
+    expect(corr).toBeUndefined();
     expect(cands.some((c) => /search bar/.test(c.content))).toBe(false);
-    expect(cands.length).toBe(2);
+    expect(cands.map((c) => c.key)).toEqual(["no_lint_suppression"]);
   });
 });
 

@@ -62,7 +62,7 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     const sup = byKey(items, "no_lint_suppression");
     expect(sup.type).toBe("user_style");
     expect(sup.content).toContain("`//exhaustive:ignore`");
-    expect(sup.content).toBe("Don't silence linters with suppression directives (refused adding `//exhaustive:ignore`); fix the code instead.");
+    expect(sup.content).toBe("Don't add `//exhaustive:ignore` to silence the linter; fix the code instead.");
     expect(byKey(items, "lint_command").content).toBe("Lints with `mise run lint`.");
     expect(byKey(items, "test_command").content).toStartWith("Runs tests with `mise run test`");
     expect(items.some((i) => i.key.startsWith("module:"))).toBe(false); // "sessions work on x.go" is not kept
@@ -76,7 +76,7 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     const pref = byKey(items, "pref:work_documentation_linear");
     expect(pref.content).toBe("Keep our working documentation in linear.");
     expect(pref.scope).toBe("project");
-    expect(byKey(items, "correction:create_comment").content).toBe("As a document attached to the issue directly, not as a comment (create_comment).");
+    expect(items.some((i) => i.key.startsWith("correction:"))).toBe(false); // a quoted refusal is not a wiki line
     expect(items.some((i) => i.type === "pitfall")).toBe(false); // nothing failed in this session
   });
 

@@ -312,6 +312,8 @@ function lastingReason(events: readonly EngineEvent[], c: Chain, text: string, f
   if (c.pass.ev.ms - c.first.ev.ms >= 10 * 60_000) return "hard-won";
   const msgs = userMessages(events).filter((m) => m.ev.ms > c.first.ev.ms && m.ev.ms < c.pass.ev.ms && !isPlanMessage(m.text));
   if (msgs.length > 0) return "user-remarked";
+  // A test brought in line with new behaviour (only test files changed) is routine, however long it took.
+  if (fixFiles.length > 0 && fixFiles.every((f) => TEST_FILE.test(f)) && !fixedByCommand) return null;
   if (NON_OBVIOUS.test(text) || fixedByCommand) return "non-obvious";
   const sourceFixed = fixFiles.some((f) => !TEST_FILE.test(f));
   if (c.first.kind === "test" && RUNTIME_ERROR.test(text) && sourceFixed) return "non-obvious";

@@ -187,6 +187,8 @@ function modalRule(s: string, sentence: string): Directive | null {
   if (NOW.test(sentence) && !STANDING.test(sentence)) return null;
   const negative = m[2] !== undefined || /\bnever\b/i.test(m[0]);
   const strong = /^must|^shall|^ha/i.test(m[1]!);
+  // "X should (not) display/show …" asks for a change to what a page shows: a task, not a rule.
+  if (/^(?:display|show|render|appear|hide|be (?:hidden|shown|displayed|visible)|include|mention|say|read|look)$/i.test(m[3]!)) return null;
   const reasoned = /\b(?:because|since|as they|so that)\b/i.test(body.slice(m.index)); // "… since they consume tokens"
   if (!negative && !strong && !reasoned && !CONDITION.test(body) && !STANDING.test(sentence)) return null;
   return { polarity: negative ? -1 : 1, object: body.replace(/[.!;,:]+$/, ""), standing: true, form: "modal" };
@@ -400,7 +402,7 @@ function addedText(call: EngineEvent): { added: string; removed: string } {
 
 const CORRECTION_FORM = /\bnot (?:as|via|with|using|in|through|by|the)\b.+\bbut\b|\binstead\b|\brather than\b|\bshould (?:be|go|use)\b/i;
 
-/** A refused tool call followed by the user's instruction: what the user wanted instead. */
+/** A refused edit that added a lint-suppression directive, followed by the user's instruction: fix the code instead. */
 export function rejectionCorrections(input: RuleInput): Candidate[] {
   const out: Candidate[] = [];
   const msgs = userMessages(input.events);
@@ -414,7 +416,7 @@ export function rejectionCorrections(input: RuleInput): Candidate[] {
       out.push({
         type: "user_style",
         key: "no_lint_suppression",
-        content: `Don't silence linters with suppression directives (refused adding \`${suppression[0].trim()}\`); fix the code instead${/\binstead\b/i.test(instruction) && !instruction.includes("?") ? ` ("${instruction}")` : ""}.`,
+        content: `Don't add \`${suppression[0].trim()}\` to silence the linter; fix the code instead${/\binstead\b/i.test(instruction) && !instruction.includes("?") ? ` ("${instruction}")` : ""}.`,
         tags: ["preference", "dont", "lint", "correction"],
         importance: 0.75,
         confidence: 0.7,
@@ -425,31 +427,10 @@ export function rejectionCorrections(input: RuleInput): Candidate[] {
         polarity: -1,
         rule: "style-preferences:rejection",
       });
-      continue;
     }
-    if (!CORRECTION_FORM.test(next.text) || next.text.length > 400) continue;
-    if (sentences(next.text).some((s) => parseDirective(s) !== null)) continue; // the explicit rule has it
-    const toolSlug = slug(call.type === "code_change" ? "edit" : call.tool.replace(/^mcp__[\w-]+__/, "") || "command", 3);
-    // The rule behind the refusal, in the form "Y, not X" ("not as a comment, but as a document
-    // attached to the issue" → "As a document attached to the issue, not as a comment"); a correction
-    // that cannot be put that way is left to the episode (a quoted refusal is not a wiki line).
-    const pair = /\bnot\s+((?:as|via|with|using|in|through|by|the)\b[^,.;]{2,80}?),?\s+but\s+([^.;!?]{3,120})/i.exec(next.text);
-    if (!pair) continue;
-    const tool = call.tool.replace(/^mcp__[\w-]+__/, "");
-    const rewritten = `${pair[2]!.trim().replace(/^./, (ch) => ch.toUpperCase())}, not ${pair[1]!.trim()}${call.type === "code_change" || !tool ? "" : ` (${tool})`}`;
-    out.push({
-      type: "user_style",
-      key: `correction:${toolSlug}`,
-      content: `${rewritten.replace(/[.!]+$/, "")}.`,
-      tags: ["correction", toolSlug],
-      importance: 0.6,
-      confidence: 0.6,
-      scope: "project",
-      file_paths: call.filePaths,
-      source_episode_id: input.episodeId,
-      source_event_ids: [call.id, result.id, next.ev.id],
-      rule: "style-preferences:rejection",
-    });
+    // Other refusals are left to the episode (and to the rule the user states next, which
+    // explicitPreferences reads): "not as a comment, but as a document attached to the issue" has no
+    // subject of its own, and a reviewer counted every such item as not standing alone.
   }
   return out;
 }
