@@ -32,6 +32,17 @@ describe("sqrl binary basics", () => {
     expect(sub.stdout).toContain("set");
   });
 
+  test("--help piped is plain text (no ANSI colour, even without NO_COLOR/CI) and names the full command", () => {
+    const { NO_COLOR: _n, CI: _c, ...plainEnv } = env;
+    for (const args of [["--help"], ["config", "set", "--help"], ["daemon", "logs", "-h"]]) {
+      const r = runSqrl(args, { env: plainEnv });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain("\u001b[");
+    }
+    expect(runSqrl(["config", "set", "--help"], { env: plainEnv }).stdout).toContain("USAGE sqrl config set ");
+    expect(runSqrl(["status", "--help"], { env: plainEnv }).stdout).toContain("USAGE sqrl status ");
+  });
+
   test("unknown command: exit 2, one line that says what to do, no stack", () => {
     const r = runSqrl(["frobnicate"], { env });
     expect(r.code).toBe(2);
