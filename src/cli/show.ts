@@ -1,3 +1,4 @@
+import { plural } from "../shared/plural.ts";
 import type { Database } from "bun:sqlite";
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
@@ -145,7 +146,7 @@ export function renderShow(r: ShowResult): string {
     for (const e of r.episodes) lines.push(`  episode ${e.id}  ${e.start_ts} → ${e.end_ts}${e.outcome ? `  [${e.outcome}]` : ""}`, `    ${e.summary}`);
     for (const e of r.events) lines.push(`  ${e.timestamp}  ${e.event_type.padEnd(18)} ${e.id}  ${e.text}`);
   } else if (Array.isArray(it.evidence)) {
-    lines.push("", "Evidence:", ...(it.evidence as Array<{ project_id: string; episode_id: string; event_ids: string[] }>).map((e) => `  ${e.project_id}  episode ${e.episode_id}  (${e.event_ids.length} events)`));
+    lines.push("", "Evidence:", ...(it.evidence as Array<{ project_id: string; episode_id: string; event_ids: string[] }>).map((e) => `  ${e.project_id}  episode ${e.episode_id}  (${plural(e.event_ids.length, "event")})`));
   }
   return `${lines.join("\n")}\n`;
 }

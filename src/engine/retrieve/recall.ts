@@ -1,3 +1,4 @@
+import { plural } from "../../shared/plural.ts";
 import { EpisodeRecall, type RecallQuery } from "../../shared/api.ts";
 import { EventContent } from "../../shared/event.ts";
 import { nowIso, relativeTime } from "../../shared/time.ts";
@@ -51,7 +52,7 @@ export function eventText(type: string, contentJson: string, filePaths: readonly
     case "error":
       return `Error${c.tool ? ` in ${c.tool}` : ""}: ${(c.text ?? out).trim()}`;
     case "git_commit":
-      return c.commit ? `Commit ${c.commit.hash.slice(0, 10)}: ${c.commit.message.trim()} (${c.commit.files.length} files, +${c.commit.insertions}/-${c.commit.deletions})` : "Commit";
+      return c.commit ? `Commit ${c.commit.hash.slice(0, 10)}: ${c.commit.message.trim()} (${plural(c.commit.files.length, "file")}, +${c.commit.insertions}/-${c.commit.deletions})` : "Commit";
     case "session_summary":
       return `Summary: ${(c.text ?? "").trim()}`;
     default:
@@ -120,7 +121,7 @@ export async function recall(ctx: RetrievalContext, q: RecallQuery): Promise<Epi
     });
   }
   const summary = oneLine(episode.summary);
-  const header = `## Episode ${episode.episode_id} (${relativeTime(episode.start_ts, ctx.nowMs)}, ${episode.event_count} events)${summary ? `\n${summary}` : ""}`;
+  const header = `## Episode ${episode.episode_id} (${relativeTime(episode.start_ts, ctx.nowMs)}, ${plural(episode.event_count, "event")})${summary ? `\n${summary}` : ""}`;
   const packed = packBlocks({ header, blocks, budget, counter: ctx.counter, noun: "events", emptyText: "This episode has no stored events." });
   const byId = new Map(events.map((e) => [e.id, e]));
   const shown = packed.shown

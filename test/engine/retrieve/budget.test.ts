@@ -67,7 +67,7 @@ describe("packBlocks", () => {
   test("nothing fits: the fullest frame that fits, or an empty string at budget 1", () => {
     const p = packBlocks({ header: "## H", blocks: [block("a", 300)], budget: 40, counter });
     expect(p.shown).toHaveLength(0);
-    expect(p.markdown).toContain("0 of 1 items shown");
+    expect(p.markdown).toContain("0 of 1 item shown");
     expect(packBlocks({ header: "## H", blocks: [block("a", 300)], budget: 1, counter }).markdown).toBe("");
   });
 

@@ -55,6 +55,14 @@ describe("task_context over the labelled set", () => {
     expect(m.reason).toContain("pitfall");
   });
 
+  test("text the model reads is grammatical: no \"A your style preference\", no \"1 items\"", async () => {
+    const r = await ask("Commit these changes with a good message");
+    const style = r.selected_memories.find((m) => m.type === "user_style")!;
+    expect(style.reason).toMatch(/Your (high-importance )?style preference/);
+    expect(style.reason).not.toContain("A your");
+    expect(r.markdown).not.toMatch(/\b1 of \d+ items|of 1 items/);
+  });
+
   test("markdown groups memories by kind under headings", async () => {
     const r = await ask("Validate the request body of POST /inventory", ["src/routes/inventory.ts"]);
     expect(r.markdown).toContain("## Relevant memory for this task");

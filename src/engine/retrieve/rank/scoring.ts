@@ -250,5 +250,8 @@ export function explain(item: Pick<MemoryItem, "type" | "importance" | "updated_
   const when = age <= 14 ? `, updated ${relativeTime(item.updated_at, nowMs)}` : "";
   const weight = item.importance >= 0.8 ? "high-importance " : "";
   const lead = bits.length > 0 ? `${bits.join("; ")}. ` : "";
-  return `${lead}A ${weight}${TYPE_NOUN[item.type as MemoryType]}${when}.`;
+  const noun = `${weight}${TYPE_NOUN[item.type as MemoryType]}`;
+  // "Your style preference", never "A your style preference".
+  const phrase = noun.startsWith("your ") ? `Your ${noun.slice(5)}` : noun.includes("your ") ? `Your ${noun.replace("your ", "")}` : `A ${noun}`;
+  return `${lead}${phrase}${when}.`;
 }

@@ -1,3 +1,4 @@
+import { singularOf } from "../../../shared/plural.ts";
 import type { TokenCounter } from "../../../shared/tokens.ts";
 
 /**
@@ -66,7 +67,7 @@ const FRAMES: Frame[] = [
 
 export function footerLine(n: number, budget: number, shown: number, total: number, noun: string, omittedSeen: number): string {
   const seen = omittedSeen > 0 ? ` · ${omittedSeen} omitted as already shown` : "";
-  return `Budget: ~${n}/${budget} tokens · ${shown} of ${total} ${noun} shown${seen}`;
+  return `Budget: ~${n}/${budget} tokens · ${shown} of ${total} ${total === 1 ? singularOf(noun) : noun} shown${seen}`;
 }
 
 function render(input: PackInput, frame: Frame, shown: readonly Block[], footer: string | undefined): string {
