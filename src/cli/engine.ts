@@ -7,7 +7,8 @@ import { VERSION } from "../version.ts";
 
 /**
  * `sqrl engine`: the memory engine's HTTP API in the foreground (normally started and supervised by
- * the daemon). Writes memory-service.json (0600) once listening and removes it on SIGTERM/SIGINT.
+ * the daemon). Writes memory-service.json (0600) once listening and removes it on SIGTERM/SIGINT, or
+ * when the process that started it goes away.
  */
 export default defineCommand({
   meta: { name: "engine", description: "Run the memory engine's HTTP API in the foreground (the daemon starts it for you)" },
@@ -36,6 +37,12 @@ export default defineCommand({
     };
     process.on("SIGTERM", () => void shutdown("SIGTERM"));
     process.on("SIGINT", () => void shutdown("SIGINT"));
+    // Never outlive the process that started it (the daemon, killed hard or crashed): an orphaned
+    // engine would hold its port and runtime file for nobody.
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) void shutdown("its parent exited");
+    }, 500).unref();
     await new Promise<never>(() => {}); // serve until signalled
   },
 });

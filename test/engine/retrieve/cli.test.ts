@@ -96,6 +96,31 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
     expect(alias.results.length).toBe(2);
   });
 
+  test("sqrl engine stops when the process that started it dies (no orphaned engine after a killed daemon)", async () => {
+    const home = tempDir("sqrl-engine-orphan-");
+    try {
+      const e = isolatedEnv(home.path);
+      const parent = Bun.spawn(["sh", "-c", `"${SQRL_BIN}" engine; true`], { env: e, stdout: "ignore", stderr: "ignore" });
+      const file = join(e.SQRL_HOME!, "memory-service.json");
+      for (let i = 0; i < 100 && !existsSync(file); i++) await Bun.sleep(50);
+      const { pid } = JSON.parse(readFileSync(file, "utf8")) as { pid: number };
+      parent.kill("SIGKILL");
+      let alive = true;
+      for (let i = 0; i < 100 && alive; i++) {
+        await Bun.sleep(50);
+        try {
+          process.kill(pid, 0);
+        } catch {
+          alive = false;
+        }
+      }
+      expect(alive).toBe(false);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      home.cleanup();
+    }
+  });
+
   test("sqrl engine writes memory-service.json (0600) and removes it on SIGTERM", async () => {
     const home = tempDir("sqrl-engine-bin-");
     try {
