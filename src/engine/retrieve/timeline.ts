@@ -3,7 +3,7 @@ import { Timeline, type TimelineEpisode, type TimelineQuery } from "../../shared
 import { NotFoundError } from "../../shared/errors.ts";
 import { nowIso, relativeTime } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
-import { listItem, oneLine, shortPaths } from "./render/markdown.ts";
+import { listItem, oneLine, shortPaths, statesOutcome } from "./render/markdown.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 
 /**
@@ -56,7 +56,7 @@ export function getEpisode(db: Database, projectId: string, episodeId: string): 
 export function episodeLine(e: TimelineEpisode, nowMs: number): string {
   const summary = oneLine(e.summary) || "(not summarized yet)";
   const files = e.file_paths.length > 0 ? ` Files: ${shortPaths(e.file_paths, 3)}.` : "";
-  const outcome = e.outcome ? ` Outcome: ${oneLine(e.outcome)}.` : "";
+  const outcome = e.outcome && !statesOutcome(summary, oneLine(e.outcome)) ? ` Outcome: ${oneLine(e.outcome)}.` : "";
   return listItem(`${relativeTime(e.start_ts, nowMs)} · ${e.event_count} event${e.event_count === 1 ? "" : "s"} · ${e.episode_id}: ${summary.replace(/\.?$/, ".")}${files}${outcome}`);
 }
 

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
+import { recall } from "../../../src/engine/retrieve/recall.ts";
+import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
+import { timeline } from "../../../src/engine/retrieve/timeline.ts";
+import { RecallQuery, TimelineQuery } from "../../../src/shared/api.ts";
 import { estimateTokens } from "../../../src/shared/tokens.ts";
 import { listEpisodes } from "../../../src/sql/episodes.ts";
 import { currentItems, type MemoryItem } from "../../../src/sql/memory-items.ts";
@@ -40,6 +44,15 @@ function byKey(items: readonly MemoryItem[], key: string): MemoryItem {
 }
 
 describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the repo)", () => {
+  test("b1: the timeline and recall state the episode's outcome once", async () => {
+    const { sb, episodes } = await run(B1);
+    expect(episodes[0]!.summary).toContain("Outcome: fixed");
+    const ctx = retrievalContext(sb.db, sb.root);
+    const t = await timeline(ctx, TimelineQuery.parse({ project_id: sb.root }));
+    const r = await recall(ctx, RecallQuery.parse({ project_id: sb.root, episode_id: episodes[0]!.id }));
+    for (const md of [t.markdown, r.markdown]) expect(md.match(/Outcome:/g)?.length).toBe(1);
+  });
+
   test("b1: the lint failure and its fix become a pitfall; the refused //exhaustive:ignore a style item", async () => {
     const { items, episodes, events } = await run(B1);
     expect(episodes.length).toBe(1);
