@@ -93,6 +93,20 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
     await client.close();
   });
 
+  test("get_memory_timeline reads since as people write it, and refuses what it cannot read", async () => {
+    const client = await connect();
+    const call = async (since: string) => client.callTool({ name: "get_memory_timeline", arguments: { since } });
+    const recent = Timeline.parse((await call("3 days ago")).structuredContent);
+    expect(recent.episodes.map((e) => e.episode_id)).toEqual([SEED_EPISODE_ID]);
+    const none = Timeline.parse((await call("yesterday")).structuredContent);
+    expect(none.episodes).toEqual([]);
+    expect(none.markdown).not.toContain("No episodes recorded yet");
+    const bad = await call("soon");
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain("yesterday");
+    await client.close();
+  });
+
   test("budget respected, relevance, abstention", async () => {
     const client = await connect();
     for (const budget of [50, 200]) {

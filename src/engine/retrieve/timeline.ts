@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { Timeline, type TimelineEpisode, type TimelineQuery } from "../../shared/api.ts";
 import { NotFoundError } from "../../shared/errors.ts";
+import { parseSince } from "../../shared/since.ts";
 import { nowIso, relativeTime } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
 import { listItem, oneLine, shortPaths, statesOutcome } from "./render/markdown.ts";
@@ -62,12 +63,14 @@ export function episodeLine(e: TimelineEpisode, nowMs: number): string {
 
 export async function timeline(ctx: RetrievalContext, q: TimelineQuery): Promise<Timeline> {
   const budget = q.context_budget_tokens ?? ctx.budgets.search;
-  const since = q.since ? "AND e.start_ts >= ?" : "";
-  const params: Array<string | number> = [ctx.projectId, ...(q.since ? [q.since] : []), q.limit];
+  // "yesterday", "2 days ago", ISO…: parsed here, refused with the forms that work, never misread.
+  const sinceIso = q.since ? parseSince(q.since, ctx.nowMs) : undefined;
+  const since = sinceIso ? "AND e.start_ts >= ?" : "";
+  const params: Array<string | number> = [ctx.projectId, ...(sinceIso ? [sinceIso] : []), q.limit];
   const newestFirst = (ctx.db.query(`${SELECT_EPISODES} WHERE e.project_id = ? ${since} ORDER BY e.start_ts DESC, e.id DESC LIMIT ?`).all(...params) as EpisodeRow[]).map(toEpisode);
   const n = newestFirst.length;
   const blocks: Block[] = newestFirst.map((e, i) => ({ id: e.episode_id, text: episodeLine(e, ctx.nowMs), order: n - i }));
-  const packed = packBlocks({ header: "## Project timeline (oldest first)", blocks, budget, counter: ctx.counter, noun: "episodes", emptyText: "No episodes recorded yet." });
+  const packed = packBlocks({ header: "## Project timeline (oldest first)", blocks, budget, counter: ctx.counter, noun: "episodes", emptyText: sinceIso ? `No episodes since ${sinceIso} ("${q.since}").` : "No episodes recorded yet." });
   const byId = new Map(newestFirst.map((e) => [e.episode_id, e]));
   const shown = packed.shown.map((b) => byId.get(b.id)!).sort((a, b) => a.start_ts.localeCompare(b.start_ts) || a.episode_id.localeCompare(b.episode_id));
   return Timeline.parse({

@@ -73,6 +73,15 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
     expect(outside.stderr).toContain("sqrl init");
   });
 
+  test("sqrl timeline --since takes what people write and refuses what it cannot read", () => {
+    const t = Timeline.parse(JSON.parse(runSqrl(["timeline", "--since", "yesterday", "--json"], { env, cwd: repo }).stdout));
+    expect(t.episodes.map((e) => e.episode_id)).toEqual(["ep_cli"]);
+    expect(runSqrl(["timeline", "--since", "2 days ago"], { env, cwd: repo }).stdout).toContain("ep_cli");
+    const bad = runSqrl(["timeline", "--since", "soon"], { env, cwd: repo });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("yesterday");
+  });
+
   test("a reader that closes the pipe early (`| head -1`) ends the command quietly: exit 0, no stack", () => {
     for (const cmd of [`"${SQRL_BIN}" search "pipe check lint" --top-k 100 --budget 100000 | head -1`, `"${SQRL_BIN}" search "pipe check" --json --top-k 100 --budget 100000 | head -c 10`]) {
       const r = Bun.spawnSync(["bash", "-o", "pipefail", "-c", cmd], { env, cwd: repo, stdout: "pipe", stderr: "pipe" });
