@@ -16,6 +16,8 @@ export default defineCommand({
     port: { type: "string", description: "Port on 127.0.0.1 (default: a free one)" },
   },
   async run({ args }) {
+    // Read before anything slow: a parent that dies during start-up must still count as gone.
+    const parent = process.ppid;
     const port = args.port === undefined ? 0 : Number(args.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${args.port}".`);
     const { startEngineServer } = await import("../engine/server.ts");
@@ -39,7 +41,6 @@ export default defineCommand({
     process.on("SIGINT", () => void shutdown("SIGINT"));
     // Never outlive the process that started it (the daemon, killed hard or crashed): an orphaned
     // engine would hold its port and runtime file for nobody.
-    const parent = process.ppid;
     setInterval(() => {
       if (process.ppid !== parent) void shutdown("its parent exited");
     }, 500).unref();
