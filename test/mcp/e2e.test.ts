@@ -93,6 +93,17 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
     await client.close();
   });
 
+  test("a budget too small for any answer gets one short line that says so, not empty text", async () => {
+    const client = await connect();
+    for (const budget of [1, 3]) {
+      const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "Fix the JWT login tests", context_budget_tokens: budget, include_seen: true } });
+      expect(res.isError).toBe(true);
+      expect(text(res)).toContain("too small");
+      expect(text(res).trim().split("\n")).toHaveLength(1);
+    }
+    await client.close();
+  });
+
   test("get_memory_timeline reads since as people write it, and refuses what it cannot read", async () => {
     const client = await connect();
     const call = async (since: string) => client.callTool({ name: "get_memory_timeline", arguments: { since } });

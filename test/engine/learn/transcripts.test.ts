@@ -5,7 +5,7 @@ import { recall } from "../../../src/engine/retrieve/recall.ts";
 import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
 import { timeline } from "../../../src/engine/retrieve/timeline.ts";
 import { RecallQuery, TimelineQuery } from "../../../src/shared/api.ts";
-import { estimateTokens } from "../../../src/shared/tokens.ts";
+import { estimateTokens, loadTokenCounter } from "../../../src/shared/tokens.ts";
 import { listEpisodes } from "../../../src/sql/episodes.ts";
 import { currentItems, type MemoryItem } from "../../../src/sql/memory-items.ts";
 import { listUserStyle } from "../../../src/sql/user-style.ts";
@@ -51,6 +51,16 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     const t = await timeline(ctx, TimelineQuery.parse({ project_id: sb.root }));
     const r = await recall(ctx, RecallQuery.parse({ project_id: sb.root, episode_id: episodes[0]!.id }));
     for (const md of [t.markdown, r.markdown]) expect(md.match(/Outcome:/g)?.length).toBe(1);
+  });
+
+  test("b1: recall never exceeds its budget counted by the real o200k tokenizer (the estimator undercounts this Go/shell output)", async () => {
+    const { sb, episodes } = await run(B1);
+    const ctx = retrievalContext(sb.db, sb.root);
+    const o200k = await loadTokenCounter("o200k");
+    for (const budget of [100, 200, 400, 600, 1000, 2000]) {
+      const r = await recall(ctx, RecallQuery.parse({ project_id: sb.root, episode_id: episodes[0]!.id, context_budget_tokens: budget }));
+      expect({ budget, real: Math.min(o200k.count(r.markdown), budget) }).toEqual({ budget, real: o200k.count(r.markdown) });
+    }
   });
 
   test("b1: the lint failure and its fix become a pitfall; the refused //exhaustive:ignore a style item", async () => {

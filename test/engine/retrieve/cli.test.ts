@@ -99,7 +99,7 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
     const bogus = runSqrl(["status", "--bogus"], { env, cwd: repo });
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain("sqrl status --help");
-    const one = SearchResponse.parse(JSON.parse(runSqrl(["search", "pipe check", "--top-k", "1", "--json"], { env, cwd: repo }).stdout));
+    const one = SearchResponse.parse(JSON.parse(runSqrl(["search", "pipe check", "--top-k", "1", "--budget", "100000", "--json"], { env, cwd: repo }).stdout));
     expect(one.results.length).toBe(1);
     const alias = SearchResponse.parse(JSON.parse(runSqrl(["search", "pipe check", "--top=2", "--budget", "100000", "--json"], { env, cwd: repo }).stdout));
     expect(alias.results.length).toBe(2);
@@ -111,7 +111,7 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
       const e = isolatedEnv(home.path);
       const parent = Bun.spawn(["sh", "-c", `"${SQRL_BIN}" engine; true`], { env: e, stdout: "ignore", stderr: "ignore" });
       const file = join(e.SQRL_HOME!, "memory-service.json");
-      for (let i = 0; i < 100 && !existsSync(file); i++) await Bun.sleep(50);
+      for (let i = 0; i < 400 && !existsSync(file); i++) await Bun.sleep(50);
       const { pid } = JSON.parse(readFileSync(file, "utf8")) as { pid: number };
       parent.kill("SIGKILL");
       let alive = true;
@@ -128,7 +128,7 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
     } finally {
       home.cleanup();
     }
-  });
+  }, 30_000);
 
   test("sqrl engine writes memory-service.json (0600) and removes it on SIGTERM", async () => {
     const home = tempDir("sqrl-engine-bin-");
