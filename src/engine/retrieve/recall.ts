@@ -1,4 +1,5 @@
 import { plural } from "../../shared/plural.ts";
+import { scrubLocalPaths } from "../../shared/privacy/local-paths.ts";
 import { EpisodeRecall, type RecallQuery } from "../../shared/api.ts";
 import { EventContent } from "../../shared/event.ts";
 import { nowIso, relativeTime } from "../../shared/time.ts";
@@ -105,7 +106,7 @@ export async function recall(ctx: RetrievalContext, q: RecallQuery): Promise<Epi
   const blocks: Block[] = [];
   for (let i = events.length - 1; i >= 0; i--) {
     const ev = events[i]!;
-    const full = headAndTail(eventText(ev.event_type, ev.content_json, ev.file_paths), MAX_EVENT_CHARS);
+    const full = headAndTail(scrubLocalPaths(eventText(ev.event_type, ev.content_json, ev.file_paths), ctx.projectId), MAX_EVENT_CHARS);
     const prefix = `${hhmm(ev.timestamp)} `;
     const entry: { full: string; line: string; cut?: { line: string; cut: string } } = { full, line: listItem(`${prefix}${full}`) };
     texts.set(ev.id, entry);

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { Timeline, type TimelineEpisode, type TimelineQuery } from "../../shared/api.ts";
 import { NotFoundError } from "../../shared/errors.ts";
+import { scrubLocalPaths } from "../../shared/privacy/local-paths.ts";
 import { parseSince } from "../../shared/since.ts";
 import { nowIso, relativeTime } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
@@ -29,10 +30,11 @@ interface EpisodeRow {
 const SELECT_EPISODES = `SELECT e.id, e.session_id, e.start_ts, e.end_ts, e.event_count, e.summary, e.importance,
   s.file_paths AS files, s.outcome AS outcome FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`;
 
-function toEpisode(r: EpisodeRow): TimelineEpisode {
+/** An episode as the read path shows it: paths repo-relative, home folders as `~` (they reach models). */
+function toEpisode(r: EpisodeRow, root: string): TimelineEpisode {
   let files: string[] = [];
   try {
-    files = r.files ? (JSON.parse(r.files) as string[]) : [];
+    files = r.files ? (JSON.parse(r.files) as string[]).map((f) => scrubLocalPaths(f, root)) : [];
   } catch {}
   return {
     episode_id: r.id,
@@ -40,17 +42,17 @@ function toEpisode(r: EpisodeRow): TimelineEpisode {
     start_ts: r.start_ts,
     end_ts: r.end_ts,
     event_count: r.event_count,
-    summary: r.summary,
+    summary: scrubLocalPaths(r.summary, root),
     importance: r.importance,
     file_paths: files,
-    outcome: r.outcome ?? "",
+    outcome: scrubLocalPaths(r.outcome ?? "", root),
   };
 }
 
 export function getEpisode(db: Database, projectId: string, episodeId: string): TimelineEpisode {
   const row = db.query(`${SELECT_EPISODES} WHERE e.project_id = ? AND e.id = ?`).get(projectId, episodeId) as EpisodeRow | null;
   if (!row) throw new NotFoundError(`Episode ${episodeId} is not in ${projectId}. List episodes with \`sqrl timeline\`.`, "episode_not_found");
-  return toEpisode(row);
+  return toEpisode(row, projectId);
 }
 
 /** `- 3 days ago · 42 events · ep_x: summary. Files: a, b. Outcome: tests green.` */
@@ -67,7 +69,7 @@ export async function timeline(ctx: RetrievalContext, q: TimelineQuery): Promise
   const sinceIso = q.since ? parseSince(q.since, ctx.nowMs) : undefined;
   const since = sinceIso ? "AND e.start_ts >= ?" : "";
   const params: Array<string | number> = [ctx.projectId, ...(sinceIso ? [sinceIso] : []), q.limit];
-  const newestFirst = (ctx.db.query(`${SELECT_EPISODES} WHERE e.project_id = ? ${since} ORDER BY e.start_ts DESC, e.id DESC LIMIT ?`).all(...params) as EpisodeRow[]).map(toEpisode);
+  const newestFirst = (ctx.db.query(`${SELECT_EPISODES} WHERE e.project_id = ? ${since} ORDER BY e.start_ts DESC, e.id DESC LIMIT ?`).all(...params) as EpisodeRow[]).map((r) => toEpisode(r, ctx.projectId));
   const n = newestFirst.length;
   const blocks: Block[] = newestFirst.map((e, i) => ({ id: e.episode_id, text: episodeLine(e, ctx.nowMs), order: n - i }));
   const packed = packBlocks({ header: "## Project timeline (oldest first)", blocks, budget, counter: ctx.counter, noun: "episodes", emptyText: sinceIso ? `No episodes since ${sinceIso} ("${q.since}").` : "No episodes recorded yet." });

@@ -94,3 +94,27 @@ describe("timeline since, as people write it", () => {
     }
   });
 });
+
+describe("local paths", () => {
+  test("timeline and recall show paths repo-relative and home folders as ~", async () => {
+    addEpisode(p.db, p.root, {
+      id: "ep_paths",
+      days_ago: 0.5,
+      summary: `Goal: "fix ${p.root}/src/app.ts as in /Users/bob/work/notes.md"`,
+      outcome: "fixed",
+      file_paths: [`${p.root}/src/app.ts`],
+      events: [
+        { type: "user_message", content: { text: `look at ${p.root}/src/app.ts and /home/carol/.npmrc` }, at: 0 },
+        { type: "command_run", content: { command: `cd ${p.root} && cat /Users/bob/x.log`, exit_code: 0, output: `${p.root}/src/app.ts:3 ok` }, at: 1 },
+      ],
+    }, NOW);
+    const t = await timeline(ctx(), TimelineQuery.parse({ project_id: p.root }));
+    const r = await recall(ctx(), RecallQuery.parse({ project_id: p.root, episode_id: "ep_paths" }));
+    for (const text of [t.markdown, JSON.stringify(t.episodes), r.markdown]) {
+      expect(text).not.toContain(p.root);
+      expect(text).not.toMatch(/\/Users\/bob|\/home\/carol/);
+    }
+    expect(t.markdown).toContain("src/app.ts");
+    expect(r.markdown).toContain("~/.npmrc");
+  });
+});
