@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { recall } from "../../../src/engine/retrieve/recall.ts";
 import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
@@ -61,6 +62,19 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
       const r = await recall(ctx, RecallQuery.parse({ project_id: sb.root, episode_id: episodes[0]!.id, context_budget_tokens: budget }));
       expect({ budget, real: Math.min(o200k.count(r.markdown), budget) }).toEqual({ budget, real: o200k.count(r.markdown) });
     }
+  });
+
+  test("a fact read from the repo's manifest dates from when sqrl read it, not from the old transcript", async () => {
+    sb = sandbox();
+    writeFileSync(join(sb.root, "go.mod"), "module github.com/example/cli\n\ngo 1.24\n");
+    const events = transcriptEvents(B1, "claude", sb.root);
+    await processEvents(request(sb.root, events), sb.deps());
+    const lang = currentItems(sb.db, sb.root).find((i) => i.key === "language");
+    expect(lang?.content).toContain("Go");
+    expect(lang!.updated_at).toBe(new Date(sb.deps().now!()).toISOString());
+    // The transcript's own memories keep the time the episode showed them.
+    const pit = currentItems(sb.db, sb.root).find((i) => i.type === "pitfall");
+    if (pit) expect(pit.updated_at < "2026-03-01").toBe(true);
   });
 
   test("b1: the lint failure and its fix become a pitfall; the refused //exhaustive:ignore a style item", async () => {
