@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { CONFIG_KEY_NAMES } from "../../src/shared/config-keys.ts";
-import { REPO_ROOT, runSqrl } from "../helpers/sqrl.ts";
+import { REPO_ROOT, runSqrl, SQRL_BIN } from "../helpers/sqrl.ts";
 
 const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
 
@@ -58,4 +58,11 @@ test("every flag the README names exists in that command's --help (compiled bina
   }
   expect(checked.length).toBeGreaterThan(15);
   expect(missing).toEqual([]);
+});
+
+test.skipIf(!(process.platform === "linux" && process.arch === "x64" && existsSync(SQRL_BIN)))("the README's binary size is the measured one (within 10 %)", () => {
+  const m = /about (\d+) MB on linux-x64/.exec(readme);
+  expect(m).not.toBeNull();
+  const mb = statSync(SQRL_BIN).size / 1_000_000;
+  expect(Math.abs(mb - Number(m![1])) / mb).toBeLessThan(0.1);
 });
