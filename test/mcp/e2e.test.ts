@@ -12,7 +12,7 @@ import type { z } from "zod";
 import { estimateTokens } from "../../src/shared/tokens.ts";
 import { EpisodeRecall, NO_RELEVANT_MEMORY, PitfallsView, ProjectBriefView, SearchResponse, TaskContext, Timeline, UserStyleView } from "../../src/shared/api.ts";
 import { makeHome, type DaemonHome } from "../daemon/harness.ts";
-import { REPO_ROOT, runSqrl, SQRL_BIN } from "../helpers/sqrl.ts";
+import { runSqrl, SQRL_BIN } from "../helpers/sqrl.ts";
 import { serverManifest } from "../../src/mcp/manifest.ts";
 import { SEED_EPISODE_ID, seedProject } from "./fixtures.ts";
 
@@ -25,7 +25,6 @@ const OUTPUT: Record<string, z.ZodType> = {
   get_memory_timeline: Timeline,
   recall_episode: EpisodeRecall,
 };
-const INSPECTOR = join(REPO_ROOT, "node_modules", ".bin", "mcp-inspector");
 
 let home: DaemonHome;
 let root: string;
@@ -191,29 +190,6 @@ describe("sqrl mcp protocol hygiene", () => {
     expect(msgs.find((m) => m.id === 1)!.result!.protocolVersion).toBe("2025-06-18");
     expect(ProjectBriefView.parse(msgs.find((m) => m.id === 2)!.result!.structuredContent).project_id).toBe(root);
     expect(msgs.find((m) => m.id === 3)!.result!.tools).toHaveLength(7);
-  });
-});
-
-describe("MCP Inspector CLI", () => {
-  const inspector = (args: string[]) =>
-    Bun.spawnSync(["node", INSPECTOR, "--cli", "-e", `SQRL_HOME=${home.sqrlHome}`, "-e", `HOME=${home.env.HOME}`, "--cwd", root, SQRL_BIN, "mcp", ...args], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.env.HOME!, NO_COLOR: "1", CI: "1" },
-      cwd: root,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-
-  test.skipIf(!existsSync(INSPECTOR))("lists the tools and calls one", () => {
-    const list = inspector(["--method", "tools/list"]);
-    expect(list.exitCode).toBe(0);
-    const names = (JSON.parse(list.stdout.toString()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
-    expect(names).toHaveLength(7);
-    expect(names).toContain("get_task_context");
-    const call = inspector(["--method", "tools/call", "--tool-name", "search_project_memory", "--tool-arg", "query=soft delete inventory", "--tool-arg", "include_seen=true"]);
-    expect(call.exitCode).toBe(0);
-    const out = call.stdout.toString();
-    const result = JSON.parse(out.slice(0, out.lastIndexOf("}") + 1)) as { structuredContent: unknown };
-    expect(SearchResponse.parse(result.structuredContent).results.length).toBeGreaterThan(0);
   });
 });
 
