@@ -81,8 +81,24 @@ export function findUnknownFlag(rawArgs: string[], chain: ArgsDef[]): { flag: st
     if (word === "--") break;
     if (!word.startsWith("-") || word === "-" || /^-\d/.test(word)) continue;
     const flag = word.includes("=") ? word.slice(0, word.indexOf("=")) : word;
+    // Short flags bundle (`-fn5`: -f, then -n with the value 5), as citty's parser reads them.
+    if (!flag.startsWith("--") && flag.length > 2) {
+      const bad = shortBundleError(flag, names, takesValue);
+      if (bad) return bad;
+      continue;
+    }
     if (!names.has(flag)) return { flag, suggestion: closestFlag(flag, names) };
     if (takesValue.has(flag) && !word.includes("=")) i++;
+  }
+  return undefined;
+}
+
+/** The first unknown letter of a bundle of short flags; a letter that takes a value ends the bundle. */
+function shortBundleError(bundle: string, names: Set<string>, takesValue: Set<string>): { flag: string; suggestion?: string } | undefined {
+  for (const letter of bundle.slice(1)) {
+    const flag = `-${letter}`;
+    if (!names.has(flag)) return { flag: bundle, suggestion: closestFlag(bundle, names) };
+    if (takesValue.has(flag)) return undefined;
   }
   return undefined;
 }
