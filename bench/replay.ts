@@ -102,6 +102,17 @@ const FIXTURE_EXPECTATIONS: Record<string, Omit<Expectations, "forbidden"> & { f
         files: [],
         expect: [{ type: "user_style", pattern: "linear" }],
       },
+      // Issue 17: a function name or ticket id that no memory mentions must not sink the rest of the task.
+      {
+        task: "fix the exhaustive lint failure in BuildCondensedTranscriptFromBytes",
+        files: [],
+        expect: [{ type: "pitfall", pattern: "missing cases|exhaustive" }],
+      },
+      {
+        task: "write the ENT-98 working notes",
+        files: [],
+        expect: [{ type: "user_style", pattern: "linear" }],
+      },
       {
         task: "Run the tests and the linter after changing the hooks",
         files: [],

@@ -7,7 +7,8 @@ import { VERSION } from "../version.ts";
 
 /**
  * `sqrl engine`: the memory engine's HTTP API in the foreground (normally started and supervised by
- * the daemon). Writes memory-service.json (0600) once listening and removes it on SIGTERM/SIGINT.
+ * the daemon). Writes memory-service.json (0600) once listening and removes it on SIGTERM/SIGINT, or
+ * when the process that started it goes away.
  */
 export default defineCommand({
   meta: { name: "engine", description: "Run the memory engine's HTTP API in the foreground (the daemon starts it for you)" },
@@ -15,6 +16,8 @@ export default defineCommand({
     port: { type: "string", description: "Port on 127.0.0.1 (default: a free one)" },
   },
   async run({ args }) {
+    // Read before anything slow: a parent that dies during start-up must still count as gone.
+    const parent = process.ppid;
     const port = args.port === undefined ? 0 : Number(args.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${args.port}".`);
     const { startEngineServer } = await import("../engine/server.ts");
@@ -36,6 +39,11 @@ export default defineCommand({
     };
     process.on("SIGTERM", () => void shutdown("SIGTERM"));
     process.on("SIGINT", () => void shutdown("SIGINT"));
+    // Never outlive the process that started it (the daemon, killed hard or crashed): an orphaned
+    // engine would hold its port and runtime file for nobody.
+    setInterval(() => {
+      if (process.ppid !== parent) void shutdown("its parent exited");
+    }, 500).unref();
     await new Promise<never>(() => {}); // serve until signalled
   },
 });

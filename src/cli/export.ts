@@ -1,3 +1,4 @@
+import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { writeFileSync } from "node:fs";
 import { exportMemory } from "../engine/learn/memory-transfer.ts";
@@ -18,7 +19,7 @@ export default defineCommand({
     const text = items.map((i) => JSON.stringify(i)).join("\n") + (items.length ? "\n" : "");
     if (args.out) {
       writeFileSync(args.out, text, { mode: 0o600 });
-      process.stderr.write(`Exported ${items.length} memories to ${args.out}\n`);
+      process.stderr.write(`Exported ${plural(items.length, "memory")} to ${args.out}\n`);
     } else if (text) print(text.trimEnd());
   },
 });

@@ -1,3 +1,4 @@
+import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { importMemory, parsePortableLines } from "../engine/learn/memory-transfer.ts";
@@ -21,6 +22,6 @@ export default defineCommand({
     if (args.json) return printJson(outcomes);
     const counts = new Map<string, number>();
     for (const o of outcomes) counts.set(o.verb, (counts.get(o.verb) ?? 0) + 1);
-    print(`Imported ${items.length} memories: ${[...counts].map(([v, n]) => `${n} ${v}`).join(", ") || "nothing to do"}`);
+    print(`Imported ${plural(items.length, "memory")}: ${[...counts].map(([v, n]) => `${n} ${v}`).join(", ") || "nothing to do"}`);
   },
 });

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { plural } from "../shared/plural.ts";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { UsageError } from "../shared/errors.ts";
@@ -129,11 +130,74 @@ export function summaryLines(s: IngestSummary): string[] {
  * `sqrl init` offers to import the project's existing history (Claude Code deletes transcripts after
  * 30 days). Returns the summary line, or undefined when declined.
  */
-export async function offerBackfill(root: string, opts: { yes: boolean }): Promise<{ line: string; summary: IngestSummary } | undefined> {
+export async function offerBackfill(root: string, opts: { yes: boolean }): Promise<{ line: string; summary: IngestSummary & { processed: ProcessedSummary } } | undefined> {
   if (!(await confirm("Import this project's existing agent transcripts and git history now?", { yes: opts.yes }))) return undefined;
   const summary = await runIngest({ backfill: true, only: [root], progress: true });
   delete summary.per_file;
-  return { line: `Imported history: ${summary.added} events added from ${summary.files} transcripts${summary.commits ? ` and ${summary.commits} commits` : ""} (${summary.duplicates} duplicates, ${summary.malformed} malformed lines skipped)`, summary };
+  // Distil what was imported now, so the first `sqrl status` and `sqrl context` already know it
+  // instead of showing events "waiting for the engine".
+  const processed = await processBackfill(root);
+  return {
+    line:
+      `Imported history: ${summary.added} events added from ${summary.files} transcripts${summary.commits ? ` and ${summary.commits} commits` : ""} (${summary.duplicates} duplicates, ${summary.malformed} malformed lines skipped)` +
+      (processed.events > 0 ? `\nDistilled it: ${plural(processed.episodes, "episode")}, ${plural(processed.memories, "memory")}` : ""),
+    summary: { ...summary, processed },
+  };
+}
+
+export interface ProcessedSummary {
+  events: number;
+  episodes: number;
+  memories: number;
+}
+
+/**
+ * Run the engine's write path in this process over the project's unprocessed events (as the daemon's
+ * batcher would, batch by batch, then once more to close quiet episodes), with a progress bar on a
+ * terminal for long runs.
+ */
+export async function processBackfill(root: string): Promise<ProcessedSummary> {
+  const [{ openProjectDb }, events, { processEvents }, { loadConfig }, { nowIso }] = await Promise.all([
+    import("../sql/open.ts"),
+    import("../sql/events.ts"),
+    import("../engine/learn/process-events.ts"),
+    import("../shared/config.ts"),
+    import("../shared/time.ts"),
+  ]);
+  const userId = loadConfig().user_id;
+  const db = openProjectDb(root);
+  const out: ProcessedSummary = { events: 0, episodes: 0, memories: 0 };
+  const episodes = new Set<string>();
+  const memories = new Set<string>();
+  try {
+    const total = events.countEvents(db, root).unprocessed;
+    const bar = process.stderr.isTTY === true && total >= 200;
+    for (;;) {
+      const batch = events.unprocessedEvents(db, root, 500);
+      if (batch.length === 0) break;
+      const byUser = new Map<string, typeof batch>();
+      for (const e of batch) byUser.set(e.user_id, [...(byUser.get(e.user_id) ?? []), e]);
+      for (const [user, group] of byUser) {
+        const res = await processEvents({ project_id: root, user_id: user || userId, events: group });
+        for (const id of res.episode_ids) episodes.add(id);
+        for (const id of res.memory_item_ids) memories.add(id);
+        events.markProcessed(db, group.map((e) => e.id), nowIso());
+        out.events += group.length;
+      }
+      if (bar) process.stderr.write(`\rdistilling: ${out.events}/${total} events`);
+    }
+    if (out.events > 0) {
+      const res = await processEvents({ project_id: root, user_id: userId, events: [] }); // closes quiet episodes
+      for (const id of res.episode_ids) episodes.add(id);
+      for (const id of res.memory_item_ids) memories.add(id);
+    }
+    if (bar) process.stderr.write("\n");
+  } finally {
+    db.close();
+  }
+  out.episodes = episodes.size;
+  out.memories = memories.size;
+  return out;
 }
 
 export default defineCommand({

@@ -1,3 +1,4 @@
+import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { ProjectNotRegisteredError, UsageError } from "../shared/errors.ts";
@@ -17,7 +18,7 @@ function shortArgs(args: Record<string, unknown>): string {
 function render(rows: ToolCallRow[]): string {
   if (rows.length === 0) return "No MCP tool calls recorded for this project yet.\n";
   const lines = rows.map((r) => {
-    const outcome = r.error ? `ERROR ${r.error}` : `${r.memory_ids.length} memories, ~${r.token_estimate ?? 0} tokens`;
+    const outcome = r.error ? `ERROR ${r.error}` : `${plural(r.memory_ids.length, "memory")}, ~${r.token_estimate ?? 0} tokens`;
     return `${r.ts}  (${relativeTime(r.ts)})  ${r.tool}  ${r.latency_ms.toFixed(1)} ms  ${outcome}\n    ${shortArgs(r.args) || "(no arguments)"}${r.memory_ids.length > 0 ? `\n    ids: ${r.memory_ids.join(", ")}` : ""}`;
   });
   return `${lines.join("\n")}\n`;

@@ -34,7 +34,8 @@ export function splitList(raw: unknown): string[] {
 
 /** Call a daemon read path (starting the daemon when none answers). */
 export async function callDaemon<T>(path: string, opts: CallOptions): Promise<T> {
-  const info = await ensureDaemon();
+  // Starting a background process is said, not done silently.
+  const info = await ensureDaemon({ onStart: () => process.stderr.write("sqrl: starting the daemon (it keeps capturing in the background; `sqrl daemon stop` stops it)\n") });
   return callApi<T>("daemon", path, { timeoutMs: 30_000, ...opts }, info);
 }
 

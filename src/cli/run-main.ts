@@ -1,16 +1,19 @@
-import { runCommand, showUsage, type CommandDef } from "citty";
+import { renderUsage, runCommand, type CommandDef } from "citty";
 import { describeError, isSqrlError } from "../shared/errors.ts";
 import { log, setDebug } from "../shared/log.ts";
+import { argsOf, findUnknownFlag } from "./flags.ts";
+import { exitQuietlyOnClosedStdout } from "./stdout.ts";
 
 async function resolveValue<T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> {
   return typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
 }
 
 /** Follow positional words through nested subCommands to the command `--help` is about. */
-async function resolveForHelp(root: CommandDef<any>, rawArgs: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined, string[]]> {
+async function resolveForHelp(root: CommandDef<any>, rawArgs: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined, string[], CommandDef<any>[]]> {
   let cmd = root;
   let parent: CommandDef<any> | undefined;
   const path: string[] = [];
+  const chain = [root];
   for (const word of rawArgs) {
     if (word.startsWith("-")) continue;
     const subs = (await resolveValue(cmd.subCommands)) as Record<string, unknown> | undefined;
@@ -19,8 +22,22 @@ async function resolveForHelp(root: CommandDef<any>, rawArgs: string[]): Promise
     parent = cmd;
     path.push(word);
     cmd = (await resolveValue(next as CommandDef<any>)) as CommandDef<any>;
+    chain.push(cmd);
   }
-  return [cmd, parent, path];
+  return [cmd, parent, path, chain];
+}
+
+/** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
+function wantsColour(): boolean {
+  return process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+}
+
+/** `--help` text of `cmd`, titled with its full command line (`sqrl config set`). */
+async function helpText(cmd: CommandDef<any>, path: string[], version: string): Promise<string> {
+  const parentName = ["sqrl", ...path.slice(0, -1)].join(" ");
+  const parent = path.length === 0 ? undefined : ({ meta: { name: parentName, version } } as CommandDef<any>);
+  const text = await renderUsage(cmd, parent);
+  return wantsColour() ? text : stripAnsi(text);
 }
 
 /**
@@ -35,9 +52,20 @@ export async function runMain(root: CommandDef<any>, version: string, argv = pro
     process.stdout.write(`${version}\n`);
     return;
   }
-  if (rawArgs.includes("--help") || rawArgs.includes("-h")) {
-    const [cmd, parent] = await resolveForHelp(root, rawArgs);
-    await showUsage(cmd, parent);
+  exitQuietlyOnClosedStdout();
+  const helpAt = rawArgs.findIndex((a) => a === "--help" || a === "-h");
+  const endOfFlags = rawArgs.indexOf("--");
+  const [cmd, , path, chain] = await resolveForHelp(root, rawArgs);
+  if (helpAt >= 0 && (endOfFlags < 0 || helpAt < endOfFlags)) {
+    process.stdout.write(`${await helpText(cmd, path, version)}\n\n`);
+    return;
+  }
+  const unknown = findUnknownFlag(rawArgs, await Promise.all(chain.map(argsOf)));
+  if (unknown) {
+    const where = ["sqrl", ...path].join(" ");
+    const hint = unknown.suggestion ? ` Did you mean ${unknown.suggestion}?` : "";
+    process.stderr.write(`sqrl: unknown option ${unknown.flag} for \`${where}\`.${hint} Run \`${where} --help\` for usage.\n`);
+    process.exitCode = 2;
     return;
   }
   try {

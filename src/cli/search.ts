@@ -8,7 +8,7 @@ export default defineCommand({
   meta: { name: "search", description: "Search the project's memory (BM25 + importance + recency)" },
   args: {
     query: { type: "positional", required: true, description: "What to look for" },
-    top: { type: "string", description: "How many results (default 5)" },
+    "top-k": { type: "string", alias: "top", description: "How many results, 1-100 (default 5)" },
     types: { type: "string", description: `Memory types, comma-separated (${MEMORY_TYPES.join(", ")})` },
     paths: { type: "string", description: "Scope paths that bias the ranking, comma-separated" },
     budget: { type: "string", description: "Token budget (default: config budgets.search)" },
@@ -18,8 +18,9 @@ export default defineCommand({
     const types = splitList(args.types);
     const bad = types.find((t) => !(MEMORY_TYPES as readonly string[]).includes(t));
     if (bad) throw new UsageError(`Unknown memory type "${bad}". Use: ${MEMORY_TYPES.join(", ")}.`);
-    const top = args.top === undefined ? undefined : Number(args.top);
-    if (top !== undefined && (!Number.isInteger(top) || top < 1 || top > 100)) throw new UsageError(`--top must be a whole number from 1 to 100, got "${args.top}".`);
+    const rawTop = args["top-k"];
+    const top = rawTop === undefined ? undefined : Number(rawTop);
+    if (top !== undefined && (!Number.isInteger(top) || top < 1 || top > 100)) throw new UsageError(`--top-k must be a whole number from 1 to 100, got "${rawTop}".`);
     const budget = parseBudget(args.budget);
     const query = {
       project_id: projectRootFor(args.project),

@@ -1,3 +1,5 @@
+import { summaryWithOutcome } from "../engine/retrieve/render/markdown.ts";
+import { plural } from "../shared/plural.ts";
 import type { Database } from "bun:sqlite";
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
@@ -142,10 +144,10 @@ export function renderShow(r: ShowResult): string {
   lines.push("", `Replaced by (${r.successors.length}):`, ...(r.successors.length ? r.successors.map(renderVersion) : ["  nothing: this version is current"]));
   if (r.scope === "project") {
     lines.push("", `Evidence: ${r.episodes.length} episode(s), ${r.events.length} event(s)`);
-    for (const e of r.episodes) lines.push(`  episode ${e.id}  ${e.start_ts} → ${e.end_ts}${e.outcome ? `  [${e.outcome}]` : ""}`, `    ${e.summary}`);
+    for (const e of r.episodes) lines.push(`  episode ${e.id}  ${e.start_ts} → ${e.end_ts}`, `    ${summaryWithOutcome(e.summary, e.outcome ?? "")}`);
     for (const e of r.events) lines.push(`  ${e.timestamp}  ${e.event_type.padEnd(18)} ${e.id}  ${e.text}`);
   } else if (Array.isArray(it.evidence)) {
-    lines.push("", "Evidence:", ...(it.evidence as Array<{ project_id: string; episode_id: string; event_ids: string[] }>).map((e) => `  ${e.project_id}  episode ${e.episode_id}  (${e.event_ids.length} events)`));
+    lines.push("", "Evidence:", ...(it.evidence as Array<{ project_id: string; episode_id: string; event_ids: string[] }>).map((e) => `  ${e.project_id}  episode ${e.episode_id}  (${plural(e.event_ids.length, "event")})`));
   }
   return `${lines.join("\n")}\n`;
 }

@@ -6,10 +6,27 @@ import { resolveProjectDir } from "./init-project.ts";
 import { readProjectStatus, type ProjectStatus } from "./project-status.ts";
 import { ProjectNotRegisteredError } from "../shared/errors.ts";
 
-function render(s: ProjectStatus): string {
+/** When the waiting events will be distilled: the daemon's next batch, or what starts it. */
+export interface EngineNextRun {
+  daemon_running: boolean;
+  /** Upper bound in seconds until the next batch (daemon running), else null. */
+  within_s: number | null;
+  text: string;
+}
+
+async function engineNextRun(unprocessed: number): Promise<EngineNextRun> {
+  const [{ readRuntimeInfo }, { daemonHealthy }, { loadConfig }] = await Promise.all([import("../shared/runtime-files.ts"), import("../shared/daemon-launch.ts"), import("../shared/config.ts")]);
+  const info = readRuntimeInfo("daemon");
+  const running = info !== undefined && (await daemonHealthy(info));
+  const interval = loadConfig()["daemon.batch_interval_seconds"];
+  if (running) return { daemon_running: true, within_s: interval, text: unprocessed > 0 ? `the engine takes them within ${interval} s (the daemon batches every ${interval} s)` : `the daemon is running; new events reach the engine within ${interval} s` };
+  return { daemon_running: false, within_s: null, text: unprocessed > 0 ? "the daemon is not running: `sqrl daemon start` (or any read command such as `sqrl context`) sends them to the engine" : "the daemon is not running (`sqrl daemon start`)" };
+}
+
+function render(s: ProjectStatus & { engine_next_run: EngineNextRun }): string {
   const lines = [
     `Project   ${s.project_id}`,
-    `Events    ${s.events.total} stored, ${s.events.unprocessed} waiting for the engine`,
+    `Events    ${s.events.total} stored, ${s.events.unprocessed} waiting for the engine; ${s.engine_next_run.text}`,
     `Episodes  ${s.episodes.total} (${s.episodes.open} open)`,
     `Memory    ${s.memory_items.total} items${s.memory_items.total > 0 ? `: ${Object.entries(s.memory_items.by_type).map(([t, n]) => `${n} ${t}`).join(", ")}` : ""}`,
     `Global    ${s.user_style_items} user-style items in user.db`,
@@ -25,11 +42,12 @@ export default defineCommand({
     path: { type: "positional", required: false, default: ".", description: "Project folder or a path inside it" },
     json: { type: "boolean", description: "Print as JSON" },
   },
-  run({ args }) {
+  async run({ args }) {
     const dir = resolveProjectDir(args.path);
     const root = existsSync(projectPaths.db(dir)) ? dir : projectForPath(dir, listProjects());
     if (!root || !existsSync(projectPaths.db(root))) throw new ProjectNotRegisteredError(dir);
-    const status = readProjectStatus(root);
+    const snapshot = readProjectStatus(root);
+    const status = { ...snapshot, engine_next_run: await engineNextRun(snapshot.events.unprocessed) };
     process.stdout.write(args.json ? `${JSON.stringify(status, null, 2)}\n` : render(status));
   },
 });

@@ -1,3 +1,4 @@
+import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { syncProject } from "../engine/learn/team-sync.ts";
 import { gitignoreHidesShared } from "./init-project.ts";
@@ -13,7 +14,7 @@ export default defineCommand({
     const { report, root } = withProjectDbs(args.project, (db, _userDb, root) => ({ report: syncProject(db, root, { userId }), root }));
     if (args.json) return printJson(report);
     const lines = [
-      `Merged ${report.imported.length} teammate memories${report.imported.length ? ` (${report.imported.map((o) => `${o.verb} ${o.key}`).join(", ")})` : ""}`,
+      `Merged ${plural(report.imported.length, "teammate memory", "teammate memories")}${report.imported.length ? ` (${report.imported.map((o) => `${o.verb} ${o.key}`).join(", ")})` : ""}`,
       `Wrote ${report.exported.length} new files, removed ${report.pruned.length} outdated ones under ${report.dir}`,
     ];
     if (report.invalid.length) lines.push(`Skipped ${report.invalid.length} unreadable files: ${report.invalid.join(", ")}`);

@@ -27,3 +27,20 @@ export function expandCodeTokens(text: string): string {
   }
   return out.join(" ");
 }
+
+/**
+ * The identifiers in a text, as references to one named thing: compound names (`parseAuthToken`,
+ * `snake_case`, `ENT-98`, `src/a.ts`) and words mixing letters and digits (`9f3e2ab`, `v2`). Each
+ * comes with its folded whole form and its parts, as expandCodeTokens writes them.
+ */
+export function identifiersIn(text: string): { plain: string; parts: string[] }[] {
+  const out: { plain: string; parts: string[] }[] = [];
+  for (const match of text.matchAll(IDENT)) {
+    const word = match[0];
+    const parts = splitIdentifier(word);
+    const plain = word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+    const mixed = /\p{L}/u.test(plain) && /\p{N}/u.test(plain);
+    if (plain.length > 0 && (parts.length > 1 || mixed)) out.push({ plain, parts });
+  }
+  return out;
+}

@@ -73,14 +73,18 @@ export function spawnDaemonDetached(): number | undefined {
  * The running daemon's runtime info; when none answers, start one detached and wait for its /health.
  * A stale daemon.json (dead pid) is ignored and replaced by the new daemon.
  */
-export async function ensureDaemon(opts: { timeoutMs?: number } = {}): Promise<RuntimeInfo> {
+export async function ensureDaemon(opts: { timeoutMs?: number; onStart?: () => void } = {}): Promise<RuntimeInfo> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const current = readRuntimeInfo("daemon");
   if (current && (await daemonHealthy(current))) return current;
   const deadline = Date.now() + timeoutMs;
+  const start = () => {
+    opts.onStart?.();
+    spawnDaemonDetached();
+  };
   // A live pid that does not answer yet may be a daemon still starting: give it a moment first.
-  if (!current || !isPidAlive(current.pid)) spawnDaemonDetached();
-  else if (!(await waitHealthy(Math.min(deadline, Date.now() + 2000)))) spawnDaemonDetached();
+  if (!current || !isPidAlive(current.pid)) start();
+  else if (!(await waitHealthy(Math.min(deadline, Date.now() + 2000)))) start();
   const info = await waitHealthy(deadline);
   if (info) return info;
   throw new DaemonUnreachableError(`it did not answer within ${Math.round(timeoutMs / 1000)} s of being started; see \`sqrl daemon logs\``);

@@ -32,6 +32,17 @@ describe("sqrl binary basics", () => {
     expect(sub.stdout).toContain("set");
   });
 
+  test("--help piped is plain text (no ANSI colour, even without NO_COLOR/CI) and names the full command", () => {
+    const { NO_COLOR: _n, CI: _c, ...plainEnv } = env;
+    for (const args of [["--help"], ["config", "set", "--help"], ["daemon", "logs", "-h"]]) {
+      const r = runSqrl(args, { env: plainEnv });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain("\u001b[");
+    }
+    expect(runSqrl(["config", "set", "--help"], { env: plainEnv }).stdout).toContain("USAGE sqrl config set ");
+    expect(runSqrl(["status", "--help"], { env: plainEnv }).stdout).toContain("USAGE sqrl status ");
+  });
+
   test("unknown command: exit 2, one line that says what to do, no stack", () => {
     const r = runSqrl(["frobnicate"], { env });
     expect(r.code).toBe(2);
@@ -177,4 +188,35 @@ describe("sqrl status", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("sqrl init");
   });
+});
+
+describe("the first minutes after sqrl init", () => {
+  const SESSION = "11111111-2222-3333-4444-555555555555";
+  test("init distils its backfill before returning; status says when the engine runs next; a command that starts the daemon says so", async () => {
+    const { CAPTURE_FIXTURES, rewriteFixture } = await import("../daemon/capture/helpers.ts");
+    const where = join(env.CLAUDE_CONFIG_DIR!, "projects", "-repo");
+    mkdirSync(where, { recursive: true });
+    writeFileSync(join(where, `${SESSION}.jsonl`), rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "claude", "-REPO", `${SESSION}.jsonl`), "utf8"), repo));
+    try {
+      const init = runSqrl(["init", repo, "--yes", "--json"], { env });
+      expect(init.code).toBe(0);
+      const out = JSON.parse(init.stdout) as { backfill: { added: number; processed: { events: number; episodes: number } } };
+      expect(out.backfill.processed.events).toBe(out.backfill.added);
+      expect(out.backfill.processed.episodes).toBeGreaterThan(0);
+      const status = JSON.parse(runSqrl(["status", repo, "--json"], { env }).stdout) as { events: { unprocessed: number }; episodes: { total: number }; engine_next_run: { daemon_running: boolean } };
+      expect(status.events.unprocessed).toBe(0);
+      expect(status.episodes.total).toBeGreaterThan(0);
+      expect(status.engine_next_run.daemon_running).toBe(false);
+      expect(runSqrl(["status", repo], { env }).stdout).toContain("sqrl daemon start");
+
+      const first = runSqrl(["context", "fix the login test"], { env, cwd: repo });
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain("starting the daemon");
+      const second = runSqrl(["context", "fix the login test"], { env, cwd: repo });
+      expect(second.stderr).not.toContain("starting the daemon");
+      expect(runSqrl(["status", repo], { env }).stdout).toMatch(/within \d+ s/);
+    } finally {
+      runSqrl(["daemon", "stop"], { env });
+    }
+  }, 60_000);
 });

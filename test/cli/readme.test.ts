@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { CONFIG_KEY_NAMES } from "../../src/shared/config-keys.ts";
-import { REPO_ROOT } from "../helpers/sqrl.ts";
+import { REPO_ROOT, runSqrl, SQRL_BIN } from "../helpers/sqrl.ts";
 
 const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
 
@@ -24,4 +24,45 @@ test("the README quick start is two commands: set up and run, then the test suit
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
   expect(pkg.scripts.start).toBeDefined();
   expect(pkg.scripts.test).toContain("bun test");
+});
+
+/** `sqrl <words…>` mentions in the README: inline code spans and lines of its shell blocks. */
+function readmeCommandLines(): string[] {
+  const spans = [...readme.matchAll(/`(sqrl [^`]+)`/g)].map((m) => m[1]!);
+  const blockLines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split("\n")).filter((l) => l.startsWith("sqrl "));
+  return [...spans, ...blockLines].map((l) => l.replace(/#.*$/, "").replace(/\\\|/g, "|").trim());
+}
+
+test("every flag the README names exists in that command's --help (compiled binary)", () => {
+  const checked: string[] = [];
+  const missing: string[] = [];
+  for (const line of readmeCommandLines()) {
+    const words = line.split(/\s+/).slice(1);
+    // The command path: leading words that are command names (`daemon run|start` → daemon run).
+    const path: string[] = [];
+    for (const w of words) {
+      if (w.startsWith("-") || w.startsWith("[") || w.startsWith("<") || w.startsWith('"')) break;
+      const name = w.split("|")[0]!;
+      if (!/^[a-z][a-z-]*$/.test(name)) break;
+      path.push(name);
+    }
+    const flags = [...line.matchAll(/(?<![\w-])(--?[a-z][a-z-]*)/g)].map((m) => m[1]!);
+    if (flags.length === 0) continue;
+    // Drop words that are arguments, not subcommands (`view user_style` stops at the underscore already).
+    const probe = runSqrl([...path, "--help"], { env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", HOME: "/nonexistent", SQRL_HOME: "/nonexistent" } });
+    expect(probe.code).toBe(0);
+    for (const flag of flags) {
+      checked.push(`sqrl ${path.join(" ")} ${flag}`);
+      if (!new RegExp(`(^|[\\s,])${flag}(?![\\w-])`).test(probe.stdout)) missing.push(`sqrl ${path.join(" ")} ${flag}`);
+    }
+  }
+  expect(checked.length).toBeGreaterThan(15);
+  expect(missing).toEqual([]);
+});
+
+test.skipIf(!(process.platform === "linux" && process.arch === "x64" && existsSync(SQRL_BIN)))("the README's binary size is the measured one (within 10 %)", () => {
+  const m = /about (\d+) MB on linux-x64/.exec(readme);
+  expect(m).not.toBeNull();
+  const mb = statSync(SQRL_BIN).size / 1_000_000;
+  expect(Math.abs(mb - Number(m![1])) / mb).toBeLessThan(0.1);
 });

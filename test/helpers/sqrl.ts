@@ -6,8 +6,8 @@ import { join, resolve } from "node:path";
 export const REPO_ROOT = resolve(import.meta.dir, "../..");
 /** The compiled binary under test (`npm test` builds it first); SQRL_BIN overrides. */
 export const SQRL_BIN = process.env.SQRL_BIN ?? join(REPO_ROOT, "dist", "sqrl");
-/** `../shared` beside the repo: real transcripts and public data (absent in a user's clone). */
-export const SHARED_DIR = resolve(REPO_ROOT, "..", "shared");
+/** `../shared` beside the repo: real transcripts and public data (absent in a user's clone; SQRL_SHARED_DIR moves it). */
+export const SHARED_DIR = process.env.SQRL_SHARED_DIR ? resolve(process.env.SQRL_SHARED_DIR) : resolve(REPO_ROOT, "..", "shared");
 
 /** A fresh temp dir, removed by `cleanup()`. */
 export function tempDir(prefix = "sqrl-test-"): { path: string; cleanup: () => void } {

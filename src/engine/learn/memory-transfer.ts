@@ -1,8 +1,10 @@
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
+import { basename } from "node:path";
 import { z } from "zod";
 import { MemoryType } from "../../shared/api.ts";
 import { SqrlError } from "../../shared/errors.ts";
+import { scrubLocalPaths } from "../../shared/privacy/local-paths.ts";
 import { currentItems, type MemoryItem } from "../../sql/memory-items.ts";
 import { listUserStyle } from "../../sql/user-style.ts";
 import type { Candidate } from "./extract/candidate.ts";
@@ -39,21 +41,33 @@ export const PortableMemory = z.object({
 });
 export type PortableMemory = z.infer<typeof PortableMemory>;
 
+/**
+ * The portable form travels (exports, .ctx/shared/ in git): paths inside the project become
+ * repo-relative, home folders `~`, and the project is named by its folder, never its absolute path.
+ */
 export function toPortable(item: MemoryItem): PortableMemory {
+  const root = item.project_id;
+  const scrub = (s: string) => scrubLocalPaths(s, root);
   return {
     format: PORTABLE_FORMAT,
     type: item.type,
-    key: item.key,
+    key: scrub(item.key),
     scope: item.scope,
-    content: item.content,
-    tags: item.tags,
+    content: scrub(item.content),
+    tags: item.tags.map(scrub),
     importance: item.importance,
     confidence: item.confidence,
-    file_paths: item.file_paths,
+    file_paths: item.file_paths.map(scrub),
     created_at: item.created_at,
-    updated_at: item.updated_at,
-    origin: { item_id: item.id, project_id: item.project_id, user_id: item.user_id, episode_ids: item.evidence_episode_ids, event_ids: item.source_event_ids },
+    // Never before created_at, whatever the origin store says.
+    updated_at: item.updated_at < item.created_at ? item.created_at : item.updated_at,
+    origin: { item_id: item.id, project_id: portableProjectId(root), user_id: item.user_id, episode_ids: item.evidence_episode_ids, event_ids: item.source_event_ids },
   };
+}
+
+/** A project named for other machines: its folder name, not where it lives here. */
+export function portableProjectId(root: string | null): string | null {
+  return root ? basename(root.replace(/[\\/]+$/, "")) || null : null;
 }
 
 /** Content address of a portable item: what it says, not when or where it was said. */
@@ -71,13 +85,13 @@ export function exportMemory(db: Database, projectId: string, opts: { userDb?: D
         type: "user_style",
         key: s.key,
         scope: "user",
-        content: s.content,
+        content: scrubLocalPaths(s.content, projectId),
         tags: s.tags,
         importance: s.importance,
         confidence: s.confidence,
         file_paths: [],
         created_at: s.created_at,
-        updated_at: s.updated_at,
+        updated_at: s.updated_at < s.created_at ? s.created_at : s.updated_at,
         origin: { item_id: s.id, project_id: null, user_id: s.user_id, episode_ids: s.evidence.map((e) => e.episode_id), event_ids: [] },
       });
     }

@@ -213,6 +213,9 @@ export async function extractEpisode(db: Database, projectId: string, userId: st
     // preference stated weeks ago is not "just now", and recency ranks it as what it is.
     const observedMs = isoToMs(ep.end_ts) || d.now();
     const ctx: ApplyContext = { projectId, extractor: ex.extractor, nowMs: Math.min(d.now(), observedMs) };
+    // Facts read from the repo's manifests (go.mod, package.json) were seen now, whatever the episode's age.
+    const readNow: ApplyContext = { ...ctx, nowMs: d.now() };
+    const ctxOf = (c: Candidate) => (c.rule === "project-manifests" ? readNow : ctx);
     const ids: string[] = [];
     if (userDb) {
       userDb.transaction(() => {
@@ -220,7 +223,7 @@ export async function extractEpisode(db: Database, projectId: string, userId: st
       }).immediate();
     }
     db.transaction(() => {
-      for (const c of cases) if (c.candidate.scope === "project") ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctx));
+      for (const c of cases) if (c.candidate.scope === "project") ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctxOf(c.candidate)));
       retireCoveredHabits(db, projectId, ep.id, nowIso(ctx.nowMs));
       const cur = getEpisode(db, ep.id);
       if (!cur) return;

@@ -1,3 +1,5 @@
+import { plural } from "../../shared/plural.ts";
+import { scrubLocalPaths } from "../../shared/privacy/local-paths.ts";
 import { EpisodeRecall, type RecallQuery } from "../../shared/api.ts";
 import { EventContent } from "../../shared/event.ts";
 import { nowIso, relativeTime } from "../../shared/time.ts";
@@ -51,7 +53,7 @@ export function eventText(type: string, contentJson: string, filePaths: readonly
     case "error":
       return `Error${c.tool ? ` in ${c.tool}` : ""}: ${(c.text ?? out).trim()}`;
     case "git_commit":
-      return c.commit ? `Commit ${c.commit.hash.slice(0, 10)}: ${c.commit.message.trim()} (${c.commit.files.length} files, +${c.commit.insertions}/-${c.commit.deletions})` : "Commit";
+      return c.commit ? `Commit ${c.commit.hash.slice(0, 10)}: ${c.commit.message.trim()} (${plural(c.commit.files.length, "file")}, +${c.commit.insertions}/-${c.commit.deletions})` : "Commit";
     case "session_summary":
       return `Summary: ${(c.text ?? "").trim()}`;
     default:
@@ -104,7 +106,7 @@ export async function recall(ctx: RetrievalContext, q: RecallQuery): Promise<Epi
   const blocks: Block[] = [];
   for (let i = events.length - 1; i >= 0; i--) {
     const ev = events[i]!;
-    const full = headAndTail(eventText(ev.event_type, ev.content_json, ev.file_paths), MAX_EVENT_CHARS);
+    const full = headAndTail(scrubLocalPaths(eventText(ev.event_type, ev.content_json, ev.file_paths), ctx.projectId), MAX_EVENT_CHARS);
     const prefix = `${hhmm(ev.timestamp)} `;
     const entry: { full: string; line: string; cut?: { line: string; cut: string } } = { full, line: listItem(`${prefix}${full}`) };
     texts.set(ev.id, entry);
@@ -120,7 +122,7 @@ export async function recall(ctx: RetrievalContext, q: RecallQuery): Promise<Epi
     });
   }
   const summary = oneLine(episode.summary);
-  const header = `## Episode ${episode.episode_id} (${relativeTime(episode.start_ts, ctx.nowMs)}, ${episode.event_count} events)${summary ? `\n${summary}` : ""}`;
+  const header = `## Episode ${episode.episode_id} (${relativeTime(episode.start_ts, ctx.nowMs)}, ${plural(episode.event_count, "event")})${summary ? `\n${summary}` : ""}`;
   const packed = packBlocks({ header, blocks, budget, counter: ctx.counter, noun: "events", emptyText: "This episode has no stored events." });
   const byId = new Map(events.map((e) => [e.id, e]));
   const shown = packed.shown

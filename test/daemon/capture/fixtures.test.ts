@@ -36,7 +36,6 @@ const EXPECTED: Record<string, Record<string, number>> = {
 };
 
 const haveShared = existsSync(SHARED_TRANSCRIPTS);
-if (!haveShared) console.warn("capture fixture tests need ../shared/fixtures/transcripts beside the repo; skipped");
 
 function normalizeWhole(path: string) {
   const { source, document } = sniffSource(path);

@@ -9,10 +9,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { initProject } from "../../../src/cli/init-project.ts";
 import { projectPaths } from "../../../src/shared/paths.ts";
-import { tempDir } from "../../helpers/sqrl.ts";
+import { SHARED_DIR, tempDir } from "../../helpers/sqrl.ts";
 
 export const CAPTURE_FIXTURES = resolve(import.meta.dir, "../../fixtures/capture");
-export const SHARED_TRANSCRIPTS = resolve(import.meta.dir, "../../../../shared/fixtures/transcripts");
+export const SHARED_TRANSCRIPTS = join(SHARED_DIR, "fixtures", "transcripts");
 
 const ENV_KEYS = ["SQRL_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_LOG_LEVEL"] as const;
 

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
-import { estimateTokens } from "../../../src/shared/tokens.ts";
+import { recall } from "../../../src/engine/retrieve/recall.ts";
+import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
+import { timeline } from "../../../src/engine/retrieve/timeline.ts";
+import { RecallQuery, TimelineQuery } from "../../../src/shared/api.ts";
+import { estimateTokens, loadTokenCounter } from "../../../src/shared/tokens.ts";
 import { listEpisodes } from "../../../src/sql/episodes.ts";
 import { currentItems, type MemoryItem } from "../../../src/sql/memory-items.ts";
 import { listUserStyle } from "../../../src/sql/user-style.ts";
@@ -40,6 +45,38 @@ function byKey(items: readonly MemoryItem[], key: string): MemoryItem {
 }
 
 describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the repo)", () => {
+  test("b1: the timeline and recall state the episode's outcome once", async () => {
+    const { sb, episodes } = await run(B1);
+    expect(episodes[0]!.summary).toContain("Outcome: fixed");
+    const ctx = retrievalContext(sb.db, sb.root);
+    const t = await timeline(ctx, TimelineQuery.parse({ project_id: sb.root }));
+    const r = await recall(ctx, RecallQuery.parse({ project_id: sb.root, episode_id: episodes[0]!.id }));
+    for (const md of [t.markdown, r.markdown]) expect(md.match(/Outcome:/g)?.length).toBe(1);
+  });
+
+  test("b1: recall never exceeds its budget counted by the real o200k tokenizer (the estimator undercounts this Go/shell output)", async () => {
+    const { sb, episodes } = await run(B1);
+    const ctx = retrievalContext(sb.db, sb.root);
+    const o200k = await loadTokenCounter("o200k");
+    for (const budget of [100, 200, 400, 600, 1000, 2000]) {
+      const r = await recall(ctx, RecallQuery.parse({ project_id: sb.root, episode_id: episodes[0]!.id, context_budget_tokens: budget }));
+      expect({ budget, real: Math.min(o200k.count(r.markdown), budget) }).toEqual({ budget, real: o200k.count(r.markdown) });
+    }
+  });
+
+  test("a fact read from the repo's manifest dates from when sqrl read it, not from the old transcript", async () => {
+    sb = sandbox();
+    writeFileSync(join(sb.root, "go.mod"), "module github.com/example/cli\n\ngo 1.24\n");
+    const events = transcriptEvents(B1, "claude", sb.root);
+    await processEvents(request(sb.root, events), sb.deps());
+    const lang = currentItems(sb.db, sb.root).find((i) => i.key === "language");
+    expect(lang?.content).toContain("Go");
+    expect(lang!.updated_at).toBe(new Date(sb.deps().now!()).toISOString());
+    // The transcript's own memories keep the time the episode showed them.
+    const pit = currentItems(sb.db, sb.root).find((i) => i.type === "pitfall");
+    if (pit) expect(pit.updated_at < "2026-03-01").toBe(true);
+  });
+
   test("b1: the lint failure and its fix become a pitfall; the refused //exhaustive:ignore a style item", async () => {
     const { items, episodes, events } = await run(B1);
     expect(episodes.length).toBe(1);

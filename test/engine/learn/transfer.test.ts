@@ -157,6 +157,39 @@ describe("sync through .ctx/shared", () => {
 });
 
 describe("CLI (compiled binary)", () => {
+  test("nothing meant to leave the machine carries a local absolute path, a home folder or a time travel", () => {
+    const env = isolatedEnv(dir.path);
+    const a = join(dir.path, "pa");
+    mkdirSync(join(a, ".git"), { recursive: true });
+    expect(runSqrl(["init", a, "--yes", "--no-backfill"], { env }).code).toBe(0);
+    const db = openDatabase(join(a, ".ctx", "data.db"), "data");
+    insertMemoryItem(db, item(a, {
+      type: "pitfall",
+      key: "pitfall:build",
+      content: `The build failed in ${a}/src/build.ts; the fix lives in /Users/bob/notes/fix.md and /home/carol/.config/tool.json.`,
+      file_paths: [`${a}/src/build.ts`, "src/other.ts"],
+      created_at: "2026-11-02T00:00:00.000Z",
+      updated_at: "2026-11-01T00:00:00.000Z",
+    }));
+    db.close();
+    const exported = runSqrl(["export", "--project", a], { env });
+    expect(exported.code).toBe(0);
+    expect(runSqrl(["sync", "--project", a], { env }).code).toBe(0);
+    const sharedDir = join(a, ".ctx", "shared");
+    const teamFiles = readdirSync(sharedDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name), "utf8"));
+    expect(teamFiles.length).toBe(1);
+    for (const text of [exported.stdout, ...teamFiles]) {
+      expect(text).not.toContain(dir.path);
+      expect(text).not.toMatch(/\/Users\/bob|\/home\/carol/);
+      // A team file is one pretty-printed item; the export is JSON Lines (one item here).
+      const m = JSON.parse(text.trim().startsWith("{\n") ? text : text.trim().split("\n")[0]!) as { content: string; file_paths: string[]; created_at: string; updated_at: string; origin: { project_id: string } };
+      expect(m.content).toBe("The build failed in src/build.ts; the fix lives in ~/notes/fix.md and ~/.config/tool.json.");
+      expect(m.file_paths).toEqual(["src/build.ts", "src/other.ts"]);
+      expect(m.origin.project_id).toBe("pa");
+      expect(m.updated_at >= m.created_at).toBe(true);
+    }
+  });
+
   test("export | import between projects, forget, sync; bad files exit with a clear line", () => {
     const env = isolatedEnv(dir.path);
     const a = join(dir.path, "pa");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { footerLine, packBlocks, refooter, type Block } from "../../../src/engine/retrieve/render/budget.ts";
+import { footerLine, packBlocks, packLimit, refooter, type Block } from "../../../src/engine/retrieve/render/budget.ts";
 import { estimateTokens, tokenCounterSync } from "../../../src/shared/tokens.ts";
 
 const counter = tokenCounterSync("accurate");
@@ -18,12 +18,19 @@ describe("packBlocks", () => {
     for (const budget of BUDGETS) {
       for (const size of SIZES) {
         const blocks = [block("a", size, "g1"), block("b", Math.ceil(size / 3), "g2"), block("c", size * 2, "g1"), block("d", 2, "g2")];
-        const p = packBlocks({ header: "## Header line", groups: { g1: "### One", g2: "### Two" }, blocks, budget, counter });
-        const real = counter.count(p.markdown);
-        expect(real).toBeLessThanOrEqual(budget);
-        expect(p.tokens).toBe(real);
         const smallestAlone = Math.min(...blocks.map((b) => counter.count(b.text)));
-        if (smallestAlone <= budget) expect(p.shown.length).toBeGreaterThan(0);
+        let p: ReturnType<typeof packBlocks>;
+        try {
+          p = packBlocks({ header: "## Header line", groups: { g1: "### One", g2: "### Two" }, blocks, budget, counter });
+        } catch (err) {
+          expect((err as { code?: string }).code).toBe("budget_too_small");
+          expect(smallestAlone).toBeGreaterThan(packLimit(budget, counter));
+          continue;
+        }
+        const real = counter.count(p.markdown);
+        expect(real).toBeLessThanOrEqual(packLimit(budget, counter));
+        expect(p.tokens).toBe(real);
+        if (smallestAlone <= packLimit(budget, counter)) expect(p.shown.length).toBeGreaterThan(0);
       }
     }
   });
@@ -56,19 +63,27 @@ describe("packBlocks", () => {
     const b = block("a", 4);
     const own = counter.count(b.text);
     const header = "## A long header that costs quite a few tokens to show in the output";
-    const p = packBlocks({ header, blocks: [b], budget: own + counter.count(footerLine(99, 99, 1, 1, "items", 0)) + 3, counter });
+    const limitFor = (n: number) => {
+      let b = n;
+      while (packLimit(b, counter) < n) b++;
+      return b;
+    };
+    const p = packBlocks({ header, blocks: [b], budget: limitFor(own + counter.count(footerLine(99, 99, 1, 1, "items", 0)) + 3), counter });
     expect(p.shown).toHaveLength(1);
     expect(p.markdown).not.toContain(header);
-    const tiny = packBlocks({ header, blocks: [b], budget: own, counter });
+    const tiny = packBlocks({ header, blocks: [b], budget: limitFor(own), counter });
     expect(tiny.shown).toHaveLength(1);
     expect(tiny.markdown).toBe(b.text);
   });
 
-  test("nothing fits: the fullest frame that fits, or an empty string at budget 1", () => {
+  test("nothing fits: the fullest frame that fits, or one line that says the budget is too small (never empty text)", () => {
     const p = packBlocks({ header: "## H", blocks: [block("a", 300)], budget: 40, counter });
     expect(p.shown).toHaveLength(0);
-    expect(p.markdown).toContain("0 of 1 items shown");
-    expect(packBlocks({ header: "## H", blocks: [block("a", 300)], budget: 1, counter }).markdown).toBe("");
+    expect(p.markdown).toContain("0 of 1 item shown");
+    for (const budget of [1, 5, 10]) {
+      expect(() => packBlocks({ header: "## H", blocks: [block("a", 300)], budget, counter })).toThrow(/^context_budget_tokens \d+ is too small for any answer here; the smallest needs \d+ tokens\.$/);
+      if (budget < 8) expect(() => packBlocks({ header: "## H", blocks: [], budget, counter, emptyText: "No relevant memory for this task." })).toThrow("too small");
+    }
   });
 
   test("empty input shows the empty text and a footer; omitted items are said", () => {

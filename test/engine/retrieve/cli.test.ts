@@ -23,6 +23,8 @@ beforeAll(() => {
   const now = Date.now();
   addItem(db, repo, { type: "pitfall", key: "exp", content: "JWT exp is in seconds, not milliseconds.", importance: 0.8, file_paths: ["src/auth/jwt.ts"] }, now);
   addItem(db, repo, { type: "user_style", key: "pm", content: "Uses pnpm, never npm.", importance: 0.9 }, now);
+  // Enough long memories that `sqrl search --top-k 100` writes far more than a pipe buffer.
+  for (let i = 0; i < 60; i++) addItem(db, repo, { type: "recipe", key: `pipe${i}`, content: `Pipe check ${i}: ${"run the lint step before the pipe test and read its output carefully. ".repeat(40)}`, importance: 0.3 }, now);
   addEpisode(db, repo, { id: "ep_cli", days_ago: 1, summary: "Fixed the JWT exp unit.", outcome: "tests green", events: [{ type: "user_message", content: { text: "fix jwt exp" }, at: 0 }] }, now);
   db.close();
 });
@@ -70,6 +72,63 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
     expect(outside.code).toBe(1);
     expect(outside.stderr).toContain("sqrl init");
   });
+
+  test("sqrl timeline --since takes what people write and refuses what it cannot read", () => {
+    const t = Timeline.parse(JSON.parse(runSqrl(["timeline", "--since", "yesterday", "--json"], { env, cwd: repo }).stdout));
+    expect(t.episodes.map((e) => e.episode_id)).toEqual(["ep_cli"]);
+    expect(runSqrl(["timeline", "--since", "2 days ago"], { env, cwd: repo }).stdout).toContain("ep_cli");
+    const bad = runSqrl(["timeline", "--since", "soon"], { env, cwd: repo });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("yesterday");
+  });
+
+  test("a reader that closes the pipe early (`| head -1`) ends the command quietly: exit 0, no stack", () => {
+    for (const cmd of [`"${SQRL_BIN}" search "pipe check lint" --top-k 100 --budget 100000 | head -1`, `"${SQRL_BIN}" search "pipe check" --json --top-k 100 --budget 100000 | head -c 10`]) {
+      const r = Bun.spawnSync(["bash", "-o", "pipefail", "-c", cmd], { env, cwd: repo, stdout: "pipe", stderr: "pipe" });
+      expect(r.stderr.toString()).toBe("");
+      expect(r.exitCode).toBe(0);
+    }
+  });
+
+  test("unknown flags are usage errors that name the closest real flag; --top-k limits results", () => {
+    const typo = runSqrl(["context", "x", "--bduget", "5"], { env, cwd: repo });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("--bduget");
+    expect(typo.stderr).toContain("Did you mean --budget?");
+    expect(typo.stdout).toBe("");
+    const bogus = runSqrl(["status", "--bogus"], { env, cwd: repo });
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain("sqrl status --help");
+    const one = SearchResponse.parse(JSON.parse(runSqrl(["search", "pipe check", "--top-k", "1", "--budget", "100000", "--json"], { env, cwd: repo }).stdout));
+    expect(one.results.length).toBe(1);
+    const alias = SearchResponse.parse(JSON.parse(runSqrl(["search", "pipe check", "--top=2", "--budget", "100000", "--json"], { env, cwd: repo }).stdout));
+    expect(alias.results.length).toBe(2);
+  });
+
+  test("sqrl engine stops when the process that started it dies (no orphaned engine after a killed daemon)", async () => {
+    const home = tempDir("sqrl-engine-orphan-");
+    try {
+      const e = isolatedEnv(home.path);
+      const parent = Bun.spawn(["sh", "-c", `"${SQRL_BIN}" engine; true`], { env: e, stdout: "ignore", stderr: "ignore" });
+      const file = join(e.SQRL_HOME!, "memory-service.json");
+      for (let i = 0; i < 400 && !existsSync(file); i++) await Bun.sleep(50);
+      const { pid } = JSON.parse(readFileSync(file, "utf8")) as { pid: number };
+      parent.kill("SIGKILL");
+      let alive = true;
+      for (let i = 0; i < 100 && alive; i++) {
+        await Bun.sleep(50);
+        try {
+          process.kill(pid, 0);
+        } catch {
+          alive = false;
+        }
+      }
+      expect(alive).toBe(false);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      home.cleanup();
+    }
+  }, 30_000);
 
   test("sqrl engine writes memory-service.json (0600) and removes it on SIGTERM", async () => {
     const home = tempDir("sqrl-engine-bin-");

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { retrievalContext, type RetrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
 import { taskContext } from "../../../src/engine/retrieve/task-context.ts";
 import { NO_RELEVANT_MEMORY, TaskContext, TaskContextRequest } from "../../../src/shared/api.ts";
-import { loadLabelled, seedLabelled, tempProject, type LabelledSet } from "./helpers.ts";
+import { addItem, loadLabelled, seedLabelled, tempProject, type LabelledSet } from "./helpers.ts";
 
 let set: LabelledSet;
 let p: ReturnType<typeof tempProject>;
@@ -55,6 +55,14 @@ describe("task_context over the labelled set", () => {
     expect(m.reason).toContain("pitfall");
   });
 
+  test("text the model reads is grammatical: no \"A your style preference\", no \"1 items\"", async () => {
+    const r = await ask("Commit these changes with a good message");
+    const style = r.selected_memories.find((m) => m.type === "user_style")!;
+    expect(style.reason).toMatch(/Your (high-importance )?style preference/);
+    expect(style.reason).not.toContain("A your");
+    expect(r.markdown).not.toMatch(/\b1 of \d+ items|of 1 items/);
+  });
+
   test("markdown groups memories by kind under headings", async () => {
     const r = await ask("Validate the request body of POST /inventory", ["src/routes/inventory.ts"]);
     expect(r.markdown).toContain("## Relevant memory for this task");
@@ -87,6 +95,29 @@ describe("task_context over the labelled set", () => {
       expect(r.has_relevant_memory).toBe(false);
     } finally {
       other.cleanup();
+    }
+  });
+});
+
+describe("identifiers no memory names", () => {
+  test("an unknown function name or ticket id does not sink a memory that matches the rest of the task", async () => {
+    const q = tempProject();
+    try {
+      const now = Date.parse("2025-11-25T10:00:00.000Z");
+      // The name's parts are everyday words of this project (transcripts, bytes, builds): they must
+      // not count against the lint pitfall, which matches everything else the task says.
+      addItem(q.db, q.root, { type: "pitfall", key: "exhaustive", content: "The exhaustive lint fails on a switch over EventKind that misses a case; add the case, not a default.", importance: 0.6 }, now);
+      addItem(q.db, q.root, { type: "project_fact", key: "transcripts", content: "Transcripts are read as bytes and condensed before the summary is built.", importance: 0.6 }, now);
+      addItem(q.db, q.root, { type: "project_fact", key: "build", content: "The build writes bytes of each transcript to dist/.", importance: 0.5 }, now);
+      addItem(q.db, q.root, { type: "user_style", key: "docs", content: "Keep our working documentation in Linear.", importance: 0.7 }, now);
+      const qctx = retrievalContext(q.db, q.root, { nowMs: now });
+      const ask2 = async (task: string) => (await taskContext(qctx, TaskContextRequest.parse({ project_id: q.root, task_description: task }))).selected_memories.map((m) => m.key);
+      expect(await ask2("fix the exhaustive lint failure")).toContain("exhaustive");
+      expect(await ask2("fix the exhaustive lint failure in BuildCondensedTranscriptFromBytes")).toContain("exhaustive");
+      expect(await ask2("write the ENT-98 working notes")).toContain("docs");
+      expect(await ask2("Rename the computeHaikuSyllables helper")).toEqual([]);
+    } finally {
+      q.cleanup();
     }
   });
 });

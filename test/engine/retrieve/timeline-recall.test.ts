@@ -72,3 +72,49 @@ describe("recall", () => {
     expect(r.markdown).toMatch(/\d+ of 4 events shown/);
   });
 });
+
+describe("timeline since, as people write it", () => {
+  test("yesterday, N days ago, last week, 3d and ISO dates select by start time; nonsense is refused, never misread", async () => {
+    const ids = async (since: string) => (await timeline(ctx(), TimelineQuery.parse({ project_id: p.root, since }))).episodes.map((e) => e.episode_id);
+    expect(await ids("yesterday")).toEqual(["ep_new"]);
+    expect(await ids("2 days ago")).toEqual(["ep_new"]);
+    expect(await ids("6 days ago")).toEqual(["ep_mid", "ep_new"]);
+    expect(await ids("last week")).toEqual(["ep_mid", "ep_new"]);
+    expect(await ids("past 11 days")).toEqual(["ep_old", "ep_mid", "ep_new"]);
+    expect(await ids("3d")).toEqual(["ep_new"]);
+    expect(await ids(new Date(NOW - 6 * 86_400_000).toISOString().slice(0, 10))).toEqual(["ep_mid", "ep_new"]);
+    const none = await timeline(ctx(), TimelineQuery.parse({ project_id: p.root, since: "today" }));
+    expect(none.markdown).not.toContain("No episodes recorded yet");
+    expect(none.markdown).toContain("No episodes since");
+    for (const bad of ["the dawn of time", "1", "soon"]) {
+      let err: unknown;
+      await timeline(ctx(), TimelineQuery.parse({ project_id: p.root, since: bad })).catch((e) => (err = e));
+      expect((err as { code?: string }).code).toBe("bad_since");
+      expect(String((err as Error).message)).toContain("yesterday");
+    }
+  });
+});
+
+describe("local paths", () => {
+  test("timeline and recall show paths repo-relative and home folders as ~", async () => {
+    addEpisode(p.db, p.root, {
+      id: "ep_paths",
+      days_ago: 0.5,
+      summary: `Goal: "fix ${p.root}/src/app.ts as in /Users/bob/work/notes.md"`,
+      outcome: "fixed",
+      file_paths: [`${p.root}/src/app.ts`],
+      events: [
+        { type: "user_message", content: { text: `look at ${p.root}/src/app.ts and /home/carol/.npmrc` }, at: 0 },
+        { type: "command_run", content: { command: `cd ${p.root} && cat /Users/bob/x.log`, exit_code: 0, output: `${p.root}/src/app.ts:3 ok` }, at: 1 },
+      ],
+    }, NOW);
+    const t = await timeline(ctx(), TimelineQuery.parse({ project_id: p.root }));
+    const r = await recall(ctx(), RecallQuery.parse({ project_id: p.root, episode_id: "ep_paths" }));
+    for (const text of [t.markdown, JSON.stringify(t.episodes), r.markdown]) {
+      expect(text).not.toContain(p.root);
+      expect(text).not.toMatch(/\/Users\/bob|\/home\/carol/);
+    }
+    expect(t.markdown).toContain("src/app.ts");
+    expect(r.markdown).toContain("~/.npmrc");
+  });
+});

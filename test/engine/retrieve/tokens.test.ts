@@ -2,8 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chars4Tokens, classifyPiece, estimateTokens, estimateUpTo, loadTokenCounter, tokenCounterSync } from "../../../src/shared/tokens.ts";
+import { SHARED_DIR } from "../../helpers/sqrl.ts";
 
-const SHARED = join(import.meta.dir, "../../../../shared/fixtures");
+const SHARED = join(SHARED_DIR, "fixtures");
 
 /** Small hand-written samples of each kind (the bench measures the real fixtures). */
 const SAMPLES: Record<string, string> = {

@@ -3,7 +3,8 @@ import type { MemoryType } from "../../../shared/api.ts";
 import { isoToMs, relativeTime } from "../../../shared/time.ts";
 import { searchBody, type MemoryItem } from "../../../sql/memory-items.ts";
 import { collectionStats, documentFrequencies } from "../../../ranker/fts-stats.ts";
-import { analyzeQuery, bodyStems, stemCached } from "../../../ranker/query.ts";
+import { analyzeQuery, bodyStems, foldToken, stemCached } from "../../../ranker/query.ts";
+import { identifiersIn } from "../../../shared/code-tokens.ts";
 import { TYPE_NOUN } from "../render/markdown.ts";
 
 /**
@@ -91,15 +92,42 @@ const STOP = new Set(
   ).split(" "),
 );
 
+/**
+ * Words of one meaning in a coding project's memory: a task asking for "working notes" is about the
+ * memory that says where "working documentation" lives. Small on purpose (each group is a set of
+ * near-synonyms that never tell memories apart from each other); without an embedder this is the
+ * only bridge between the words a task uses and the words a memory was written with.
+ */
+const SYNONYM_GROUPS: readonly (readonly string[])[] = [
+  ["notes", "note", "docs", "doc", "documentation", "document", "wiki"],
+  ["config", "configuration", "settings", "setting"],
+  ["bug", "defect"],
+];
+const SYNONYMS = new Map<string, string[]>();
+for (const group of SYNONYM_GROUPS) {
+  const stems = [...new Set(group.map((w) => stemCached(w)))];
+  for (const w of group) SYNONYMS.set(stemCached(w), stems.filter((s) => s !== stemCached(w)));
+}
+
 export interface QueryTerm {
   /** The query's word (expanded code token), for reasons. */
   word: string;
   stem: string;
   weight: number;
+  /** Stems of the same meaning (SYNONYM_GROUPS): an item containing any of them matches the term. */
+  alts: string[];
+  /** Words of those stems, for the lexical candidate query. */
+  altWords: string[];
+  /**
+   * Part of an identifier no memory mentions (a function name, a ticket id, a commit hash): it can
+   * only add to an item's coverage when matched, never count against the items that match the rest.
+   */
+  optional: boolean;
 }
 
 export interface QueryModel {
   terms: QueryTerm[];
+  /** Weight of the required terms: the denominator of coverage. */
   totalWeight: number;
 }
 
@@ -110,16 +138,45 @@ export function buildQueryModel(db: Database, text: string): QueryModel {
   const byStem = new Map<string, string>();
   for (const t of analyzeQuery(text)) if (!STOP.has(t.word) && !/^\d{1,2}$/.test(t.word)) byStem.set(t.stem, t.word);
   if (byStem.size === 0) return { terms: [], totalWeight: 0 };
+  const altsOf = (stem: string) => SYNONYMS.get(stem) ?? [];
   const n = Math.max(1, collectionStats(db, "memory_fts")?.docs ?? 1);
-  const dfs = documentFrequencies(db, "memory_fts", [...byStem.keys()]); // cached until the index changes
+  const allStems = new Set<string>();
+  for (const s of byStem.keys()) for (const x of [s, ...altsOf(s)]) allStems.add(x);
+  const identifiers = identifiersIn(text);
+  for (const id of identifiers) allStems.add(stemCached(foldToken(id.plain)));
+  const dfs = documentFrequencies(db, "memory_fts", [...allStems]); // cached until the index changes
+  // Identifiers that no memory names are optional, with the parts only they brought into the query.
+  const standalone = new Set(
+    text
+      .split(/\s+/)
+      .filter((w) => identifiersIn(w).length === 0)
+      .flatMap((w) => analyzeQuery(w).map((t) => t.stem)),
+  );
+  const optional = new Set<string>();
+  const unitWeight = new Map<string, number>();
+  for (const id of identifiers) {
+    const plainStem = stemCached(foldToken(id.plain));
+    if ((dfs.get(plainStem) ?? 0) > 0) continue;
+    const partStems = id.parts.map((p) => stemCached(foldToken(p))).filter((s) => s !== plainStem);
+    for (const s of partStems) if (!standalone.has(s)) optional.add(s);
+    // The name itself stays one required term; a long foreign name (two or more parts no memory
+    // contains either) is stronger evidence of a foreign topic and counts as two.
+    const foreignParts = partStems.filter((s) => !/^\d+$/.test(s) && (dfs.get(s) ?? 0) === 0).length;
+    unitWeight.set(plainStem, Math.min(2, Math.max(1, foreignParts)));
+  }
+  // A query made only of unknown identifiers keeps them all required (nothing else to match on).
+  if ([...byStem.keys()].every((s) => optional.has(s))) optional.clear();
   const terms: QueryTerm[] = [];
   for (const [s, w] of byStem) {
-    const df = dfs.get(s) ?? 0;
+    const alts = altsOf(s);
+    const df = [s, ...alts].reduce((a, x) => a + (dfs.get(x) ?? 0), 0);
     // BM25's idf, kept positive; a term no item contains counts like a rare one.
     const idf = Math.log(1 + (n - Math.max(df, 1) + 0.5) / (Math.max(df, 1) + 0.5));
-    terms.push({ word: w, stem: s, weight: Math.max(0.05, idf) });
+    const altWords = SYNONYM_GROUPS.find((g) => g.some((x) => stemCached(x) === s))?.filter((x) => stemCached(x) !== s) ?? [];
+    // An optional part is weak evidence (a word inside some other name): half the weight of a word of the task.
+    terms.push({ word: w, stem: s, weight: Math.max(0.05, idf) * (optional.has(s) ? 0.5 : (unitWeight.get(s) ?? 1)), alts, altWords, optional: optional.has(s) });
   }
-  return { terms, totalWeight: terms.reduce((a, t) => a + t.weight, 0) };
+  return { terms, totalWeight: terms.reduce((a, t) => a + (t.optional ? 0 : t.weight), 0) };
 }
 
 const itemStemCache = new Map<string, Set<string>>();
@@ -142,7 +199,7 @@ export function itemStems(item: Pick<MemoryItem, "content" | "key" | "tags" | "f
 
 /** The query's informative words as one string (what the ranker is asked for). */
 export function informativeQuery(model: QueryModel): string {
-  return model.terms.map((t) => t.word).join(" ");
+  return model.terms.flatMap((t) => [t.word, ...t.altWords]).join(" ");
 }
 
 /** The stems of words the ranker reported as matched in an item (no re-tokenizing of the item). */
@@ -150,12 +207,17 @@ export function stemsOfWords(words: readonly string[]): Set<string> {
   return new Set(words.map(stemCached));
 }
 
-/** IDF-weighted share of the query's terms found in the item, 0..1, and the words that matched. */
+/**
+ * IDF-weighted share of the query's terms found in the item, 0..1, and the words that matched. A
+ * term matches through its own stem or a synonym's; an optional term (an identifier no memory
+ * names) joins the denominator only when the item matches it, so it can raise coverage, never sink it.
+ */
 export function termCoverage(model: QueryModel, stems: Set<string>): { score: number; matched: QueryTerm[] } {
-  if (model.totalWeight === 0) return { score: 0, matched: [] };
-  const matched = model.terms.filter((t) => stems.has(t.stem));
+  if (model.terms.length === 0) return { score: 0, matched: [] };
+  const matched = model.terms.filter((t) => stems.has(t.stem) || t.alts.some((a) => stems.has(a)));
   const got = matched.reduce((a, t) => a + t.weight, 0);
-  return { score: got / model.totalWeight, matched };
+  const total = model.totalWeight + matched.reduce((a, t) => a + (t.optional ? t.weight : 0), 0);
+  return { score: total === 0 ? 0 : got / total, matched };
 }
 
 // ---- the formula and its explanation -----------------------------------------------------------
@@ -188,5 +250,8 @@ export function explain(item: Pick<MemoryItem, "type" | "importance" | "updated_
   const when = age <= 14 ? `, updated ${relativeTime(item.updated_at, nowMs)}` : "";
   const weight = item.importance >= 0.8 ? "high-importance " : "";
   const lead = bits.length > 0 ? `${bits.join("; ")}. ` : "";
-  return `${lead}A ${weight}${TYPE_NOUN[item.type as MemoryType]}${when}.`;
+  const noun = `${weight}${TYPE_NOUN[item.type as MemoryType]}`;
+  // "Your style preference", never "A your style preference".
+  const phrase = noun.startsWith("your ") ? `Your ${noun.slice(5)}` : noun.includes("your ") ? `Your ${noun.replace("your ", "")}` : `A ${noun}`;
+  return `${lead}${phrase}${when}.`;
 }

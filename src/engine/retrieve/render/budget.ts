@@ -1,3 +1,5 @@
+import { UsageError } from "../../../shared/errors.ts";
+import { singularOf } from "../../../shared/plural.ts";
 import type { TokenCounter } from "../../../shared/tokens.ts";
 
 /**
@@ -8,10 +10,35 @@ import type { TokenCounter } from "../../../shared/tokens.ts";
  * is header, then the shown blocks grouped under their group headings, then the footer
  * `Budget: ~N/M tokens · X of Y items shown` — always, truncated or not.
  *
- * Invariant: the counted tokens of the returned markdown never exceed the budget, and the markdown is
+ * Invariant: the tokens of the returned markdown never exceed the budget — counted by the real o200k
+ * tokenizer, not only by the estimator: with the `accurate` estimator the packer fills to
+ * packLimit(budget), which keeps ESTIMATOR_MARGIN in reserve for texts it undercounts. The markdown is
  * never empty when one block fits on its own. When the budget is too small for the full frame the
- * packer degrades step by step: header dropped first, then group headings, then the footer.
+ * packer degrades step by step: header dropped first, then group headings, then the footer; when
+ * nothing at all fits, it refuses with one line that says so and what budget would do (a
+ * UsageError, code `budget_too_small`) instead of answering with empty text.
  */
+
+/**
+ * Share of the budget kept free when counting with the `accurate` estimator: on the real transcripts
+ * its rendered answers undercount o200k by up to 3.8 % (recall of an episode full of Go and shell
+ * output); 6 % holds that with room. The exact counters (o200k) need none; chars4 is a rough
+ * counter by choice and is not corrected.
+ */
+export const ESTIMATOR_MARGIN = 0.06;
+
+/** The count the packer fills to for a budget: the budget minus the estimator's safety margin. */
+export function packLimit(budget: number, counter: Pick<TokenCounter, "name">): number {
+  const b = Math.max(0, Math.floor(budget));
+  return counter.name === "accurate" ? b - Math.ceil(b * ESTIMATOR_MARGIN) : b;
+}
+
+/** The smallest budget whose limit holds `tokens`. */
+function budgetFor(tokens: number, counter: Pick<TokenCounter, "name">): number {
+  let b = tokens;
+  while (packLimit(b, counter) < tokens) b++;
+  return b;
+}
 export interface Block {
   /** Id reported back for shown blocks (memory id, episode id, event id). */
   id: string;
@@ -26,6 +53,8 @@ export interface Block {
 }
 
 export interface PackInput {
+  /** Tokens the text may count (packLimit of the budget); set by packBlocks. */
+  limit?: number;
   /** First line(s), e.g. `## Relevant memory for this task`. */
   header?: string;
   /** Group key → heading line (e.g. `### Pitfalls`); groups render in this object's key order. */
@@ -66,7 +95,7 @@ const FRAMES: Frame[] = [
 
 export function footerLine(n: number, budget: number, shown: number, total: number, noun: string, omittedSeen: number): string {
   const seen = omittedSeen > 0 ? ` · ${omittedSeen} omitted as already shown` : "";
-  return `Budget: ~${n}/${budget} tokens · ${shown} of ${total} ${noun} shown${seen}`;
+  return `Budget: ~${n}/${budget} tokens · ${shown} of ${total} ${total === 1 ? singularOf(noun) : noun} shown${seen}`;
 }
 
 function render(input: PackInput, frame: Frame, shown: readonly Block[], footer: string | undefined): string {
@@ -129,9 +158,10 @@ function withFooter(input: PackInput, frame: Frame, shown: readonly Block[]): { 
  * and trailing blocks are dropped while it is over — so the budget holds for the real text.
  */
 function fill(input: PackInput, frame: Frame): { shown: Block[]; text: string; tokens: number } {
-  const { counter, budget } = input;
+  const { counter } = input;
+  const budget = input.limit ?? input.budget;
   const total = input.total ?? input.blocks.length;
-  const footerCost = frame.footer ? counter.count(footerLine(budget, budget, total, total, input.noun ?? "items", input.omittedSeen ?? 0)) + 2 : 0;
+  const footerCost = frame.footer ? counter.count(footerLine(input.budget, input.budget, total, total, input.noun ?? "items", input.omittedSeen ?? 0)) + 2 : 0;
   const headerCost = frame.header && input.header ? counter.count(input.header) + 2 : 0;
   const headingCost = new Map<string, number>();
   const groupKeys = new Set(input.groups ? Object.keys(input.groups) : []);
@@ -178,19 +208,30 @@ function fill(input: PackInput, frame: Frame): { shown: Block[]; text: string; t
 /** Pack blocks into the budget (see the module comment for the rules). */
 export function packBlocks(input: PackInput): Packed {
   const budget = Math.max(0, Math.floor(input.budget));
-  const inp = { ...input, budget };
+  const limit = packLimit(budget, input.counter);
+  const inp = { ...input, budget, limit };
   for (const frame of FRAMES) {
     if (inp.blocks.length === 0) break;
     const { shown, text, tokens } = fill(inp, frame);
     if (shown.length > 0) return { markdown: text, tokens, shown };
   }
-  // Nothing shown: the fullest frame that fits, else nothing at all.
+  // Nothing shown: the fullest frame that fits.
+  const answers: number[] = [];
   for (const frame of FRAMES) {
     const { text, tokens } = withFooter(inp, frame, []);
-    if (tokens <= budget && text.length > 0) return { markdown: text, tokens, shown: [] };
+    if (text.length === 0) continue;
+    if (tokens <= limit) return { markdown: text, tokens, shown: [] };
+    answers.push(tokens);
   }
-  if (inp.blocks.length === 0 && inp.emptyText && inp.counter.count(inp.emptyText) <= budget) return { markdown: inp.emptyText, tokens: inp.counter.count(inp.emptyText), shown: [] };
-  return { markdown: "", tokens: 0, shown: [] };
+  if (inp.blocks.length === 0 && inp.emptyText) {
+    const tokens = inp.counter.count(inp.emptyText);
+    if (tokens <= limit) return { markdown: inp.emptyText, tokens, shown: [] };
+    answers.push(tokens);
+  }
+  for (const b of inp.blocks) answers.push(inp.counter.count(b.text));
+  // Nothing fits at all: say so in one line instead of answering with empty text.
+  const needed = budgetFor(Math.min(...answers, Number.POSITIVE_INFINITY), inp.counter);
+  throw new UsageError(`context_budget_tokens ${budget} is too small for any answer here; the smallest needs ${Number.isFinite(needed) ? needed : "more"} tokens.`, "budget_too_small");
 }
 
 /**
@@ -212,5 +253,5 @@ export function refooter(markdown: string, budget: number, counter: TokenCounter
     n = c;
   }
   const tokens = Math.max(n, counter.count(text));
-  return tokens <= budget ? { markdown: text, tokens } : undefined;
+  return tokens <= packLimit(budget, counter) ? { markdown: text, tokens } : undefined;
 }

@@ -32,6 +32,22 @@ export function listItem(text: string): string {
   return `- ${lines.map((l, i) => (i === 0 ? l : `  ${l}`)).join("\n")}`;
 }
 
+/**
+ * An episode's summary followed by its outcome, stated once: the offline summaries already end
+ * with "Outcome: …", so it is appended only when the summary does not say it.
+ */
+export function summaryWithOutcome(summary: string, outcome: string): string {
+  const s = summary.trim();
+  const o = outcome.trim();
+  if (!o || statesOutcome(s, o)) return s;
+  return `${s.replace(/\.?$/, ".")} Outcome: ${o}.`;
+}
+
+/** Does the summary already say "Outcome: <outcome>"? */
+export function statesOutcome(summary: string, outcome: string): boolean {
+  return summary.toLowerCase().includes(`outcome: ${outcome.trim().toLowerCase()}`);
+}
+
 /** "src/a.ts, src/b.ts +2" */
 export function shortPaths(paths: readonly string[], max = 2): string {
   if (paths.length === 0) return "";
