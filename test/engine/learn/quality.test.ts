@@ -144,6 +144,24 @@ describe("decisions: a choice with its reason", () => {
     }
   });
 
+  test("a stated rule about a kind of work is served for a task doing that work, though they share one word", async () => {
+    const sb = sandbox();
+    try {
+      await processEvents(
+        request(sb.root, events(sb.root, [{ type: "user_message", text: "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts." }, { type: "assistant_response", text: "Noted." }])),
+        sb.deps(),
+      );
+      const ctx = retrievalContext(sb.db, sb.root, { nowMs: Date.parse("2026-06-01T00:00:00Z"), userId: USER, userDb: sb.userDb() });
+      const tc = await taskContext(ctx, TaskContextRequest.parse({ project_id: sb.root, task_description: "Add a bulk delete endpoint for items" }));
+      expect(tc.selected_memories.map((m) => m.content)).toEqual(["Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts."]);
+      expect(tc.selected_memories[0]!.reason).toMatch(/delete/i);
+      const other = await taskContext(ctx, TaskContextRequest.parse({ project_id: sb.root, task_description: "Translate the marketing landing page copy into French" }));
+      expect(other.has_relevant_memory).toBe(false);
+    } finally {
+      sb.cleanup();
+    }
+  });
+
   test.skipIf(!existsSync(TRANSCRIPTS))("a real approved plan (context-evaluator 1e/…/1) gives no decision: it is the assistant's text", () => {
     const evs = transcriptEvents("claude-code/packmindhub-context-evaluator/1e/bff44644f8/1/full.jsonl", "claude", ROOT);
     expect(decisions(ruleInput("ep_real", ROOT, evs))).toEqual([]);
