@@ -9,7 +9,8 @@ import { repoInstructions } from "../../../src/engine/learn/extract/repo-instruc
 import { explicitPreferences } from "../../../src/engine/learn/extract/style-preferences.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
-import { taskContext } from "../../../src/engine/retrieve/task-context.ts";
+import { ruleSubjectMatch, taskContext } from "../../../src/engine/retrieve/task-context.ts";
+import { analyzeQuery } from "../../../src/ranker/query.ts";
 import { projectBriefView } from "../../../src/engine/retrieve/views/project-brief.ts";
 import { TaskContextRequest, ViewQuery } from "../../../src/shared/api.ts";
 import type { EventDTO, EventType } from "../../../src/shared/event.ts";
@@ -160,6 +161,14 @@ describe("decisions: a choice with its reason", () => {
     } finally {
       sb.cleanup();
     }
+  });
+
+  test("the rule's subject is what must meet the task: the words before its modal", () => {
+    const stems = (t: string) => new Set(analyzeQuery(t).map((x) => x.stem));
+    const rule = { type: "user_style", key: "rule:delete_must_run", content: "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts." };
+    expect(ruleSubjectMatch(rule, stems("Add a bulk delete endpoint for items"))).toBe("deletes");
+    expect(ruleSubjectMatch(rule, stems("Wrap the report query in a transaction"))).toBeNull(); // not its subject
+    expect(ruleSubjectMatch({ ...rule, key: "pref:x" }, stems("delete items"))).toBeNull(); // only stated rules
   });
 
   test.skipIf(!existsSync(TRANSCRIPTS))("a real approved plan (context-evaluator 1e/…/1) gives no decision: it is the assistant's text", () => {
