@@ -160,6 +160,8 @@ function errorSignature(line: string): string {
 
 /** What names the error best: from an `…Error`/`…Exception` name to the end of its line when there is one, else the first line. */
 function signatureLine(lines: readonly string[]): string | undefined {
+  const failedTest = lines.find((l) => /^(?:\(fail\)|✗|×\s*\S+\s*>|FAIL\b|--- FAIL)/.test(l));
+  if (failedTest) return failedTest;
   for (const l of lines) {
     const m = /\b[A-Za-z_]\w*(?:Error|Exception)\b.*$/.exec(l);
     if (m) return m[0];
@@ -233,13 +235,16 @@ function findChains(runs: readonly CommandRun[]): { chains: Chain[]; unresolved:
 /** Commands that can be the fix themselves (generate the migration, install the package, apply it). */
 const FIX_COMMAND_KINDS = new Set(["install", "migrate", "generate"]);
 /** Commands that fix by themselves without being a check: a formatter or `--fix` run, a clean-up of leftovers or caches. */
-const FIXER = /(?:^|\s)(?:[\w-]+:fix\b|--fix\b|--write\b|rm\s+-r?f?r?\s+\S|git\s+clean\b|git\s+checkout\s+--\s|\S*cache\s+clean\b)/;
+const CLEANUP = /(?:^|\s)(?:rm\s+-r?f?r?\s+\S|git\s+clean\b|git\s+checkout\s+--\s|\S*cache\s+clean\b)/;
+/** A formatter or `--fix` run fixes lint and format findings, not a failing test or build. */
+const LINT_FIXER = /(?:^|\s)(?:[\w-]+:fix\b|--fix\b|--write\b)/;
+const fixes = (kind: string, command: string) => CLEANUP.test(command) || ((kind === "lint" || kind === "format") && LINT_FIXER.test(command));
 
 function chainCandidate(input: RuleInput, events: readonly EngineEvent[], changes: readonly EngineEvent[], runs: readonly CommandRun[], c: Chain): Candidate | null {
   const from = c.lastFail.ev.ms;
   const to = c.pass.ev.ms;
   const fixChanges = changes.filter((e) => e.ms >= from && e.ms <= to);
-  const fixCommands = runs.filter((r) => r.ev.ms > from && r.ev.ms < to && (FIX_COMMAND_KINDS.has(r.kind) || FIXER.test(r.ev.command)) && r.outcome === "pass");
+  const fixCommands = runs.filter((r) => r.ev.ms > from && r.ev.ms < to && (FIX_COMMAND_KINDS.has(r.kind) || fixes(c.first.kind, r.ev.command)) && r.outcome === "pass");
   if (fixChanges.length === 0 && fixCommands.length === 0) return null; // passed without a change: flaky or environmental, not a lesson
   const lines = failureLines(c.first.ev.output, 2);
   const lastLines = lines.length > 0 ? lines : failureLines(c.lastFail.ev.output, 2);
@@ -250,7 +255,7 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
   const cmd = isCommit(c.first) ? "git commit" : describeCommand(c.first);
   // The line that names the error best (an `…Error` line), else the first that is not a log timestamp.
   // Log timestamps and source excerpts ("89 | throw new Error(…)") tell a reader nothing on their own.
-  const telling = lastLines.filter((l) => !/^\[\d{1,2}:\d{2}|^\d+\s*\|/.test(l));
+  const telling = lastLines.filter((l) => !/^\[\d{1,2}:\d{2}|^\[[A-Z][\w-]*\]|^\d+\s*\|/.test(l));
   const failLine = isCommit(c.first) ? "" : (telling.find((l) => /\b[A-Za-z_]\w*(?:Error|Exception)\b/.test(l)) ?? telling[0] ?? "").replace(/^[×✖✘!]\s*/, "");
   const parts = [stop(isCommit(c.first) ? "`git commit` was blocked by the pre-commit hook" : `\`${cmd}\` failed${failLine ? `: ${clip(failLine, 80)}` : ""}`)];
   if (cause) parts.push(`Cause: ${stop(shorten(cause.text, 150).replace(/[.!]$/, ""))}`);
@@ -262,7 +267,7 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
   const FIRST_PERSON = /^(?:we can|i'll|i will|we'll|let me|let's)\s+/i;
   const fixText = FIRST_PERSON.test(fixWhat) ? fixWhat.replace(FIRST_PERSON, "").replace(/^./, (ch) => ch.toUpperCase()) : fixWhat;
   if (fixStandsAlone) parts.push(`Fix${fixFiles.length > 0 ? ` (${fixFiles.slice(0, 2).join(", ")})` : ""}: ${stop(fixText.replace(/[.!]$/, ""))}`);
-  const sigLine = signatureLine(lastLines);
+  const sigLine = signatureLine(telling.length > 0 ? telling : lastLines); // log timestamps make no signature
   const sig = sigLine ? errorSignature(sigLine) : "";
   const keyTail = slug(sig, 5) || slug(fixFiles[0]?.split("/").pop() ?? cmd, 3) || "failure";
   const evidence = [c.first.ev.id, c.lastFail.ev.id, ...fixChanges.map((e) => e.id), ...fixCommands.map((r) => r.ev.id), c.pass.ev.id];
@@ -270,10 +275,12 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
   if (fix && fixChanges.length > 0) evidence.push(fix.id);
   const lintRule = c.first.kind === "lint" ? lintRuleOf(`${c.first.ev.output}\n${c.lastFail.ev.output}`) : null;
   const lasting = lastingReason(events, c, `${cause?.text ?? ""} ${fixWhat}`, fixFiles, fixCommands.length > 0);
+  if (lasting === "routine") return null; // a test brought in line with the change: never a lesson, not even on recurrence
   return {
     type: "pitfall",
     key: lintRule ? `pitfall:lint-rule:${slug(lintRule, 4)}`.slice(0, 110) : `pitfall:${c.first.kind}:${keyTail}`.slice(0, 110),
-    content: capTokens(lintRule ? `Lint rule \`${lintRule}\`: ${parts.slice(1).join(" ").replace(/^Cause: /, "")}` : parts.join(" "), 90),
+    // A lint rule's lesson is its cause; the fix of one episode ("POST /x now awaits …") is that episode's.
+    content: capTokens(lintRule ? `Lint rule \`${lintRule}\`: ${cause ? stop(shorten(cause.text, 150).replace(/[.!]$/, "")) : `flagged ${failLine ? `"${clip(failLine, 80)}"` : "this code"}.`}` : parts.join(" "), 90),
     tags: ["pitfall", c.first.kind, ...(lasting ? [lasting] : []), ...new Set(where.map(languageOf).filter((l): l is string => l !== null))],
     importance: c.attempts > 1 ? 0.85 : 0.8,
     confidence: lastLines.length > 0 && (fixChanges.length > 0 || fixCommands.length > 0) ? 0.8 : 0.65,
@@ -300,20 +307,24 @@ export function lintRuleOf(output: string): string | null {
 
 /** Causes that no reader of the code alone would guess: environment, configuration, ordering, concurrency, tooling, data. */
 const NON_OBVIOUS = /\b(?:env(?:ironment)?(?: var(?:iable)?s?)?|\.env\b|config(?:uration)?|tsconfig|settings|version|node_modules|lock ?file|cache[ds]?|port\b|permissions?|timeout|timed out|race|concurren\w*|deadlock|order(?:ing)?|sequence|migrations?|schema|database|docker|network|locale|timezone|encoding|flaky|leftover|stale|gitignore|(?:pre-?commit|git) hook|\bci\b|platform|macos|windows|sandbox|not running|daemon|server is|credentials?|path (?:is|was)|working directory|cwd)\b/i;
+const ROUTINE_CAUSE = /\b(?:checking for the old|expect(?:s|ed|ing)? the old|old (?:text|wording|snapshot|expectation|value|message)|snapshot (?:is )?(?:out of date|outdated)|update(?:d)? the (?:test|snapshot|expectation)s?)\b/i;
 const RUNTIME_ERROR = /\b(?:TypeError|ReferenceError|RangeError|panic|nil pointer|NullPointerException|segmentation fault|AttributeError|KeyError|IndexError)\b/;
 const TEST_FILE = /(?:^|\/)(?:test|tests|__tests__|spec)\/|\.(?:test|spec)\.[a-z]+$|_test\.[a-z]+$/;
 
 /**
- * Why a fixed failure is worth remembering on its own — or null when it is routine (a compile, type
- * or lint error, or a test updated to new behaviour, fixed at once), which then waits for recurrence.
+ * Why a fixed failure is worth remembering on its own; null when it is a routine compile, type or
+ * lint error fixed at once (it waits for recurrence); "routine" for a test brought in line with the
+ * change (never a lesson).
  */
-function lastingReason(events: readonly EngineEvent[], c: Chain, text: string, fixFiles: readonly string[], fixedByCommand: boolean): string | null {
-  if (c.attempts >= 3) return "hard-won";
-  if (c.pass.ev.ms - c.first.ev.ms >= 10 * 60_000) return "hard-won";
+function lastingReason(events: readonly EngineEvent[], c: Chain, text: string, fixFiles: readonly string[], fixedByCommand: boolean): "routine" | string | null {
   const msgs = userMessages(events).filter((m) => m.ev.ms > c.first.ev.ms && m.ev.ms < c.pass.ev.ms && !isPlanMessage(m.text));
   if (msgs.length > 0) return "user-remarked";
-  // A test brought in line with new behaviour (only test files changed) is routine, however long it took.
-  if (fixFiles.length > 0 && fixFiles.every((f) => TEST_FILE.test(f)) && !fixedByCommand) return null;
+  // "The test was checking for the old text", or only test files changed: a test brought in line with
+  // the change — routine, however long it took.
+  if (ROUTINE_CAUSE.test(text)) return "routine";
+  if (fixFiles.length > 0 && fixFiles.every((f) => TEST_FILE.test(f)) && !fixedByCommand) return "routine";
+  if (c.attempts >= 3) return "hard-won";
+  if (c.pass.ev.ms - c.first.ev.ms >= 10 * 60_000) return "hard-won";
   if (NON_OBVIOUS.test(text) || fixedByCommand) return "non-obvious";
   const sourceFixed = fixFiles.some((f) => !TEST_FILE.test(f));
   if (c.first.kind === "test" && RUNTIME_ERROR.test(text) && sourceFixed) return "non-obvious";
