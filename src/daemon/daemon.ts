@@ -203,7 +203,7 @@ class Daemon {
       projects: this.batcher.status(),
       sources: this.capture.status(),
       engine: this.supervisor.status(),
-      last_error: this.lastError,
+      last_error: this.capture.problem() ?? this.lastError,
     };
   }
 
