@@ -12,7 +12,7 @@ import { openProjectDb } from "../sql/open.ts";
 import { projectPaths } from "../shared/paths.ts";
 import { canonicalStruct, eventIdFromHash, hashStruct } from "./dedup.ts";
 import type { ToolUseInfo } from "./normalize/types.ts";
-import { isEnvFilePath } from "../shared/privacy/redact.ts";
+import { isEnvFilePath, redactText } from "../shared/privacy/redact.ts";
 import { sanitizeContent } from "../shared/privacy/sanitize.ts";
 
 /** Opens each project's data.db once and keeps it open. */
@@ -81,7 +81,8 @@ export function repoRelativePaths(paths: readonly string[], root: string, cwd: s
 
 /** Build the stored row of one normalized event for a project (everything but the insert). */
 export function toEventRow(e: NormalizedEvent, root: string, userId: string): EventDTO {
-  const filePaths = repoRelativePaths(e.file_paths, root, e.cwd);
+  // paths are stored too: a token in a path (`/tmp/ghp_…/x`, `?key=…`) is redacted like content
+  const filePaths = repoRelativePaths(e.file_paths, root, e.cwd).map((p) => redactText(p));
   const envFile = filePaths.some(isEnvFilePath) || e.file_paths.some(isEnvFilePath);
   const content = sanitizeContent(e.content, { envFile });
   if (typeof content.diff_summary === "string") content.diff_summary = content.diff_summary.split(`${root}/`).join("");
