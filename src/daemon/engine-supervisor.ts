@@ -29,6 +29,8 @@ const BACKOFF_MAX_MS = 30_000;
 /** An engine that stayed up this long resets the backoff. */
 const STABLE_AFTER_MS = 60_000;
 const FAILED_CHECKS_BEFORE_RESTART = 3;
+/** After a failed health check, the next one comes this soon (ms). */
+const RECHECK_AFTER_FAILURE_MS = 1_000;
 const STOP_GRACE_MS = 5_000;
 
 function healthIntervalFromEnv(): number | undefined {
@@ -162,10 +164,10 @@ export class EngineSupervisor {
     this.scheduleHealthCheck();
   }
 
-  private scheduleHealthCheck(): void {
+  private scheduleHealthCheck(delayMs = this.healthIntervalMs): void {
     clearTimeout(this.healthTimer);
     if (this.stopping) return;
-    this.healthTimer = setTimeout(() => void this.healthCheck(), this.healthIntervalMs);
+    this.healthTimer = setTimeout(() => void this.healthCheck(), delayMs);
   }
 
   private async healthCheck(): Promise<void> {
@@ -183,6 +185,9 @@ export class EngineSupervisor {
       return;
     } else {
       log.warn(`engine health check failed (${this.failedChecks}/${FAILED_CHECKS_BEFORE_RESTART})`);
+      // a stuck engine (SIGSTOP, a tight loop) is found out within seconds, not after three full intervals
+      this.scheduleHealthCheck(Math.min(this.healthIntervalMs, RECHECK_AFTER_FAILURE_MS));
+      return;
     }
     this.scheduleHealthCheck();
   }
