@@ -154,7 +154,9 @@ async function killDuringBursts(target: "daemon" | "engine", kills: number): Pro
 /** Disk full on a real tmpfs, in-process capture: everything written during the outage is stored once space is back. */
 async function diskFull(quick: boolean): Promise<Row | null> {
   const home = makeCaptureHome("[watch]\ngit = false\n");
-  const mount = mountTmpfs(join(home.root, "small"), quick ? "6m" : "20m");
+  // room for the rows and a WAL of up to 32 MiB (capture's autocheckpoint) once the filler is gone
+  const size = quick ? 6 : 96;
+  const mount = mountTmpfs(join(home.root, "small"), `${size}m`);
   if (!mount) {
     home.restore();
     SKIPPED.push("disk full: skipped, this machine does not allow mounting a tmpfs (needs root)");
@@ -162,7 +164,7 @@ async function diskFull(quick: boolean): Promise<Row | null> {
   }
   const n = quick ? 3_000 : 30_000;
   const service = new CaptureService({ sweepIntervalMs: 500 });
-  const row: Row = { name: `disk full (tmpfs ${quick ? "6" : "20"} MB) during a ${n}-event burst`, tried: n, held: 0, lost: 0, duplicated: 0, hung: 0, fast: "test/daemon/capture/faults.test.ts" };
+  const row: Row = { name: `disk full (tmpfs of ${size} MB, filled) during a ${n}-event burst`, tried: n, held: 0, lost: 0, duplicated: 0, hung: 0, fast: "test/daemon/capture/faults.test.ts" };
   try {
     const repo = home.addRepo("small");
     const session = "f0f0f0f0-0000-4000-8000-000000000003";
@@ -175,7 +177,7 @@ async function diskFull(quick: boolean): Promise<Row | null> {
     const filler = fillDisk(repo);
     let chunk = "";
     for (let i = 1; i < n; i++) {
-      chunk += claudeLine(repo, session, i, 200);
+      chunk += claudeLine(repo, session, i);
       if (i % 500 === 0) {
         appendFileSync(path, chunk);
         chunk = "";
