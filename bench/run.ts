@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   engine: () => import("./engine.ts").then((m) => m.default),
   replay: () => import("./replay.ts").then((m) => m.default),
   "memory-quality": () => import("./memory-quality.ts").then((m) => m.default),
+  faults: () => import("./faults.ts").then((m) => m.default),
 };
 
 const argv = process.argv.slice(2);

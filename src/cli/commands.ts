@@ -10,6 +10,7 @@ export const COMMANDS: Record<string, Loader> = {
   init: () => import("./init.ts").then((m) => m.default),
   config: () => import("./config.ts").then((m) => m.default),
   status: () => import("./status.ts").then((m) => m.default),
+  doctor: () => import("./doctor.ts").then((m) => m.default),
   daemon: () => import("./daemon.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
   hosts: () => import("./hosts.ts").then((m) => m.default),

@@ -123,6 +123,7 @@ const run = defineCommand({
     const res = await runDaemon({ detached: args.detached === true });
     if (res.kind === "already_running") {
       process.stderr.write(`sqrl: a daemon is already running (pid ${res.pid}${res.info ? `, 127.0.0.1:${res.info.port}` : ""}); not starting another. Stop it with \`sqrl daemon stop\`.\n`);
+      process.exit(1); // a refusal is a failure: scripts and service managers must see it
       return;
     }
     process.exit(0);

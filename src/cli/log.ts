@@ -5,6 +5,7 @@ import { ProjectNotRegisteredError, UsageError } from "../shared/errors.ts";
 import { projectPaths } from "../shared/paths.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { relativeTime } from "../shared/time.ts";
+import { redactDeep, redactText } from "../shared/privacy/redact.ts";
 import type { ToolCallRow } from "../sql/tool-calls.ts";
 import { resolveProjectDir } from "./init-project.ts";
 
@@ -42,7 +43,8 @@ export default defineCommand({
     const { listToolCalls } = await import("../sql/tool-calls.ts");
     const db = openProjectDb(root, { readonly: true });
     try {
-      const rows = listToolCalls(db, { tool: args.tool, limit });
+      // rows written before redaction covered the trace are redacted on the way out too
+      const rows = listToolCalls(db, { tool: args.tool, limit }).map((r) => ({ ...r, args: redactDeep(r.args), error: r.error === null ? null : redactText(r.error) }));
       process.stdout.write(args.json ? `${JSON.stringify(rows, null, 2)}\n` : render(rows));
     } finally {
       db.close();

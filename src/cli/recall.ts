@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import type { EpisodeRecall } from "../shared/api.ts";
+import { redactDeep, redactText } from "../shared/privacy/redact.ts";
 import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor } from "./memory-cli.ts";
 
 /** `sqrl recall <episode-id>`: one episode expanded back to its raw events. */
@@ -14,7 +15,8 @@ export default defineCommand({
     const budget = parseBudget(args.budget);
     const query = { project_id: projectRootFor(args.project), episode_id: args.episode, ...(budget ? { context_budget_tokens: budget } : {}) };
     const res = await callDaemon<EpisodeRecall>("/recall", { query });
-    if (args.json) return printJson(res);
-    print(res.markdown);
+    // events stored before a redaction rule existed are redacted on the way out
+    if (args.json) return printJson(redactDeep(res));
+    print(redactText(res.markdown));
   },
 });

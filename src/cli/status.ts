@@ -4,7 +4,7 @@ import { projectPaths } from "../shared/paths.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { resolveProjectDir } from "./init-project.ts";
 import { readProjectStatus, type ProjectStatus } from "./project-status.ts";
-import { ProjectNotRegisteredError } from "../shared/errors.ts";
+import { ProjectNotRegisteredError, SqrlError } from "../shared/errors.ts";
 
 /** When the waiting events will be distilled: the daemon's next batch, or what starts it. */
 export interface EngineNextRun {
@@ -36,6 +36,25 @@ function render(s: ProjectStatus & { engine_next_run: EngineNextRun }): string {
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * What the running daemon knows is wrong (disk full, this project's database failing), in a line
+ * each; empty when all is well or no daemon runs (status never starts one, and waits at most 1 s).
+ */
+async function daemonHealth(root: string): Promise<string[]> {
+  const { callApi } = await import("../shared/api-client.ts");
+  let s: { last_error: string | null; projects: Array<{ project_id: string; last_error: string | null }> };
+  try {
+    s = await callApi("daemon", "/status", { timeoutMs: 1000 });
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  if (s.last_error) out.push(`daemon: ${s.last_error}`);
+  const mine = s.projects.find((p) => p.project_id === root)?.last_error;
+  if (mine) out.push(mine.includes("sqrl doctor") ? `UNHEALTHY: ${mine}` : `last batch error: ${mine}`);
+  return out;
+}
+
 export default defineCommand({
   meta: { name: "status", description: "What sqrl has stored for a project (works with the daemon down)" },
   args: {
@@ -46,8 +65,16 @@ export default defineCommand({
     const dir = resolveProjectDir(args.path);
     const root = existsSync(projectPaths.db(dir)) ? dir : projectForPath(dir, listProjects());
     if (!root || !existsSync(projectPaths.db(root))) throw new ProjectNotRegisteredError(dir);
-    const snapshot = readProjectStatus(root);
+    let snapshot: ProjectStatus;
+    try {
+      snapshot = readProjectStatus(root);
+    } catch (err) {
+      // a damaged data.db: say which file and what to do, never a stack trace
+      throw new SqrlError("damaged_db", `${projectPaths.db(root)} cannot be read (${(err as Error).message}). Run \`sqrl doctor ${root}\` for what to do.`);
+    }
     const status = { ...snapshot, engine_next_run: await engineNextRun(snapshot.events.unprocessed) };
-    process.stdout.write(args.json ? `${JSON.stringify(status, null, 2)}\n` : render(status));
+    const health = await daemonHealth(root);
+    if (args.json) process.stdout.write(`${JSON.stringify({ ...status, health }, null, 2)}\n`);
+    else process.stdout.write(`${render(status)}${health.length > 0 ? `Health    ${health.join("\n          ")}\n` : ""}`);
   },
 });

@@ -8,6 +8,7 @@ import type { RuntimeInfo } from "../shared/runtime-files.ts";
 import { nowIso } from "../shared/time.ts";
 import { countEvents, markProcessed, unprocessedEvents } from "../sql/events.ts";
 import { openProjectDb } from "../sql/open.ts";
+import { projectPaths } from "../shared/paths.ts";
 
 export interface BatchSettings {
   intervalMs: number;
@@ -166,8 +167,28 @@ export class Batcher {
       const st = this.stateOf(project);
       if (Date.now() < st.retryAt) continue;
       if (!this.opts.engine()) return; // nothing can be sent; engineReady() triggers again
-      await this.flushProject(project, st);
+      try {
+        await this.flushProject(project, st);
+      } catch (err) {
+        this.projectFailed(project, st, err);
+      }
     }
+  }
+
+  /**
+   * One project's database failed (corrupt, unreadable): it alone is backed off and marked in
+   * `status()` with what to do; the projects after it go on.
+   */
+  private projectFailed(project: string, st: ProjectState, err: unknown): void {
+    st.failures++;
+    const delay = Math.min(Math.max(this.settings.intervalMs, RETRY_BASE_MS), RETRY_BASE_MS * 2 ** (st.failures - 1));
+    st.retryAt = Date.now() + delay;
+    const message = (err as Error).message;
+    st.lastError = `${nowIso()}: ${project} (${projectPaths.db(project)}): ${message}. Run \`sqrl doctor ${project}\` to check the file.`;
+    // a broken connection may keep failing: open the file afresh next time
+    this.dbs.get(project)?.close();
+    this.dbs.delete(project);
+    if (st.failures === 1 || st.failures % 10 === 0) log.error(`memory processing of ${project} failed: ${projectPaths.db(project)}: ${message}; other projects go on. Run \`sqrl doctor ${project}\`.`);
   }
 
   private async flushProject(project: string, st: ProjectState): Promise<void> {
@@ -303,7 +324,12 @@ export class Batcher {
     return this.opts.projects().map((project) => {
       const st = this.stateOf(project);
       const db = this.dbOf(project, st);
-      const counts = db ? countEvents(db, project) : { total: 0, unprocessed: 0 };
+      let counts = { total: 0, unprocessed: 0 };
+      try {
+        if (db) counts = countEvents(db, project);
+      } catch (err) {
+        st.lastError ??= `${nowIso()}: ${project} (${projectPaths.db(project)}): ${(err as Error).message}. Run \`sqrl doctor ${project}\` to check the file.`;
+      }
       return { project_id: project, events: counts.total, queue_depth: counts.unprocessed, last_batch_at: st.lastBatchAt, last_error: st.lastError };
     });
   }

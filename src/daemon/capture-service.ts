@@ -6,6 +6,11 @@
  * is re-read to EOF on a ~50 ms trailing timer; a periodic sweep compares sizes (the recursive
  * watcher can miss the end of a burst); held-back events (an assistant response that may still grow)
  * are flushed after a quiet period. Offsets are persisted only after the events are committed.
+ *
+ * A commit that fails (disk full, any SQLite error) must not lose what was read: the file's in-memory
+ * state is dropped, so the next read starts again from the persisted offset (the last one whose
+ * events are committed), and dedup absorbs what did get in. Such a file is retried with backoff;
+ * "disk full" is said once (log and `sqrl daemon status`) and once more when capture resumes.
  */
 import type { Database } from "bun:sqlite";
 import { statSync, type Stats } from "node:fs";
@@ -34,6 +39,21 @@ export interface CaptureOptions {
   onEvents?: (projectId: string, added: number) => void;
   /** Periodic size sweep, default ~2000. */
   sweepIntervalMs?: number;
+}
+
+/** Backoff of a file whose commit failed: first retry, and the longest wait. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 30_000;
+
+interface FailedFile {
+  failures: number;
+  retryAt: number;
+}
+
+/** SQLite's "database or disk is full" (SQLITE_FULL), or the OS's ENOSPC. */
+export function isDiskFull(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  return e?.code === "SQLITE_FULL" || e?.code === "ENOSPC" || /disk is full|no space left/i.test(e?.message ?? "");
 }
 
 /** Quiet time after which held-back events of a file are released. */
@@ -66,6 +86,11 @@ export class CaptureService {
   private git: GitWatcher | null = null;
   private running = false;
   private sweeping = false;
+  /** Files whose last commit failed: retried from their persisted offset after a backoff. */
+  private readonly failed = new Map<string, FailedFile>();
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Set while commits fail for lack of space (said once, cleared once capture commits again). */
+  private diskFullSince: string | null = null;
 
   constructor(private readonly opts: CaptureOptions = {}) {}
 
@@ -106,6 +131,8 @@ export class CaptureService {
     this.flushTimers.clear();
     for (const t of this.recheckTimers.values()) clearTimeout(t);
     this.recheckTimers.clear();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     for (const file of this.files.values()) {
       try {
         this.commit(file, flushTail(file));
@@ -148,6 +175,12 @@ export class CaptureService {
     for (const root of added) this.addGitRepo(root);
   }
 
+  /** What keeps capture from committing right now (disk full), or null. */
+  problem(): string | null {
+    if (this.diskFullSince === null) return null;
+    return `disk full since ${this.diskFullSince}: capture is paused and retries with backoff; nothing read is lost. Free some space on the disk that holds the projects' .ctx folders.`;
+  }
+
   status(): SourceStatus[] {
     const out: SourceStatus[] = [];
     for (const name of ["claude", "codex", "gemini"] as const) {
@@ -184,6 +217,7 @@ export class CaptureService {
         if (w && !w.watching) w.start();
         for (const path of listSourceFiles(source)) {
           if (!this.running) return;
+          if (this.failed.has(path)) continue; // its retry timer reads it
           const f = this.files.get(path);
           const st = statOrNull(path);
           if (!f || !st || f.size !== st.size || (f.document && st.mtimeMs !== f.mtimeMs)) this.processFile(source, path);
@@ -210,16 +244,21 @@ export class CaptureService {
   /** Read what a file gained, commit its events, then persist the offset. Never throws. */
   private processFile(source: TranscriptSource, path: string, recheck = true): void {
     if (!this.running || !this.ctx) return;
+    const retry = this.failed.get(path);
+    if (retry && Date.now() < retry.retryAt) return; // the retry timer comes back to it
+    let f: TailFile | undefined;
     try {
-      const f = this.tailFile(source, path);
-      const read = readTail(f, { renew: () => source.createNormalizer(path, normalizerDeps(this.ctx!)) });
+      f = this.tailFile(source, path);
+      const read = readTail(f, { renew: () => source.createNormalizer(path, normalizerDeps(this.ctx!)), within: source.root() });
       if (read.missing) {
         this.files.delete(path);
+        this.failed.delete(path);
         if (this.state) deleteFileOffset(this.state, path);
         return;
       }
-      if (read.reset) log.info(`${path} was truncated or replaced; reading it again from the start.`);
+      if (read.reset) log.warn(`${path} was truncated, replaced or rewritten; reading it again from the start (duplicates are skipped).`);
       this.commit(f, read.events);
+      this.committed(path);
       this.scheduleFlush(f);
       if (recheck && read.lines > 0 && !this.recheckTimers.has(path)) {
         this.recheckTimers.set(
@@ -231,8 +270,64 @@ export class CaptureService {
         );
       }
     } catch (err) {
-      log.warn(`Capture of ${path} failed: ${(err as Error).message}`);
+      this.commitFailed(source, path, f, err);
     }
+  }
+
+  /**
+   * A read or commit failed: forget the file's in-memory state (its next read starts again from the
+   * persisted offset, whose events are all committed) and retry it with backoff.
+   */
+  private commitFailed(source: TranscriptSource, path: string, f: TailFile | undefined, err: unknown): void {
+    if (f && this.files.get(path) === f) this.files.delete(path);
+    const t = this.flushTimers.get(path);
+    if (t) clearTimeout(t);
+    this.flushTimers.delete(path);
+    const prev = this.failed.get(path);
+    const failures = (prev?.failures ?? 0) + 1;
+    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (failures - 1));
+    this.failed.set(path, { failures, retryAt: Date.now() + delay });
+    if (isDiskFull(err)) {
+      if (this.diskFullSince === null) {
+        this.diskFullSince = nowIso();
+        log.error(`Disk full: capture cannot store events (${(err as Error).message}). Nothing read is lost: capture retries with backoff and catches up once space is freed.`);
+      }
+    } else if (failures === 1 || failures % 10 === 0) {
+      log.warn(`Capture of ${path} failed (${(err as Error).message}); it will be read again from its last stored offset in ${delay} ms.`);
+    }
+    this.scheduleRetry(source);
+  }
+
+  /** A commit went through: the file's backoff ends, and a disk-full state is over. */
+  private committed(path: string): void {
+    this.failed.delete(path);
+    if (this.diskFullSince !== null) {
+      log.info(`Disk space is back: capture resumed (paused since ${this.diskFullSince}).`);
+      this.diskFullSince = null;
+    }
+  }
+
+  /** Wake up for the earliest due retry. */
+  private scheduleRetry(source: TranscriptSource): void {
+    if (this.retryTimer || !this.running) return;
+    let next = Infinity;
+    for (const r of this.failed.values()) next = Math.min(next, r.retryAt);
+    if (next === Infinity) return;
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = null;
+        if (!this.running) return;
+        const now = Date.now();
+        for (const [path, r] of [...this.failed]) {
+          if (r.retryAt > now) continue;
+          const src = this.transcriptSources().find((s) => s.matches(path)) ?? source;
+          r.retryAt = 0;
+          this.processFile(src, path);
+        }
+        this.scheduleRetry(source);
+      },
+      Math.max(10, next - Date.now()),
+    );
   }
 
   private commit(f: TailFile, events: NormalizedEvent[]): void {
@@ -265,8 +360,10 @@ export class CaptureService {
         if (!this.running || this.files.get(f.path) !== f) return;
         try {
           this.commit(f, flushTail(f));
+          this.committed(f.path);
         } catch (err) {
-          log.warn(`Flushing ${f.path} failed: ${(err as Error).message}`);
+          const source = TRANSCRIPT_SOURCES[f.source];
+          this.commitFailed(source, f.path, f, err);
         }
       }, IDLE_FLUSH_MS),
     );

@@ -4,6 +4,7 @@ import type { DaemonStatus } from "../shared/api.ts";
 import { log } from "../shared/log.ts";
 import { sqrlHome } from "../shared/paths.ts";
 import { listProjects } from "../shared/projects.ts";
+import { runtimeHealthy } from "../shared/daemon-launch.ts";
 import { isPidAlive, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo, type RuntimeInfo } from "../shared/runtime-files.ts";
 import { nowIso } from "../shared/time.ts";
 import { VERSION } from "../version.ts";
@@ -39,8 +40,8 @@ export async function acquireDaemonLock(): Promise<{ ok: true } | { ok: false; p
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const owner = readLockPid(path);
-      if (owner !== undefined && owner !== process.pid && isPidAlive(owner)) return { ok: false, pid: owner };
-      log.info(`removing stale daemon.lock${owner ? ` of dead pid ${owner}` : ""}`);
+      if (owner !== undefined && owner !== process.pid && isPidAlive(owner) && (await isSqrlDaemon(owner))) return { ok: false, pid: owner };
+      log.info(`removing stale daemon.lock${owner ? ` of pid ${owner} (${isPidAlive(owner) ? "alive, but not an sqrl daemon" : "dead"})` : ""}`);
       rmSync(path, { force: true });
       continue;
     }
@@ -48,9 +49,40 @@ export async function acquireDaemonLock(): Promise<{ ok: true } | { ok: false; p
     await Bun.sleep(25);
     const owner = readLockPid(path);
     if (owner === process.pid) return { ok: true };
-    if (owner !== undefined && isPidAlive(owner)) return { ok: false, pid: owner };
+    if (owner !== undefined && isPidAlive(owner) && (await isSqrlDaemon(owner))) return { ok: false, pid: owner };
   }
   throw new Error(`could not take ${path}; remove it if no sqrl daemon is running`);
+}
+
+/**
+ * Is this live pid really an sqrl daemon? A pid in a stale lock may have been reused by any other
+ * process. Yes when its daemon.json answers /health with the token, or when its command line is a
+ * `daemon run` (a daemon still starting has no daemon.json yet). When neither can be read, trust it.
+ */
+export async function isSqrlDaemon(pid: number): Promise<boolean> {
+  const info = readRuntimeInfo("daemon");
+  if (info && info.pid === pid && (await runtimeHealthy(info, 1500))) return true;
+  const cmd = commandLine(pid);
+  if (cmd === undefined) return true;
+  const args = cmd.split(/\0|\s+/);
+  const i = args.indexOf("daemon");
+  return i >= 0 && args[i + 1] === "run";
+}
+
+/** The command line of a pid (/proc on Linux, `ps` elsewhere); undefined when it cannot be read. */
+function commandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    // not Linux: ask ps
+  }
+  try {
+    const res = Bun.spawnSync(["ps", "-o", "command=", "-p", String(pid)], { stdout: "pipe", stderr: "ignore" });
+    const out = res.stdout.toString().trim();
+    return res.exitCode === 0 && out ? out : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function readLockPid(path: string): number | undefined {
@@ -203,7 +235,7 @@ class Daemon {
       projects: this.batcher.status(),
       sources: this.capture.status(),
       engine: this.supervisor.status(),
-      last_error: this.lastError,
+      last_error: this.capture.problem() ?? this.lastError,
     };
   }
 

@@ -50,6 +50,15 @@ export function contentSignature(content: EventContent): string {
   return sha256Hex(text);
 }
 
+/**
+ * A Claude Code response is written block by block: the same message id may come back longer (a
+ * block written after a pause). It is one event whatever its length: its identity is its record id,
+ * and a longer version replaces the stored one (sql/events.ts).
+ */
+export function growsInPlace(e: { source_tool: string; event_type: EventType; content: EventContent }): boolean {
+  return e.event_type === "assistant_response" && e.source_tool === "claude_code" && typeof e.content.record_id === "string" && e.content.record_id.length > 0;
+}
+
 export function canonicalStruct(e: {
   project_id: string;
   source_tool: string;
@@ -66,7 +75,7 @@ export function canonicalStruct(e: {
     session_id: e.session_id,
     timestamp_bucket: timestampBucket(e.timestamp),
     file_paths: [...e.file_paths].sort(),
-    content_signature: contentSignature(e.content),
+    content_signature: growsInPlace(e) ? `grows:${e.content.record_id}` : contentSignature(e.content),
     record_id: e.content.record_id ?? null,
   };
 }

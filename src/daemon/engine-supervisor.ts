@@ -26,9 +26,13 @@ export interface SupervisorOptions {
 
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
+/** Backoff step kept after the exit of an engine that had been healthy (500 ms × 2³ = 4 s at most). */
+const HEALTHY_MAX_ATTEMPT = 3;
 /** An engine that stayed up this long resets the backoff. */
 const STABLE_AFTER_MS = 60_000;
 const FAILED_CHECKS_BEFORE_RESTART = 3;
+/** After a failed health check, the next one comes this soon (ms). */
+const RECHECK_AFTER_FAILURE_MS = 1_000;
 const STOP_GRACE_MS = 5_000;
 
 function healthIntervalFromEnv(): number | undefined {
@@ -162,10 +166,10 @@ export class EngineSupervisor {
     this.scheduleHealthCheck();
   }
 
-  private scheduleHealthCheck(): void {
+  private scheduleHealthCheck(delayMs = this.healthIntervalMs): void {
     clearTimeout(this.healthTimer);
     if (this.stopping) return;
-    this.healthTimer = setTimeout(() => void this.healthCheck(), this.healthIntervalMs);
+    this.healthTimer = setTimeout(() => void this.healthCheck(), delayMs);
   }
 
   private async healthCheck(): Promise<void> {
@@ -183,6 +187,9 @@ export class EngineSupervisor {
       return;
     } else {
       log.warn(`engine health check failed (${this.failedChecks}/${FAILED_CHECKS_BEFORE_RESTART})`);
+      // a stuck engine (SIGSTOP, a tight loop) is found out within seconds, not after three full intervals
+      this.scheduleHealthCheck(Math.min(this.healthIntervalMs, RECHECK_AFTER_FAILURE_MS));
+      return;
     }
     this.scheduleHealthCheck();
   }
@@ -202,8 +209,11 @@ export class EngineSupervisor {
     removeRuntimeInfo("engine", child.pid);
     if (this.stopping) return;
     const how = child.signalCode ? `signal ${child.signalCode}` : `code ${code}`;
+    const wasReady = this.info !== undefined && this.info.pid === child.pid;
     this.goDown(`engine pid ${child.pid} exited (${how})`);
     if (Date.now() - this.startedAt > STABLE_AFTER_MS) this.attempt = 0;
+    // an engine that had come up healthy is not a start-up crash loop: back off a little, not up to 30 s
+    else if (wasReady) this.attempt = Math.min(this.attempt, HEALTHY_MAX_ATTEMPT);
     this.scheduleRestart();
   }
 

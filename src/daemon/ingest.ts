@@ -9,9 +9,10 @@ import type { EventContent, EventDTO, NormalizedEvent } from "../shared/event.ts
 import { isWithin, projectForPath } from "../shared/projects.ts";
 import { insertEvents, insertPackedEvents } from "../sql/events.ts";
 import { openProjectDb } from "../sql/open.ts";
+import { projectPaths } from "../shared/paths.ts";
 import { canonicalStruct, eventIdFromHash, hashStruct } from "./dedup.ts";
 import type { ToolUseInfo } from "./normalize/types.ts";
-import { isEnvFilePath } from "../shared/privacy/redact.ts";
+import { isEnvFilePath, redactText } from "../shared/privacy/redact.ts";
 import { sanitizeContent } from "../shared/privacy/sanitize.ts";
 
 /** Opens each project's data.db once and keeps it open. */
@@ -80,7 +81,8 @@ export function repoRelativePaths(paths: readonly string[], root: string, cwd: s
 
 /** Build the stored row of one normalized event for a project (everything but the insert). */
 export function toEventRow(e: NormalizedEvent, root: string, userId: string): EventDTO {
-  const filePaths = repoRelativePaths(e.file_paths, root, e.cwd);
+  // paths are stored too: a token in a path (`/tmp/ghp_…/x`, `?key=…`) is redacted like content
+  const filePaths = repoRelativePaths(e.file_paths, root, e.cwd).map((p) => redactText(p));
   const envFile = filePaths.some(isEnvFilePath) || e.file_paths.some(isEnvFilePath);
   const content = sanitizeContent(e.content, { envFile });
   if (typeof content.diff_summary === "string") content.diff_summary = content.diff_summary.split(`${root}/`).join("");
@@ -127,37 +129,67 @@ export function routeEvents(events: readonly NormalizedEvent[], projects: readon
       out.skipped++;
       continue;
     }
+    let row: EventDTO;
+    try {
+      row = toEventRow(e, root, userId);
+    } catch {
+      out.skipped++; // an event no row can be built from is skipped alone, never its batch
+      continue;
+    }
     let rows = out.byProject.get(root);
     if (!rows) out.byProject.set(root, (rows = []));
-    rows.push(toEventRow(e, root, userId));
+    rows.push(row);
   }
   return out;
 }
 
-/** Insert routed rows, one transaction per project. */
-export function insertRouted(routed: RoutedRows, pool: ProjectDbPool): IngestResult {
+/**
+ * Writing to some projects failed (each named with its file); the others' rows are committed. The
+ * caller keeps its read position, so the failed rows are written again later (dedup absorbs the rest).
+ */
+export class ProjectWriteError extends Error {
+  override readonly name = "ProjectWriteError";
+  constructor(
+    readonly failures: ReadonlyArray<{ root: string; error: Error }>,
+    readonly partial: IngestResult,
+  ) {
+    super(failures.map((f) => `${f.root} (${projectPaths.db(f.root)}): ${f.error.message}`).join("; "));
+  }
+  /** The first cause's SQLite code (SQLITE_FULL, SQLITE_CORRUPT…), when there is one. */
+  get code(): string | undefined {
+    return (this.failures[0]?.error as { code?: string } | undefined)?.code;
+  }
+}
+
+/** Insert rows per project, one transaction each; a project that fails does not stop the others. */
+function insertEach<T>(entries: Iterable<readonly [string, T]>, skipped: number, insert: (root: string, rows: T) => { added: number; duplicates: number }): IngestResult {
   const result = emptyIngestResult();
-  result.skipped = routed.skipped;
-  for (const [root, rows] of routed.byProject) {
-    const res = insertEvents(pool.get(root), rows);
+  result.skipped = skipped;
+  const failures: Array<{ root: string; error: Error }> = [];
+  for (const [root, rows] of entries) {
+    let res: { added: number; duplicates: number };
+    try {
+      res = insert(root, rows);
+    } catch (err) {
+      failures.push({ root, error: err as Error });
+      continue;
+    }
     result.added += res.added;
     result.duplicates += res.duplicates;
     if (res.added > 0) result.addedByProject.set(root, (result.addedByProject.get(root) ?? 0) + res.added);
   }
+  if (failures.length > 0) throw new ProjectWriteError(failures, result);
   return result;
+}
+
+/** Insert routed rows, one transaction per project. */
+export function insertRouted(routed: RoutedRows, pool: ProjectDbPool): IngestResult {
+  return insertEach(routed.byProject, routed.skipped, (root, rows) => insertEvents(pool.get(root), rows));
 }
 
 /** Insert rows packed by a worker (see file-rows.ts), one transaction per project. */
 export function insertPacked(byProject: ReadonlyArray<readonly [string, readonly (string | null)[]]>, skipped: number, userId: string, pool: ProjectDbPool): IngestResult {
-  const result = emptyIngestResult();
-  result.skipped = skipped;
-  for (const [root, packed] of byProject) {
-    const res = insertPackedEvents(pool.get(root), root, userId, packed);
-    result.added += res.added;
-    result.duplicates += res.duplicates;
-    if (res.added > 0) result.addedByProject.set(root, (result.addedByProject.get(root) ?? 0) + res.added);
-  }
-  return result;
+  return insertEach(byProject, skipped, (root, packed) => insertPackedEvents(pool.get(root), root, userId, packed));
 }
 
 /** The contract's entry point: write normalized events to their projects' data.db. */

@@ -1,3 +1,4 @@
+import { bodyTooLarge, DAEMON_MAX_BODY_BYTES, hardLimit } from "../shared/body-limit.ts";
 import type { Server } from "bun";
 import { DaemonStatus, type Health } from "../shared/api.ts";
 import { errorResponse, errorToResponse, guardRequest, jsonResponse } from "../shared/http-guard.ts";
@@ -36,7 +37,7 @@ export interface DaemonServer {
 /** How long a forwarded request waits for an engine that is (re)starting before answering 503. */
 const ENGINE_WAIT_MS = 10_000;
 /** Forwarded requests may run an LLM pass (task_context with Chain-of-Note). */
-const FORWARD_TIMEOUT_MS = 120_000;
+const FORWARD_TIMEOUT_MS = 15_000;
 
 /**
  * The daemon's local API on 127.0.0.1 (random port): `/health`, `/status`, and the engine's read
@@ -48,8 +49,9 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
     hostname: "127.0.0.1",
     port: opts.port ?? 0,
     idleTimeout: 0,
+    maxRequestBodySize: hardLimit(DAEMON_MAX_BODY_BYTES),
     fetch: async (req) => {
-      const refused = guardRequest(req, token);
+      const refused = guardRequest(req, token) ?? bodyTooLarge(req, DAEMON_MAX_BODY_BYTES);
       if (refused) return refused;
       try {
         return await route(req, opts);

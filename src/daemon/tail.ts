@@ -12,15 +12,22 @@
  * the plain file): decompressed whole, their lines go through a fresh normalizer; dedup absorbs what
  * the plain file already gave.
  */
-import { closeSync, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, readSync, type Stats } from "node:fs";
 import { createHash } from "node:crypto";
 import type { NormalizedEvent } from "../shared/event.ts";
 import type { LineNormalizer } from "./normalize/types.ts";
+import { openRegularFile } from "./safe-open.ts";
 
 export type TailSource = "claude" | "codex" | "gemini";
 
-/** Bytes of the file head hashed to notice a replaced file. */
+/** Bytes of the file head, and of the block that ends at the offset, hashed to notice a replaced or rewritten file. */
 export const HEAD_BYTES = 4096;
+/** A line longer than this is counted malformed without being parsed. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** A record nested deeper than this is counted malformed before anything recurses into it. */
+export const MAX_DEPTH = 100;
+/** Prefix of the hashes that also cover the block before the offset (older ones cover the head only). */
+const PREFIX_HASH = "p2:";
 /** Read size per chunk (bounded memory on huge files). */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
 
@@ -37,7 +44,7 @@ export interface TailFile {
   size: number;
   mtimeMs: number;
   ino: number | null;
-  /** Hash of the first bytes up to readOffset (at most HEAD_BYTES). */
+  /** Hash of the first bytes up to readOffset (at most HEAD_BYTES) and of the HEAD_BYTES before it. */
   headHash: string | null;
   /** Same, up to safeOffset: what is persisted next to it. */
   safeHeadHash: string | null;
@@ -71,12 +78,29 @@ export function newTailFile(path: string, source: TailSource, document: boolean,
   };
 }
 
+/**
+ * What the bytes before `upto` looked like: the file's head and the block that ends at `upto`. An
+ * in-place rewrite that keeps the head (a tool rewriting a transcript) changes the second part.
+ */
 function hashHead(fd: number, upto: number): string | null {
   const n = Math.min(upto, HEAD_BYTES);
   if (n <= 0) return null;
   const buf = Buffer.allocUnsafe(n);
-  const got = readSync(fd, buf, 0, n, 0);
-  return createHash("sha1").update(buf.subarray(0, got)).digest("hex");
+  const h = createHash("sha1");
+  h.update(buf.subarray(0, readSync(fd, buf, 0, n, 0)));
+  if (upto > HEAD_BYTES) {
+    const from = Math.max(HEAD_BYTES, upto - HEAD_BYTES);
+    h.update(buf.subarray(0, readSync(fd, buf, 0, upto - from, from)));
+  }
+  return PREFIX_HASH + h.digest("hex");
+}
+
+/** Does the file still hold what was read up to `upto`? (A hash from before p2 compares the head only.) */
+function samePrefix(fd: number, upto: number, saved: string): boolean {
+  if (saved.startsWith(PREFIX_HASH)) return hashHead(fd, upto) === saved;
+  const n = Math.min(upto, HEAD_BYTES);
+  const buf = Buffer.allocUnsafe(n);
+  return createHash("sha1").update(buf.subarray(0, readSync(fd, buf, 0, n, 0))).digest("hex") === saved;
 }
 
 function statOrNull(fd: number): Stats | null {
@@ -87,12 +111,32 @@ function statOrNull(fd: number): Stats | null {
   }
 }
 
-function openOrNull(path: string): number | null {
-  try {
-    return openSync(path, "r");
-  } catch {
-    return null;
+/** Only regular files are opened (a FIFO would block); symlinks only when they stay inside `within`. */
+function openOrNull(path: string, within: string | undefined): number | null {
+  const opened = openRegularFile(path, within);
+  return typeof opened === "string" ? null : opened.fd;
+}
+
+/**
+ * Nesting depth of a parsed record is at most `max`? The walk stops at `max` levels, so a line
+ * nested 100,000 deep (which JSON.parse takes) is refused before any recursive code sees it.
+ */
+export function withinDepth(v: unknown, max = MAX_DEPTH): boolean {
+  if (v === null || typeof v !== "object") return true;
+  if (max === 0) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (x !== null && typeof x === "object" && !withinDepth(x, max - 1)) return false;
+    }
+    return true;
   }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (x !== null && typeof x === "object" && !withinDepth(x, max - 1)) return false;
+  }
+  return true;
 }
 
 let scratchBuffer: Buffer | null = null;
@@ -108,13 +152,16 @@ function parseLine(buf: Buffer, start: number, end: number): unknown | undefined
   let e = end;
   if (e > start && buf[e - 1] === 13) e--; // \r\n
   if (e <= start) return null;
+  if (e - start > MAX_LINE_BYTES) return undefined;
   const text = buf.toString("utf8", start, e);
   if (text.trim().length === 0) return null;
+  let v: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    v = JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+  return withinDepth(v) ? v : undefined;
 }
 
 export interface ReadOptions {
@@ -128,12 +175,14 @@ export interface ReadOptions {
   until?: number;
   /** With `final`: take the last line as final does, but keep the normalizer's held-back events (the next slice may still need them). */
   hold?: boolean;
+  /** The agent's own folder: a symlinked transcript is read only when its target is inside it. */
+  within?: string;
 }
 
 /** Read what was appended since the last call. Synchronous: one file is read and handed on at a time. */
 export function readTail(file: TailFile, opts: ReadOptions): TailRead {
   const out: TailRead = { events: [], lines: 0, malformed: 0, reset: false, missing: false };
-  const fd = openOrNull(file.path);
+  const fd = openOrNull(file.path, opts.within);
   if (fd === null) {
     out.missing = true;
     return out;
@@ -146,7 +195,7 @@ export function readTail(file: TailFile, opts: ReadOptions): TailRead {
     }
     if (file.document) return readDocumentFd(file, fd, st, opts, out);
     const replaced =
-      (file.ino !== null && st.ino !== file.ino) || st.size < file.readOffset || (file.readOffset > 0 && file.headHash !== null && hashHead(fd, file.readOffset) !== file.headHash);
+      (file.ino !== null && st.ino !== file.ino) || st.size < file.readOffset || (file.readOffset > 0 && file.headHash !== null && !samePrefix(fd, file.readOffset, file.headHash));
     if (replaced) {
       file.readOffset = 0;
       file.safeOffset = 0;
@@ -245,7 +294,7 @@ function consumeLine(file: TailFile, buf: Buffer, start: number, end: number, ab
 
 /** Release held-back events (idle timer, shutdown) and move the safe offset up. */
 export function flushTail(file: TailFile): NormalizedEvent[] {
-  const events = file.normalizer.flush();
+  const events = file.normalizer.flush({ idle: true });
   updateSafeOffset(file);
   if (file.safeOffset === file.readOffset) file.safeHeadHash = file.headHash;
   return events;

@@ -28,6 +28,7 @@ import { recall } from "./retrieve/recall.ts";
 import { retrievalContext, type RetrievalContext } from "./retrieve/retrieval-context.ts";
 import { searchMemory } from "./retrieve/search.ts";
 import { taskContext } from "./retrieve/task-context.ts";
+import { bodyTooLarge, ENGINE_MAX_BODY_BYTES, hardLimit } from "../shared/body-limit.ts";
 import { timeline } from "./retrieve/timeline.ts";
 import { loadTokenCounter } from "../shared/tokens.ts";
 import { pitfallsView } from "./retrieve/views/pitfalls.ts";
@@ -218,7 +219,8 @@ export async function startEngineServer(opts: EngineServerOptions = {}): Promise
     hostname: "127.0.0.1",
     port: opts.port ?? 0,
     idleTimeout: 0,
-    fetch: (req) => handle(req, token, state),
+    maxRequestBodySize: hardLimit(ENGINE_MAX_BODY_BYTES),
+    fetch: (req) => bodyTooLarge(req, ENGINE_MAX_BODY_BYTES) ?? handle(req, token, state),
   });
   return {
     port: server.port ?? 0,

@@ -20,7 +20,8 @@ export interface BridgeOptions {
   startTimeoutMs?: number;
 }
 
-export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+/** Well under a host's own tool timeout: a frozen engine costs a few seconds and a clear error, never half a minute. */
+export const DEFAULT_CALL_TIMEOUT_MS = 8_000;
 export const DEFAULT_START_TIMEOUT_MS = 10_000;
 /** After a failed start, calls within this window fail at once instead of waiting for another start. */
 const START_RETRY_AFTER_MS = 30_000;
@@ -74,6 +75,14 @@ export class DaemonBridge {
     try {
       return await this.callOnce(path, opts);
     } catch (err) {
+      if (err instanceof DaemonUnreachableError && /timed out/.test(err.message)) {
+        // it is running but does not answer: starting another would not help, waiting longer neither
+        throw new SqrlError(
+          "timeout",
+          `sqrl's memory did not answer within ${Math.round((opts.timeoutMs ?? this.timeoutMs) / 1000)} s (the engine may be busy or stuck; the daemon restarts one that stops answering). Retry in a moment; \`sqrl daemon status\` shows its state.`,
+          { status: 504, cause: err },
+        );
+      }
       if (!(err instanceof DaemonUnreachableError) || this.starter === false) throw err;
       const info = await this.startDaemon(err);
       return this.callOnce(path, opts, info);

@@ -1,3 +1,4 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { consola } from "consola";
@@ -10,15 +11,29 @@ import { serverManifest } from "./manifest.ts" with { type: "macro" };
  * those two are answered from the build-time manifest (the real server's own answers, inlined by a
  * Bun macro) before the SDK and zod are even loaded. Right after (or at the first other message) the
  * real `McpServer` from `createServer()` is loaded, replayed the client's `initialize`, and from
- * then on handles everything. stdout carries nothing but protocol; the process exits when stdin closes.
+ * then on handles everything. stdout carries nothing but protocol.
+ *
+ * `StdioServer` takes its streams as arguments (tests drive it in-process). Every line is checked
+ * before anything reads its fields: a line that is not JSON gets -32700 (Parse error), a message
+ * that is not a JSON-RPC 2.0 request, notification or response gets -32600 (Invalid Request), and
+ * a line longer than the read cap is dropped with -32600. When the input closes, answers still
+ * being computed get a short grace, then the server stops: well within a second.
  */
 const MANIFEST = await serverManifest();
 
-type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: Record<string, unknown> };
+type Id = string | number;
+type Message = { jsonrpc: "2.0"; id?: Id; method?: string; params?: Record<string, unknown> | unknown[]; result?: unknown; error?: unknown };
 
 const REPLAY_ID = "sqrl-replayed-initialize";
 /** Load the real server this long after the last message if no tools/list came (ms). */
 const IDLE_LOAD_MS = 30;
+/** Longest line read (bytes): a bigger one is dropped with an error, never buffered without end. */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/** How long a closed input waits for requests still being answered (ms). */
+export const SHUTDOWN_GRACE_MS = 700;
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
 
 /** stdout belongs to the protocol: every logger and stray console.log goes to stderr instead. */
 function keepStdoutForProtocol(): void {
@@ -30,32 +45,71 @@ function keepStdoutForProtocol(): void {
   console.debug = toStderr;
 }
 
-function writeMessage(msg: unknown): void {
-  process.stdout.write(`${JSON.stringify(msg)}\n`);
-}
-
 function initializeResult(requested: unknown): Record<string, unknown> {
   const version = typeof requested === "string" && MANIFEST.supportedProtocolVersions.includes(requested) ? requested : MANIFEST.latestProtocolVersion;
   return { protocolVersion: version, capabilities: MANIFEST.capabilities, serverInfo: MANIFEST.serverInfo, instructions: MANIFEST.instructions };
 }
 
-/** Requests handed to the real server and not answered yet (stdin may close before they are). */
-const inflight = new Set<string | number>();
-let onIdle: (() => void) | undefined;
+function isId(v: unknown): v is Id {
+  return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+}
 
-/** The transport the real McpServer is connected to: messages come from the stdin reader below. */
+/** What a parsed line is: a message to handle, or the error to answer (with the id when one can be read). */
+export type Checked = { ok: true; msg: Message } | { ok: false; id: Id | null; message: string };
+
+/** JSON-RPC 2.0 shape check (MCP: ids are strings or numbers, never null; params are objects). */
+export function checkMessage(v: unknown): Checked {
+  if (v === null || typeof v !== "object") return { ok: false, id: null, message: "Invalid Request: a message is a JSON object" };
+  if (Array.isArray(v)) return { ok: false, id: null, message: "Invalid Request: batches are not supported; send one message per line" };
+  const m = v as Record<string, unknown>;
+  const id = isId(m.id) ? m.id : null;
+  if (m.jsonrpc !== "2.0") return { ok: false, id, message: 'Invalid Request: "jsonrpc" must be "2.0"' };
+  if ("id" in m && !isId(m.id)) return { ok: false, id: null, message: "Invalid Request: id must be a string or a number" };
+  if ("method" in m) {
+    if (typeof m.method !== "string" || m.method.length === 0) return { ok: false, id, message: "Invalid Request: method must be a non-empty string" };
+    if ("params" in m && (m.params === null || typeof m.params !== "object")) return { ok: false, id, message: "Invalid Request: params must be an object" };
+    return { ok: true, msg: m as Message };
+  }
+  if (id !== null && ("result" in m || "error" in m)) return { ok: true, msg: m as Message }; // a response to a server request
+  return { ok: false, id, message: "Invalid Request: neither a request, a notification nor a response" };
+}
+
+export interface StdioServerOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Default project_root of the tools. */
+  cwd?: string;
+  /** The real server (default: `createServer(defaultDeps({ cwd }))` from server.ts, loaded lazily). */
+  load?: (cwd: string) => Promise<{ server: McpServer; close: () => Promise<void> }>;
+  maxLineBytes?: number;
+  graceMs?: number;
+}
+
+async function loadDefault(cwd: string): Promise<{ server: McpServer; close: () => Promise<void> }> {
+  const { createServer, defaultDeps } = await import("./server.ts");
+  const deps = defaultDeps({ cwd });
+  const server = createServer(deps);
+  return {
+    server,
+    close: async () => {
+      await deps.tracer?.close();
+      await server.close();
+    },
+  };
+}
+
+/** The transport the real McpServer is connected to: messages come from the input reader. */
 class RelayTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
+  constructor(private readonly deliver: (message: JSONRPCMessage) => void) {}
+
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    const id = "id" in message && !("method" in message) ? (message.id as string | number) : undefined;
-    if (id === REPLAY_ID) return; // the replayed initialize's answer was already given
-    writeMessage(message);
-    if (id !== undefined && inflight.delete(id) && inflight.size === 0) onIdle?.();
+    this.deliver(message);
   }
 
   async close(): Promise<void> {
@@ -63,128 +117,203 @@ class RelayTransport implements Transport {
   }
 }
 
-/** How long a closed stdin waits for requests still being answered (ms). */
-const SHUTDOWN_GRACE_MS = 35_000;
+export class StdioServer {
+  private readonly cwd: string;
+  private readonly maxLine: number;
+  private readonly grace: number;
+  private initialize: Message | undefined;
+  private initialized = false;
+  private relay: RelayTransport | undefined;
+  private loading: Promise<RelayTransport | undefined> | undefined;
+  private queue: Message[] = [];
+  private idle: ReturnType<typeof setTimeout> | undefined;
+  private closeServer: (() => Promise<void>) | undefined;
+  /** Requests handed to the real server and not answered yet. */
+  private readonly inflight = new Set<Id>();
+  private onAnswered: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
+  private stopped!: () => void;
+  /** Resolves once the input closed and the server stopped. */
+  readonly done: Promise<void>;
 
-function waitForAnswers(ms: number): Promise<void> {
-  return new Promise((done) => {
-    const timer = setTimeout(done, ms);
-    onIdle = () => {
-      clearTimeout(timer);
-      done();
-    };
-  });
-}
+  constructor(private readonly opts: StdioServerOptions) {
+    this.cwd = opts.cwd ? resolve(opts.cwd) : process.cwd();
+    this.maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
+    this.grace = opts.graceMs ?? SHUTDOWN_GRACE_MS;
+    this.done = new Promise((r) => (this.stopped = r));
+  }
 
-export async function runStdioServer(opts: { cwd?: string } = {}): Promise<void> {
-  keepStdoutForProtocol();
-  const cwd = opts.cwd ? resolve(opts.cwd) : process.cwd();
-  let initialize: Message | undefined;
-  let initialized = false;
-  let relay: RelayTransport | undefined;
-  let loading: Promise<RelayTransport> | undefined;
-  let queue: Message[] = [];
-  let idle: ReturnType<typeof setTimeout> | undefined;
-  let closeServer: (() => Promise<void>) | undefined;
-
-  const load = (): Promise<RelayTransport> => {
-    loading ??= (async () => {
-      const { createServer, defaultDeps } = await import("./server.ts");
-      const deps = defaultDeps({ cwd });
-      const server = createServer(deps);
-      const transport = new RelayTransport();
-      await server.connect(transport);
-      closeServer = async () => {
-        await deps.tracer?.close();
-        await server.close();
-      };
-      if (initialize) transport.onmessage?.({ ...initialize, id: REPLAY_ID } as JSONRPCMessage);
-      if (initialized) transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
-      relay = transport;
-      const pending = queue;
-      queue = [];
-      for (const m of pending) transport.onmessage?.(m as JSONRPCMessage);
-      log.debug(`sqrl mcp: server ready (cwd ${cwd})`);
-      return transport;
-    })().catch((err: unknown) => {
-      log.error(`sqrl mcp: could not start the server: ${(err as Error).message}`);
-      process.exit(1);
+  /** Start reading; returns at once (see `done`). */
+  start(): void {
+    let parts: Buffer[] = [];
+    let size = 0;
+    let dropping = false;
+    const input = this.opts.input;
+    input.on("data", (chunk: Buffer | string) => {
+      let buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      for (;;) {
+        const nl = buf.indexOf(10);
+        if (nl < 0) {
+          if (dropping) return;
+          size += buf.length;
+          if (size > this.maxLine) {
+            this.tooLong();
+            parts = [];
+            size = 0;
+            dropping = true;
+            return;
+          }
+          parts.push(buf);
+          return;
+        }
+        const head = buf.subarray(0, nl);
+        buf = buf.subarray(nl + 1);
+        if (dropping) {
+          dropping = false;
+          continue;
+        }
+        if (size + head.length > this.maxLine) this.tooLong();
+        else this.line(parts.length === 0 ? head.toString("utf8") : Buffer.concat([...parts, head]).toString("utf8"));
+        parts = [];
+        size = 0;
+      }
     });
-    return loading;
-  };
+    input.on("end", () => void this.shutdown());
+    input.on("close", () => void this.shutdown());
+    input.on("error", () => void this.shutdown());
+  }
 
-  const handleEarly = (msg: Message): boolean => {
+  private write(msg: unknown): void {
+    this.opts.output.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  private fail(id: Id | null, code: number, message: string): void {
+    this.write({ jsonrpc: "2.0", id, error: { code, message } });
+  }
+
+  private tooLong(): void {
+    this.fail(null, INVALID_REQUEST, `Invalid Request: a message longer than ${this.maxLine} bytes was dropped`);
+  }
+
+  private line(raw: string): void {
+    const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (text.trim() === "") return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      this.fail(null, PARSE_ERROR, "Parse error: the line is not valid JSON");
+      return;
+    }
+    const checked = checkMessage(parsed);
+    if (!checked.ok) {
+      this.fail(checked.id, INVALID_REQUEST, checked.message);
+      return;
+    }
+    this.onMessage(checked.msg);
+  }
+
+  private handleEarly(msg: Message): boolean {
+    const params = msg.params as Record<string, unknown> | undefined;
     if (msg.method === "initialize" && msg.id !== undefined) {
-      initialize = msg;
-      writeMessage({ jsonrpc: "2.0", id: msg.id, result: initializeResult(msg.params?.protocolVersion) });
+      this.initialize = msg;
+      this.write({ jsonrpc: "2.0", id: msg.id, result: initializeResult(params?.protocolVersion) });
       return true;
     }
     if (msg.method === "notifications/initialized") {
-      initialized = true;
+      this.initialized = true;
       return true;
     }
-    if (msg.method === "tools/list" && msg.id !== undefined && msg.params?.cursor === undefined) {
-      writeMessage({ jsonrpc: "2.0", id: msg.id, result: { tools: MANIFEST.tools } });
-      setImmediate(() => void load());
+    if (msg.method === "tools/list" && msg.id !== undefined && params?.cursor === undefined) {
+      this.write({ jsonrpc: "2.0", id: msg.id, result: { tools: MANIFEST.tools } });
+      setImmediate(() => void this.load());
       return true;
     }
     if (msg.method === "ping" && msg.id !== undefined) {
-      writeMessage({ jsonrpc: "2.0", id: msg.id, result: {} });
+      this.write({ jsonrpc: "2.0", id: msg.id, result: {} });
       return true;
     }
     return false;
-  };
+  }
 
-  const onMessage = (msg: Message): void => {
-    if (!relay && !loading && handleEarly(msg)) {
-      clearTimeout(idle);
-      if (!loading) idle = setTimeout(() => void load(), IDLE_LOAD_MS);
+  private onMessage(msg: Message): void {
+    if (this.closing) return;
+    if (!this.relay && !this.loading && this.handleEarly(msg)) {
+      clearTimeout(this.idle);
+      if (!this.loading) this.idle = setTimeout(() => void this.load(), IDLE_LOAD_MS);
       return;
     }
-    if (msg.id !== undefined && msg.method !== undefined) inflight.add(msg.id);
-    if (relay) relay.onmessage?.(msg as JSONRPCMessage);
+    if (msg.id !== undefined && msg.method !== undefined) this.inflight.add(msg.id);
+    if (this.relay) this.relay.onmessage?.(msg as JSONRPCMessage);
     else {
-      queue.push(msg);
-      void load();
+      this.queue.push(msg);
+      void this.load();
     }
-  };
+  }
 
-  let buffer = "";
-  const decoder = new TextDecoder();
-  process.stdin.on("data", (chunk: Buffer) => {
-    buffer += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl).replace(/\r$/, "");
-      buffer = buffer.slice(nl + 1);
-      if (line.trim() === "") continue;
-      let msg: Message;
+  /** An answer from the real server: written unless it answers the replayed initialize. */
+  private deliver(message: JSONRPCMessage): void {
+    const id = "id" in message && !("method" in message) ? (message.id as Id) : undefined;
+    if (id === REPLAY_ID) return; // the replayed initialize's answer was already given
+    this.write(message);
+    if (id !== undefined && this.inflight.delete(id) && this.inflight.size === 0) this.onAnswered?.();
+  }
+
+  private load(): Promise<RelayTransport | undefined> {
+    this.loading ??= (async () => {
+      const loaded = await (this.opts.load ?? loadDefault)(this.cwd);
+      const transport = new RelayTransport((m) => this.deliver(m));
+      await loaded.server.connect(transport);
+      this.closeServer = loaded.close;
+      if (this.initialize) transport.onmessage?.({ ...this.initialize, id: REPLAY_ID } as JSONRPCMessage);
+      if (this.initialized) transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
+      this.relay = transport;
+      const pending = this.queue;
+      this.queue = [];
+      for (const m of pending) transport.onmessage?.(m as JSONRPCMessage);
+      log.debug(`sqrl mcp: server ready (cwd ${this.cwd})`);
+      return transport;
+    })().catch((err: unknown) => {
+      log.error(`sqrl mcp: could not start the server: ${(err as Error).message}`);
+      for (const m of this.queue) if (m.id !== undefined && m.method !== undefined) this.fail(m.id, -32603, "Internal error: the sqrl MCP server could not start; see its stderr");
+      this.queue = [];
+      void this.shutdown();
+      return undefined;
+    });
+    return this.loading;
+  }
+
+  /** Input closed (or a signal): answer what is in flight within the grace, then stop. */
+  shutdown(): Promise<void> {
+    this.closing ??= (async () => {
+      clearTimeout(this.idle);
       try {
-        msg = JSON.parse(line) as Message;
+        if (this.loading) await Promise.race([this.loading, Bun.sleep(this.grace)]);
+        if (this.inflight.size > 0) {
+          await new Promise<void>((done) => {
+            const timer = setTimeout(done, this.grace);
+            this.onAnswered = () => {
+              clearTimeout(timer);
+              done();
+            };
+          });
+        }
+        await Promise.race([this.closeServer?.(), Bun.sleep(200)]);
       } catch (err) {
-        log.warn(`sqrl mcp: ignored a line that is not JSON: ${(err as Error).message}`);
-        continue;
+        log.debug(`sqrl mcp: shutdown: ${(err as Error).message}`);
       }
-      onMessage(msg);
-    }
-  });
+      this.stopped();
+    })();
+    return this.closing;
+  }
+}
 
-  let closing = false;
-  const shutdown = async (): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    clearTimeout(idle);
-    try {
-      if (loading) await loading;
-      if (inflight.size > 0) await waitForAnswers(SHUTDOWN_GRACE_MS);
-      await closeServer?.();
-    } catch (err) {
-      log.debug(`sqrl mcp: shutdown: ${(err as Error).message}`);
-    }
-    process.exit(0);
-  };
-  process.stdin.on("end", () => void shutdown());
-  process.stdin.on("close", () => void shutdown());
-  process.on("SIGINT", () => void shutdown());
-  process.on("SIGTERM", () => void shutdown());
+/** `sqrl mcp`: serve stdin/stdout; the process exits once stdin closes (within a second). */
+export async function runStdioServer(opts: { cwd?: string } = {}): Promise<void> {
+  keepStdoutForProtocol();
+  const server = new StdioServer({ input: process.stdin, output: process.stdout, cwd: opts.cwd });
+  server.start();
+  process.on("SIGINT", () => void server.shutdown());
+  process.on("SIGTERM", () => void server.shutdown());
+  void server.done.then(() => process.exit(0));
 }

@@ -15,8 +15,14 @@ export interface InsertResult {
   addedIds: string[];
 }
 
-const INSERT_EVENT_SQL = `INSERT OR IGNORE INTO events (id, project_id, user_id, source_tool, session_id, timestamp, event_type, content_json, file_paths, hash, processed_at)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/**
+ * A row whose (project_id, hash) exists is a duplicate, except a response that grew (same record
+ * id, written block by block, see dedup.ts): its longer version replaces the stored content.
+ */
+const INSERT_EVENT_SQL = `INSERT INTO events (id, project_id, user_id, source_tool, session_id, timestamp, event_type, content_json, file_paths, hash, processed_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+   ON CONFLICT (project_id, hash) DO UPDATE SET content_json = excluded.content_json
+   WHERE events.event_type = 'assistant_response' AND length(excluded.content_json) > length(events.content_json)`;
 
 /** Insert events in one transaction; rows whose (project_id, hash) already exists are dropped. */
 export function insertEvents(db: Database, events: readonly EventDTO[]): InsertResult {

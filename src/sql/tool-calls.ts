@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { redactDeep, redactText } from "../shared/privacy/redact.ts";
 
 /** One traced MCP tool call (the `tool_calls` table of a project's data.db). */
 export interface ToolCallRow {
@@ -46,7 +47,7 @@ function fromRaw(row: RawRow): ToolCallRow {
   };
 }
 
-/** Append one call; returns its row id. */
+/** Append one call; returns its row id. Arguments and error text are redacted first (a task may quote a secret). */
 export function insertToolCall(db: Database, call: NewToolCall): number {
   const res = db
     .query(
@@ -56,11 +57,11 @@ export function insertToolCall(db: Database, call: NewToolCall): number {
     .run({
       ts: call.ts,
       tool: call.tool,
-      args_json: JSON.stringify(call.args),
+      args_json: JSON.stringify(redactDeep(call.args)),
       memory_ids: JSON.stringify(call.memory_ids),
       token_estimate: call.token_estimate,
       latency_ms: call.latency_ms,
-      error: call.error,
+      error: call.error === null ? null : redactText(call.error),
     });
   return Number(res.lastInsertRowid);
 }

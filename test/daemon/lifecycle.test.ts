@@ -59,7 +59,7 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl daemon lifecycle (compiled binary)"
     expect(JSON.parse(again.stdout)).toEqual({ state: "already_running", pid: info.pid, port: info.port });
 
     const second = home.sqrl(["daemon", "run"]);
-    expect(second.code).toBe(0);
+    expect(second.code).toBe(1); // a refusal is a failure (issue 13 item 9)
     expect(second.stderr).toContain(`already running (pid ${info.pid}`);
     expect(readRuntime(home, "daemon")?.pid).toBe(info.pid);
 

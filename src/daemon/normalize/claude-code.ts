@@ -108,6 +108,8 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
   private readonly fileSessionId: string | null;
   private readonly subagentFile: boolean;
   private pending: PendingResponse | null = null;
+  /** The response an idle flush released last: a later block of the same message grows it (one event). */
+  private released: PendingResponse | null = null;
   private waiting: Waiting[] = [];
   /** What this normalizer took for granted about lines it never saw (see slice.ts). */
   private readonly assumed: SliceAssumptions = {
@@ -157,9 +159,14 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     return out;
   }
 
-  flush(): NormalizedEvent[] {
+  flush(opts: { idle?: boolean } = {}): NormalizedEvent[] {
+    const idle = opts.idle === true;
+    const p = this.pending;
     const out = this.emit(this.flushPending(), 0);
-    // Records that never met a cwd cannot be mapped to a project: they are dropped at ingest.
+    if (idle && p) this.released = p;
+    // In a live file, records without a cwd (a session summary written before the session's first
+    // record) wait for it; at the end of a read, what never met a cwd is dropped at ingest.
+    if (idle) return out;
     for (const w of this.waiting) out.push(w.event);
     this.waiting = [];
     return out;
@@ -306,6 +313,10 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
       if (this.pending && this.pending.msgId === msgId) {
         this.pending.texts.push(text);
         this.pending.raws.push(raw);
+      } else if (!this.pending && this.released?.msgId === msgId) {
+        // the same message goes on after an idle flush: the grown response replaces what was stored
+        const r = this.released;
+        this.pending = { ...r, texts: [...r.texts, text], raws: [...r.raws, raw] };
       } else {
         this.pending = { msgId, texts: [text], raws: [raw], lineStart, timestamp: b.timestamp, cwd: b.cwd, sessionId: b.session_id, sidechain: b.sidechain };
       }
@@ -352,6 +363,7 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     const p = this.pending;
     if (!p) return [];
     this.pending = null;
+    this.released = null;
     return [pendingEvent(p)];
   }
 

@@ -29,7 +29,11 @@ export interface LineNormalizer {
   push(record: unknown, lineStart: number): NormalizedEvent[];
   /** Events that became ready once a whole batch of lines was pushed (document-style formats). */
   afterBatch?(): NormalizedEvent[];
-  flush(): NormalizedEvent[];
+  /**
+   * Release held-back events. `idle`: only a quiet moment in a live file (more may still come):
+   * records still waiting for their session's cwd stay held, since they cannot be stored without it.
+   */
+  flush(opts?: { idle?: boolean }): NormalizedEvent[];
   /** Byte offset of the first line whose events are still held back, or null. */
   heldFrom(): number | null;
 }

@@ -37,6 +37,11 @@ export function sanitizeContent(content: EventContent, opts: { envFile: boolean 
   return sanitizeCareful(content, opts);
 }
 
+/** A string too long to keep whole that holds a private key: it is redacted whole before any cut. */
+function keyBeyondCut(v: string): boolean {
+  return v.includes("PRIVATE KEY");
+}
+
 /** A string that a raw record repeats from a normalized field (long ones only). */
 interface SameAs {
   value: string;
@@ -73,6 +78,7 @@ interface FastWalk {
 function sanitizeFast(content: EventContent): EventContent | undefined {
   const c: EventContent = { ...content };
   const pre = (v: string, max: number): string | undefined => {
+    if (v.length > max && keyBeyondCut(v)) return undefined;
     const out = v.length > max ? truncateText(v, max) : v;
     return secretFlags(out) === 0 ? out : undefined;
   };
@@ -172,6 +178,10 @@ function copyKeysBefore(src: Record<string, unknown>, stop: string): Record<stri
 
 function fastString(v: string, w: FastWalk): string {
   let p = v.length >= 200 ? sameRef(w.same, v) : undefined;
+  if (p === undefined && v.length > w.pre && keyBeyondCut(v)) {
+    w.suspect = true;
+    return "";
+  }
   if (p === undefined) {
     p = v.length > w.pre ? truncateText(v, w.pre) : v;
     if (secretFlags(p) !== 0) {
@@ -193,8 +203,10 @@ export function sanitizeCareful(content: EventContent, opts: { envFile: boolean 
   // 1. precut, noting whether any string (or any secret-named key) can hold a secret
   let suspect = opts.envFile;
   const pre = (v: string, max: number): string => {
-    const out = v.length > max ? truncateText(v, max) : v;
-    if (!suspect && secretFlags(out) !== 0) suspect = true;
+    // a key block the cut would split (its BEGIN line cut away, its body kept): redact before cutting
+    const whole = v.length > max && keyBeyondCut(v) ? redactText(v, { envFile: opts.envFile }) : v;
+    const out = whole.length > max ? truncateText(whole, max) : whole;
+    if (!suspect && (whole !== v || secretFlags(out) !== 0)) suspect = true;
     return out;
   };
   if (typeof c.output === "string") c.output = pre(c.output, DEFAULT_OUTPUT_CHARS + REDACT_SLACK);
