@@ -3,6 +3,7 @@ import { z } from "zod";
 import { PitfallsView } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
 import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetPitfallsViewInput = z.object({
   project_root: projectRootField,
@@ -23,7 +24,7 @@ export function registerGetPitfallsViewTool(server: McpServer, deps: McpDeps): v
       description:
         "Before risky or cross-cutting work (refactors, migrations, auth, build changes): what went wrong in this project before, where, and what fixed it. Says so when none are relevant.",
       inputSchema: GetPitfallsViewInput,
-      outputSchema: PitfallsView,
+      outputSchema: ToolAnswer,
       annotations: { title: "Pitfalls", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>
@@ -32,6 +33,7 @@ export function registerGetPitfallsViewTool(server: McpServer, deps: McpDeps): v
         args,
         budgetKey: "view",
         output: PitfallsView,
+        relevant: (a) => a.has_relevant_pitfalls,
         call: ({ projectId, budget, exclude }) =>
           deps.bridge.request(
             "/views/pitfalls",
