@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { SqrlError } from "../../shared/errors.ts";
 import { claudeHome } from "../../shared/paths.ts";
-import { isObject, jsonEqual, readJsonEntry, readJsonObject, removeJsonEntry, upsertJsonEntry, type ChangeAction } from "./config-files.ts";
+import { isObject, jsonEqual, readJsonEntry, readJsonObject, removeJsonEntry, upsertJsonEntry, writeJsonObject, type ChangeAction } from "./config-files.ts";
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry, type HostScope } from "./host-types.ts";
 
 /**
@@ -38,6 +38,11 @@ function runClaude(cli: string, args: string[], cwd: string): void {
     const why = `${res.stderr.toString().trim() || res.stdout.toString().trim()}`.split("\n")[0];
     throw new SqrlError("host_cli_failed", `\`claude ${args.join(" ")}\` failed (${why}). Run it yourself to see why, or set SQRL_CLAUDE_BIN= (empty) to let sqrl edit the config file directly.`);
   }
+}
+
+function dropEmptyServers(doc: Record<string, unknown>): Record<string, unknown> {
+  const { mcpServers, ...rest } = doc;
+  return isObject(mcpServers) && Object.keys(mcpServers).length === 0 ? rest : doc;
 }
 
 function cliScope(scope: HostScope): string {
@@ -90,6 +95,8 @@ export const claudeHost: HostAdapter = {
     if (!cli) return { host: "claude", scope: ctx.scope, path, action: removeJsonEntry(path, "mcpServers", SERVER_NAME), via: "file" };
     if (!readJsonEntry(path, "mcpServers", SERVER_NAME)) return { host: "claude", scope: ctx.scope, path, action: "absent", via: "cli" };
     runClaude(cli, ["mcp", "remove", "--scope", cliScope(ctx.scope), SERVER_NAME], ctx.projectRoot);
+    // The CLI leaves `{"mcpServers": {}}` behind; a project file that held only sqrl goes, as with file edits.
+    if (ctx.scope === "project") writeJsonObject(path, dropEmptyServers(readJsonObject(path)), 0o644);
     return { host: "claude", scope: ctx.scope, path, action: "removed", via: "cli" };
   },
   status(ctx): HostEntry {

@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { Timeline } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { budgetField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
 import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetMemoryTimelineInput = z.object({
@@ -24,6 +24,7 @@ export function registerGetMemoryTimelineTool(server: McpServer, deps: McpDeps):
         "What happened in this project recently: past work episodes in time order with summary, files and outcome. Use recall_episode on an episode_id for its full detail.",
       inputSchema: GetMemoryTimelineInput,
       outputSchema: ToolAnswer,
+      _meta: searchHint("past sessions: what changed last week, recent work, history, what happened"),
       annotations: { title: "Timeline", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>

@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { ProjectBriefView, ViewMode } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
 import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetProjectBriefViewInput = z.object({
@@ -23,6 +23,7 @@ export function registerGetProjectBriefViewTool(server: McpServer, deps: McpDeps
       description: "At the start of a session in a repo: the project's modules, stack, commands and key facts learned from past sessions.",
       inputSchema: GetProjectBriefViewInput,
       outputSchema: ToolAnswer,
+      _meta: searchHint("how do we run the tests, build, lint: project commands, stack, modules, facts"),
       annotations: { title: "Project brief", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>

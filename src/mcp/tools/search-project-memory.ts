@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { MemoryType, SearchResponse } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
 import { ToolAnswer } from "./tool-answer.ts";
 
 export const SearchProjectMemoryInput = z.object({
@@ -27,6 +27,7 @@ export function registerSearchProjectMemoryTool(server: McpServer, deps: McpDeps
         "Deep recall: search the project's long-term memory by words, identifiers or paths. Each result has a score, the reason it matched and its source (episodes, files).",
       inputSchema: SearchProjectMemoryInput,
       outputSchema: ToolAnswer,
+      _meta: searchHint("what did we decide and why: search decisions, facts, notes, past discussions"),
       annotations: { title: "Search memory", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>

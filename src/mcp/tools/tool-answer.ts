@@ -29,6 +29,9 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** A path ends here: not followed by more of a name (`/repo` in `/repo2` or `/repo.old` is not it). */
+const END = "(?![\\w-]|\\.\\w)";
+
 /**
  * Replace this machine's paths in text meant for the model: the project root becomes relative
  * (`<root>/src/a.ts` → `src/a.ts`, the root itself → `.`), the home folder becomes `~`.
@@ -37,9 +40,9 @@ export function scrubPaths(text: string, projectRoot: string | undefined, home =
   let out = text;
   if (projectRoot && projectRoot.length > 1) {
     const root = escapeRegExp(projectRoot.replace(/\/+$/, ""));
-    out = out.replace(new RegExp(`${root}/`, "g"), "").replace(new RegExp(`${root}(?![\\w.-])`, "g"), ".");
+    out = out.replace(new RegExp(`${root}/`, "g"), "").replace(new RegExp(`${root}${END}`, "g"), ".");
   }
-  if (home && home.length > 1) out = out.replace(new RegExp(`${escapeRegExp(home.replace(/\/+$/, ""))}(?=/|(?![\\w.-]))`, "g"), "~");
+  if (home && home.length > 1) out = out.replace(new RegExp(`${escapeRegExp(home.replace(/\/+$/, ""))}(?=/|${END})`, "g"), "~");
   return out;
 }
 

@@ -13,6 +13,17 @@ import { configCounter, forwardedText, hasFooter, projectName, scrubPaths, settl
 /** Every sqrl tool reads memory and nothing else: read-only, closed world. */
 export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
+/**
+ * Claude Code defers MCP tools behind its keyword ToolSearch, which scores each query word against
+ * the tool's name parts, then this hint (`_meta["anthropic/searchHint"]`, first 80 characters), then
+ * the description. The hint holds the words a model types when it looks for the tool.
+ */
+export const SEARCH_HINT_MAX = 80;
+export function searchHint(hint: string): Record<string, string> {
+  if (hint.length > SEARCH_HINT_MAX) throw new Error(`search hint over ${SEARCH_HINT_MAX} characters: ${hint}`);
+  return { "anthropic/searchHint": hint };
+}
+
 /** Input fields shared by the tools (reference §6 plus `include_seen`). */
 export const projectRootField = z
   .string()
