@@ -232,24 +232,28 @@ describe("sqrl hook claude-session-start", () => {
 });
 
 describe("sqrl hosts / init --hosts (compiled)", () => {
-  test("registers the absolute binary with every host, idempotently, and removes it again", () => {
+  test("user scope by default: this binary in each host's own config, nothing in the repo; idempotent; removed again", () => {
     const env = { ...home.env, SQRL_CLAUDE_BIN: "" };
     const add = runSqrl(["hosts", "add", "claude,codex,gemini,cursor", "--path", root, "--yes", "--json"], { env });
     expect(add.code).toBe(0);
-    const res = JSON.parse(add.stdout) as { changes: Array<{ host: string; action: string; path: string }>; hook: { action: string } };
+    const res = JSON.parse(add.stdout) as { changes: Array<{ host: string; action: string; path: string; scope: string }>; hook: { action: string; path: string } };
     expect(res.changes.map((c) => c.action)).toEqual(["added", "added", "added", "added"]);
+    expect(res.changes.every((c) => c.scope === "user")).toBe(true);
     expect(res.hook.action).toBe("added");
-    const mcpJson = JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8"));
-    expect(mcpJson.mcpServers.sqrl).toMatchObject({ command: SQRL_BIN, args: ["mcp"] });
-    expect(readFileSync(join(home.env.CODEX_HOME!, "config.toml"), "utf8")).toContain("[mcp_servers.sqrl]");
-    expect(JSON.parse(readFileSync(join(root, ".gemini", "settings.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
-    expect(JSON.parse(readFileSync(join(root, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
-    const hook = JSON.parse(readFileSync(join(root, ".claude", "settings.json"), "utf8")).hooks.SessionStart[0].hooks[0].command as string;
+    const claudeJson = JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, ".claude.json"), "utf8"));
+    expect(claudeJson.mcpServers.sqrl).toMatchObject({ command: SQRL_BIN, args: ["mcp"] });
+    const codex = readFileSync(join(home.env.CODEX_HOME!, "config.toml"), "utf8");
+    expect(codex).toContain("[mcp_servers.sqrl]");
+    expect(codex).toContain(`SQRL_HOME = "${home.sqrlHome}"`); // Codex clears the environment of its servers
+    expect(JSON.parse(readFileSync(join(home.env.GEMINI_HOME!, "settings.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
+    expect(JSON.parse(readFileSync(join(home.env.HOME!, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
+    const hook = JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, "settings.json"), "utf8")).hooks.SessionStart[0].hooks[0].command as string;
     expect(hook).toBe(`${SQRL_BIN} hook claude-session-start`);
+    for (const f of [".mcp.json", ".gemini", ".cursor", ".claude"]) expect(existsSync(join(root, f))).toBe(false);
 
-    const again = JSON.parse(runSqrl(["hosts", "add", "all", "--path", root, "--yes", "--json"], { env }).stdout) as { changes: Array<{ action: string }>; hook: { action: string } };
+    const again = JSON.parse(runSqrl(["hosts", "add", "all", "--path", root, "--json"], { env }).stdout) as { changes: Array<{ action: string }>; hook: { action: string } };
     expect(again.changes.map((c) => c.action)).toEqual(["unchanged", "unchanged", "unchanged", "unchanged"]);
-    expect(again.hook.action).toBe("unchanged");
+    expect(again.hook.action).toBe("unchanged"); // kept without asking again (no --yes)
 
     const list = JSON.parse(runSqrl(["hosts", "list", "--path", root, "--json"], { env }).stdout) as { entries: Array<{ host: string; scope: string; registered: boolean; current: boolean }> };
     expect(list.entries.filter((e) => e.registered).every((e) => e.current)).toBe(true);
@@ -257,22 +261,41 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
 
     const remove = runSqrl(["hosts", "remove", "all", "--path", root, "--json"], { env });
     expect(remove.code).toBe(0);
-    for (const f of [".mcp.json", ".gemini/settings.json", ".cursor/mcp.json", ".claude/settings.json"]) expect(existsSync(join(root, f))).toBe(false);
+    expect(existsSync(join(home.env.CLAUDE_CONFIG_DIR!, ".claude.json"))).toBe(false); // sqrl created it, sqrl's entry was all it held
     expect(existsSync(join(home.env.CODEX_HOME!, "config.toml"))).toBe(false);
+    expect(existsSync(join(home.env.CLAUDE_CONFIG_DIR!, "settings.json"))).toBe(false);
 
     const bad = runSqrl(["hosts", "add", "vim", "--path", root], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("Unknown host");
   });
 
-  test("sqrl init --hosts claude --yes registers the server and the hook", () => {
+  test("project scope: the repo's shared files name the portable `sqrl`, never this machine's paths", () => {
+    const env = { ...home.env, SQRL_CLAUDE_BIN: "" };
+    const add = runSqrl(["hosts", "add", "all", "--scope", "project", "--path", root, "--yes"], { env });
+    expect(add.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8")).mcpServers.sqrl).toMatchObject({ command: "sqrl", args: ["mcp"] });
+    expect(JSON.parse(readFileSync(join(root, ".claude", "settings.json"), "utf8")).hooks.SessionStart[0].hooks[0].command).toBe("sqrl hook claude-session-start");
+    expect(JSON.parse(readFileSync(join(root, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.args).toEqual(["mcp", "--project", "${workspaceFolder}"]);
+    for (const f of [".mcp.json", ".claude/settings.json", ".gemini/settings.json", ".cursor/mcp.json"]) expect(readFileSync(join(root, f), "utf8")).not.toContain(home.root);
+    expect(add.stdout).toContain("claude (project): waits for approval");
+    const second = runSqrl(["hosts", "add", "claude", "--scope", "project", "--path", root], { env });
+    expect(second.stdout).toContain("SessionStart hook already in");
+    expect(second.stdout).not.toContain("not installed");
+    expect(runSqrl(["status", root], { env }).stdout).toContain("claude (project) waits for approval");
+    expect(runSqrl(["hosts", "remove", "all", "--scope", "project", "--path", root], { env }).code).toBe(0);
+    for (const f of [".mcp.json", ".gemini/settings.json", ".cursor/mcp.json", ".claude/settings.json"]) expect(existsSync(join(root, f))).toBe(false);
+  });
+
+  test("sqrl init --hosts claude --yes registers the server and the hook for the user", () => {
     const repo = join(home.root, "repo2");
     mkdirSync(repo, { recursive: true });
     const res = runSqrl(["init", repo, "--hosts", "claude", "--yes"], { env: { ...home.env, SQRL_CLAUDE_BIN: "" } });
     expect(res.code).toBe(0);
-    expect(res.stdout).toContain("registered sqrl in");
-    expect(res.stdout).toContain("SessionStart hook");
-    expect(JSON.parse(readFileSync(join(repo, ".mcp.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
-    expect(existsSync(join(repo, ".claude", "settings.json"))).toBe(true);
+    expect(res.stdout).toContain("claude (user): registered sqrl in");
+    expect(res.stdout).toContain("installed the SessionStart hook");
+    expect(JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, ".claude.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
+    expect(existsSync(join(repo, ".mcp.json"))).toBe(false);
+    expect(existsSync(join(repo, ".claude"))).toBe(false);
   });
 });
