@@ -11,7 +11,7 @@ import type { HostAdapter, HostScope } from "../../src/mcp/hosts/host-types.ts";
 import { parseHostList } from "../../src/mcp/hosts/index.ts";
 import { tempDir } from "../helpers/sqrl.ts";
 
-const ENV_KEYS = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_CLAUDE_BIN"] as const;
+const ENV_KEYS = ["HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_CLAUDE_BIN"] as const;
 let saved: Record<string, string | undefined> = {};
 let tmp: ReturnType<typeof tempDir>;
 let root: string;
@@ -21,6 +21,8 @@ beforeEach(() => {
   tmp = tempDir("sqrl-hosts-");
   root = join(tmp.path, "repo");
   mkdirSync(root, { recursive: true });
+  process.env.HOME = join(tmp.path, "home"); // the real claude CLI below must not touch the real home
+  mkdirSync(process.env.HOME, { recursive: true });
   process.env.CLAUDE_CONFIG_DIR = join(tmp.path, "claude");
   process.env.CODEX_HOME = join(tmp.path, "codex");
   process.env.GEMINI_HOME = join(tmp.path, "gemini");
@@ -237,14 +239,19 @@ describe("host names", () => {
 });
 
 describe("Claude Code through its own CLI", () => {
-  const cli = Bun.which("claude");
-  test.skipIf(!cli)("claude mcp add/remove (project scope) via the real `claude` CLI (skipped: claude not on PATH)", () => {
-    delete process.env.SQRL_CLAUDE_BIN;
-    const change = claudeHost.add(ctx("project"));
-    expect(change.via).toBe("cli");
-    expect(JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8")).mcpServers.sqrl).toMatchObject({ command: server.command, args: ["mcp"] });
-    expect(claudeHost.add(ctx("project")).action).toBe("unchanged");
-    expect(claudeHost.remove(ctx("project")).action).toBe("removed");
-    expect(claudeHost.status(ctx("project")).registered).toBe(false);
+  // The CLI pinned for test/hosts (npm ci --prefix test/hosts), else one on PATH.
+  const pinned = join(import.meta.dir, "..", "hosts", "node_modules", ".bin", "claude");
+  const cli = existsSync(pinned) ? pinned : Bun.which("claude");
+  test.skipIf(!cli)("claude mcp add/remove (project and user scope) via the real `claude` CLI (skipped: no claude CLI)", () => {
+    process.env.SQRL_CLAUDE_BIN = cli!;
+    for (const scope of ["user", "project"] as const) {
+      const change = claudeHost.add(ctx(scope));
+      expect(change.via).toBe("cli");
+      expect(JSON.parse(readFileSync(change.path, "utf8")).mcpServers.sqrl).toMatchObject({ command: server.command, args: ["mcp"] });
+      expect(claudeHost.add(ctx(scope)).action).toBe("unchanged");
+      expect(claudeHost.remove(ctx(scope)).action).toBe("removed");
+      expect(claudeHost.status(ctx(scope)).registered).toBe(false);
+    }
+    expect(existsSync(join(root, ".mcp.json"))).toBe(false); // the CLI's emptied file does not stay behind
   });
 });
