@@ -1,0 +1,96 @@
+/**
+ * The issue's own scenario in the real hosts: memory distilled (offline extractor, the replay
+ * benchmark's capture + processing) from the 24 real context-evaluator sessions in ../shared, then
+ * "fix the lint errors that Biome reports in the remediation tab" asked through `get_task_context` at
+ * the default 400-token budget in Claude Code and in Codex. What each host hands the model must fit
+ * the budget with a true footer, repeat no memory line and carry no path of this machine.
+ * Skips with one line when the host CLIs or ../shared are absent.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { buildProjects, captureAndProcess } from "../../bench/replay.ts";
+import { StateDbLedger } from "../../src/engine/llm/usage.ts";
+import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
+import { loadConfig } from "../../src/shared/config.ts";
+import type { ConfigValues } from "../../src/shared/config-keys.ts";
+import { estimateTokens } from "../../src/shared/tokens.ts";
+import { openDatabase } from "../../src/sql/open.ts";
+import { makeHome, type DaemonHome } from "../daemon/harness.ts";
+import { REPO_ROOT, runSqrl, SHARED_DIR } from "../helpers/sqrl.ts";
+import { anthropicResults, claudeArgs, claudeEnv, codexEnv, codexExecArgs, HOSTS_INSTALLED, openaiResults, runHost, SKIP_REASON, type ForwardedResult } from "./harness.ts";
+import { startModelServer, type ModelServer } from "./model-server.ts";
+
+const ORIGIN = "packmindhub-context-evaluator";
+const SHARED_OK = existsSync(join(SHARED_DIR, "fixtures", "transcripts", "claude-code", ORIGIN));
+const READY = HOSTS_INSTALLED && SHARED_OK;
+if (!READY) console.log(`test/hosts/real-memory: skipped: ${HOSTS_INSTALLED ? "../shared/fixtures (the real transcripts) is absent" : SKIP_REASON}`);
+const suite = READY ? describe : describe.skip;
+
+const TASK = "fix the lint errors that Biome reports in the remediation tab";
+const BUDGET = 400;
+const TOOL = "mcp__sqrl__get_task_context";
+
+let home: DaemonHome;
+let root: string;
+let model: ModelServer;
+const measured: Array<{ host: string; tool: string; task: string; budget: number; estimator: number; o200k: number; markdown_lines: number }> = [];
+
+beforeAll(async () => {
+  if (!READY) return;
+  home = makeHome("[watch]\nclaude = false\ncodex = false\ngemini = false\ngit = false\n");
+  const project = buildProjects(join(home.root, "replay"), false).find((p) => p.name === ORIGIN)!;
+  root = project.root;
+  expect(runSqrl(["init", root, "--yes", "--no-backfill"], { env: home.env }).code).toBe(0);
+  const config = { ...loadConfig(join(home.root, "absent.toml")), user_id: "hosts@example.com" } as ConfigValues;
+  const openUser = () => openDatabase(join(home.sqrlHome, "user.db"), "user");
+  const openState = () => openDatabase(join(home.root, "replay-state.db"), "state");
+  await captureAndProcess(
+    [project],
+    (nowMs) => ({ config, llm: null, now: () => nowMs, openUserDb: openUser, ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState) }),
+    config["daemon.batch_max_events"],
+  );
+  model = startModelServer();
+  const add = runSqrl(["hosts", "add", "claude,codex", "--yes", "--path", root], { env: claudeEnv(home.env, model) });
+  expect(add.code, add.stderr).toBe(0);
+}, 180_000);
+
+afterAll(async () => {
+  if (!READY) return;
+  model.stop();
+  if (process.env.SQRL_HOSTS_REPORT) writeFileSync(`${process.env.SQRL_HOSTS_REPORT.replace(/\.json$/, "")}-real.json`, `${JSON.stringify(measured, null, 2)}\n`);
+  await home.cleanup();
+});
+
+function check(host: string, results: ForwardedResult[]): void {
+  const r = results.find((x) => x.tool === TOOL);
+  expect(r, `${host}: no get_task_context result`).toBeDefined();
+  const answer = ToolAnswer.parse(JSON.parse(r!.text));
+  const tokens = estimateTokens(r!.text);
+  expect(tokens).toBeLessThanOrEqual(BUDGET);
+  const footer = [...answer.markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
+  expect([Number(footer?.[1]), Number(footer?.[2])]).toEqual([tokens, BUDGET]);
+  const bullets = answer.markdown.split("\n").filter((l) => /^\s*[-*] /.test(l));
+  expect(new Set(bullets).size).toBe(bullets.length);
+  expect(r!.text).not.toContain(home.root);
+  expect(r!.text).not.toContain(REPO_ROOT);
+  measured.push({ host, tool: "get_task_context", task: TASK, budget: BUDGET, estimator: tokens, o200k: countTokens(r!.text), markdown_lines: answer.markdown.split("\n").length });
+}
+
+suite("real memory (24 context-evaluator sessions) in the real hosts", () => {
+  test("Claude Code: the task context the model receives fits 400 tokens", async () => {
+    mkdirSync(root, { recursive: true });
+    model.play([{ tool: "ToolSearch", input: { query: "memory", max_results: 5 } }, { tool: TOOL, input: { task_description: TASK } }, { text: "done" }]);
+    const run = await runHost(claudeArgs(TASK), { env: claudeEnv(home.env, model), cwd: root });
+    expect(run.code, run.stderr).toBe(0);
+    check("claude", anthropicResults(model.requests));
+  });
+
+  test("Codex: the same call fits the same budget", async () => {
+    model.play([{ tool: TOOL, input: { task_description: TASK } }, { text: "done" }]);
+    const run = await runHost(codexExecArgs(model, TASK), { env: codexEnv(home.env), cwd: root });
+    expect(run.code, run.stderr).toBe(0);
+    check("codex", openaiResults(model.requests));
+  });
+});
