@@ -70,8 +70,13 @@ export async function addHostsFor(projectRoot: string, hosts: string | string[],
       lines.push(describeHook(hook.action, hook.path));
     } else lines.push("claude: SessionStart hook not installed (pass --yes or --hook to install it)");
   }
-  for (const entry of mod.listHosts(names, { projectRoot, scope })) {
+  const all = mod.listHosts(names, { projectRoot });
+  for (const entry of all) {
     if (entry.registered && entry.waiting && changes.some((c) => c.host === entry.host && c.scope === entry.scope)) lines.push(`${entry.host} (${entry.scope}): ${entry.waiting}`);
+  }
+  for (const c of changes) {
+    const other = all.find((e) => e.host === c.host && e.scope !== c.scope && e.registered);
+    if (other) lines.push(`note: sqrl is registered with ${c.host} in ${other.scope} scope too (${other.path}); keep one: sqrl hosts remove ${c.host} --scope ${other.scope}`);
   }
   if (changes.some((c) => c.scope === "project") && !mod.sqrlOnPath()) {
     lines.push("note: the project's files run `sqrl` from PATH (no path of this machine goes into git), and sqrl is not on PATH here: add its folder to PATH, or use --scope user");

@@ -7,7 +7,7 @@
  * forwarded text counted, the footer's figure true), each memory once, no path of this machine.
  * Skips with one line when the host CLIs are not installed.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -38,6 +38,8 @@ import {
 import { startModelServer, type ModelServer, type Step } from "./model-server.ts";
 
 if (!HOSTS_INSTALLED) console.log(`test/hosts: skipped: ${SKIP_REASON}`);
+// A host run is 1-3 s alone; on a loaded 2-core machine several times that.
+setDefaultTimeout(60_000);
 const suite = HOSTS_INSTALLED ? describe : describe.skip;
 
 /** Default budgets (config defaults) per tool: what the forwarded text must fit. */

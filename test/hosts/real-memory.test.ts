@@ -6,7 +6,7 @@
  * the budget with a true footer, repeat no memory line and carry no path of this machine.
  * Skips with one line when the host CLIs or ../shared are absent.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
@@ -26,6 +26,8 @@ const ORIGIN = "packmindhub-context-evaluator";
 const SHARED_OK = existsSync(join(SHARED_DIR, "fixtures", "transcripts", "claude-code", ORIGIN));
 const READY = HOSTS_INSTALLED && SHARED_OK;
 if (!READY) console.log(`test/hosts/real-memory: skipped: ${HOSTS_INSTALLED ? "../shared/fixtures (the real transcripts) is absent" : SKIP_REASON}`);
+// A host run is 1-3 s alone; on a loaded 2-core machine several times that.
+setDefaultTimeout(60_000);
 const suite = READY ? describe : describe.skip;
 
 const TASK = "fix the lint errors that Biome reports in the remediation tab";
