@@ -34,13 +34,17 @@ const END = "(?![\\w-]|\\.\\w)";
 
 /**
  * Replace this machine's paths in text meant for the model: the project root becomes relative
- * (`<root>/src/a.ts` → `src/a.ts`, the root itself → `.`), the home folder becomes `~`.
+ * (`<root>/src/a.ts` → `src/a.ts`, the root itself → `.`, or "this project" at a sentence's end),
+ * the home folder becomes `~`.
  */
 export function scrubPaths(text: string, projectRoot: string | undefined, home = homedir()): string {
   let out = text;
   if (projectRoot && projectRoot.length > 1) {
     const root = escapeRegExp(projectRoot.replace(/\/+$/, ""));
-    out = out.replace(new RegExp(`${root}/`, "g"), "").replace(new RegExp(`${root}${END}`, "g"), ".");
+    out = out
+      .replace(new RegExp(`${root}/`, "g"), "")
+      .replace(new RegExp(`${root}(?=\\.(?:\\s|$))`, "g"), "this project") // "… is not in <root>." reads as a sentence
+      .replace(new RegExp(`${root}${END}`, "g"), ".");
   }
   if (home && home.length > 1) out = out.replace(new RegExp(`${escapeRegExp(home.replace(/\/+$/, ""))}(?=/|${END})`, "g"), "~");
   return out;
