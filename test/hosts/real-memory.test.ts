@@ -2,12 +2,12 @@
  * The issue's own scenario in the real hosts: memory distilled (offline extractor, the replay
  * benchmark's capture + processing) from the 24 real context-evaluator sessions in ../shared, then
  * "fix the lint errors that Biome reports in the remediation tab" asked through `get_task_context` at
- * the default 400-token budget in Claude Code and in Codex. What each host hands the model must fit
+ * the default 400-token budget and a tight 120 in Claude Code and in Codex. What each host hands the model must fit
  * the budget with a true footer, repeat no memory line and carry no path of this machine.
  * Skips with one line when the host CLIs or ../shared are absent.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { buildProjects, captureAndProcess } from "../../bench/replay.ts";
@@ -31,13 +31,14 @@ setDefaultTimeout(60_000);
 const suite = READY ? describe : describe.skip;
 
 const TASK = "fix the lint errors that Biome reports in the remediation tab";
-const BUDGET = 400;
+/** The default budget, and a tight one where the engine must be asked for less than the budget. */
+const BUDGETS = [400, 120];
 const TOOL = "mcp__sqrl__get_task_context";
 
 let home: DaemonHome;
 let root: string;
 let model: ModelServer;
-const measured: Array<{ host: string; tool: string; task: string; budget: number; estimator: number; o200k: number; markdown_lines: number }> = [];
+const measured: Array<{ host: string; tool: string; task: string; budget: number; estimator: number; o200k: number; shown: number }> = [];
 
 beforeAll(async () => {
   if (!READY) return;
@@ -65,32 +66,38 @@ afterAll(async () => {
   await home.cleanup();
 });
 
+/** The calls: the same task at each budget, include_seen so both show what fits rather than what is new. */
+const CALLS = BUDGETS.map((budget) => ({ tool: TOOL, input: { task_description: TASK, context_budget_tokens: budget, include_seen: true } }));
+
 function check(host: string, results: ForwardedResult[]): void {
-  const r = results.find((x) => x.tool === TOOL);
-  expect(r, `${host}: no get_task_context result`).toBeDefined();
-  const answer = ToolAnswer.parse(JSON.parse(r!.text));
-  const tokens = estimateTokens(r!.text);
-  expect(tokens).toBeLessThanOrEqual(BUDGET);
-  const footer = [...answer.markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
-  expect([Number(footer?.[1]), Number(footer?.[2])]).toEqual([tokens, BUDGET]);
-  const bullets = answer.markdown.split("\n").filter((l) => /^\s*[-*] /.test(l));
-  expect(new Set(bullets).size).toBe(bullets.length);
-  expect(r!.text).not.toContain(home.root);
-  expect(r!.text).not.toContain(REPO_ROOT);
-  measured.push({ host, tool: "get_task_context", task: TASK, budget: BUDGET, estimator: tokens, o200k: countTokens(r!.text), markdown_lines: answer.markdown.split("\n").length });
+  const own = results.filter((x) => x.tool === TOOL);
+  expect(own, `${host}: get_task_context results`).toHaveLength(BUDGETS.length);
+  own.forEach((r, i) => {
+    const budget = BUDGETS[i]!;
+    const answer = ToolAnswer.parse(JSON.parse(r.text));
+    expect(answer.has_relevant_memory).toBe(true);
+    const tokens = estimateTokens(r.text);
+    expect(tokens).toBeLessThanOrEqual(budget);
+    const footer = [...answer.markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
+    expect([Number(footer?.[1]), Number(footer?.[2])]).toEqual([tokens, budget]);
+    const bullets = answer.markdown.split("\n").filter((l) => /^\s*[-*] /.test(l));
+    expect(new Set(bullets).size).toBe(bullets.length);
+    expect(r.text).not.toContain(home.root);
+    expect(r.text).not.toContain(REPO_ROOT);
+    measured.push({ host, tool: "get_task_context", task: TASK, budget, estimator: tokens, o200k: countTokens(r.text), shown: bullets.length });
+  });
 }
 
 suite("real memory (24 context-evaluator sessions) in the real hosts", () => {
-  test("Claude Code: the task context the model receives fits 400 tokens", async () => {
-    mkdirSync(root, { recursive: true });
-    model.play([{ tool: "ToolSearch", input: { query: "memory", max_results: 5 } }, { tool: TOOL, input: { task_description: TASK } }, { text: "done" }]);
+  test("Claude Code: the task context the model receives fits 400 tokens, and 120", async () => {
+    model.play([{ tool: "ToolSearch", input: { query: "memory", max_results: 5 } }, ...CALLS, { text: "done" }]);
     const run = await runHost(claudeArgs(TASK), { env: claudeEnv(home.env, model), cwd: root });
     expect(run.code, run.stderr).toBe(0);
     check("claude", anthropicResults(model.requests));
   });
 
-  test("Codex: the same call fits the same budget", async () => {
-    model.play([{ tool: TOOL, input: { task_description: TASK } }, { text: "done" }]);
+  test("Codex: the same calls fit the same budgets", async () => {
+    model.play([...CALLS, { text: "done" }]);
     const run = await runHost(codexExecArgs(model, TASK), { env: codexEnv(home.env), cwd: root });
     expect(run.code, run.stderr).toBe(0);
     check("codex", openaiResults(model.requests));
