@@ -143,11 +143,13 @@ function cutToBudget(fitted: { answer: ToolAnswer; tokens: number; ids: string[]
   if (fitted.tokens <= budget) return fitted;
   const lines = fitted.answer.markdown.split("\n");
   const footer = hasFooter(lines.at(-1) ?? "") ? lines.pop() : undefined;
-  let current = fitted;
+  // Which memories the cut lines held is not known here: none is counted as delivered, so a later
+  // call may show them again rather than never.
+  let current = { ...fitted, ids: [] as string[] };
   while (current.tokens > budget && (lines.length > 0 || footer !== undefined)) {
     if (lines.length > 0) lines.pop();
     const markdown = lines.length > 0 ? [...lines, ...(footer ? ["", footer] : [])].join("\n").replace(/\n{3,}/g, "\n\n") : "";
-    current = { ...settleFooter({ ...current.answer, markdown }, budget, counter), ids: current.ids };
+    current = { ...settleFooter({ ...current.answer, markdown }, budget, counter), ids: [] };
     if (lines.length === 0) break;
   }
   return current;
