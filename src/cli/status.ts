@@ -33,15 +33,22 @@ interface HostLine {
 /** Where sqrl is registered for this project, and whether each host will start it. */
 async function hostStates(root: string): Promise<HostLine[]> {
   const mod = await import("../mcp/hosts/index.ts");
-  return mod
-    .listHosts([...mod.HOST_NAMES], { projectRoot: root })
-    .filter((e) => e.registered)
-    .map((e) => ({
-      host: e.host,
-      scope: e.scope,
-      state: e.waiting ? "waiting" : e.current ? "ready" : "other_command",
-      detail: e.waiting ?? (e.current ? null : `runs ${[e.command, ...(e.args ?? [])].join(" ")}; sqrl hosts add ${e.host} --scope ${e.scope} updates it`),
-    }));
+  return mod.HOST_NAMES.flatMap((name): HostLine[] => {
+    try {
+      return mod
+        .listHosts([name], { projectRoot: root })
+        .filter((e) => e.registered)
+        .map((e) => ({
+          host: e.host,
+          scope: e.scope,
+          state: e.waiting ? "waiting" : e.current ? "ready" : "other_command",
+          detail: e.waiting ?? (e.current ? null : `runs ${[e.command, ...(e.args ?? [])].join(" ")}; sqrl hosts add ${e.host} --scope ${e.scope} updates it`),
+        }));
+    } catch (err) {
+      // A host config sqrl cannot read must not hide the rest of the status.
+      return [{ host: name, scope: "?", state: "other_command", detail: (err as Error).message }];
+    }
+  });
 }
 
 function renderHosts(hosts: HostLine[]): string {
