@@ -125,6 +125,7 @@ function checkForwarded(host: string, results: ForwardedResult[]): void {
     const tokens = estimateTokens(r.text);
     const budget = BUDGET[name]!;
     expect(tokens, `${host} ${name}`).toBeLessThanOrEqual(budget);
+    expect(countTokens(r.text), `${host} ${name}: o200k`).toBeLessThanOrEqual(budget);
     const footer = [...answer.markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
     expect(footer, `${host} ${name}: footer`).toBeDefined();
     expect([Number(footer![1]), Number(footer![2])]).toEqual([tokens, budget]);

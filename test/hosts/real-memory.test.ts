@@ -78,6 +78,7 @@ function check(host: string, results: ForwardedResult[]): void {
     expect(answer.has_relevant_memory).toBe(true);
     const tokens = estimateTokens(r.text);
     expect(tokens).toBeLessThanOrEqual(budget);
+    expect(countTokens(r.text), `${host}: o200k`).toBeLessThanOrEqual(budget);
     const footer = [...answer.markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
     expect([Number(footer?.[1]), Number(footer?.[2])]).toEqual([tokens, budget]);
     const bullets = answer.markdown.split("\n").filter((l) => /^\s*[-*] /.test(l));

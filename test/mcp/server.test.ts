@@ -155,6 +155,19 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     await client.close();
   });
 
+  test("a budget too small for any answer names the budget that would do, and that budget does", async () => {
+    const client = await connect();
+    const args = { task_description: "Fix the JWT login tests that fail with token not yet valid", include_seen: true };
+    const small = await client.callTool({ name: "get_task_context", arguments: { ...args, context_budget_tokens: 5 } });
+    expect(small.isError).toBe(true);
+    const needed = Number(/the smallest needs (\d+) tokens/.exec(text(small))?.[1]);
+    expect(needed).toBeGreaterThan(5);
+    const enough = await client.callTool({ name: "get_task_context", arguments: { ...args, context_budget_tokens: needed } });
+    expect(enough.isError, text(enough)).toBeFalsy();
+    expect(estimateTokens(JSON.stringify(enough.structuredContent))).toBeLessThanOrEqual(needed);
+    await client.close();
+  });
+
   test("abstention on an unrelated task", async () => {
     const client = await connect();
     const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "Write a haiku about autumn leaves and migrating geese" } });
