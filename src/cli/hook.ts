@@ -38,7 +38,9 @@ const claudeSessionStart = defineCommand({
       const totalBudget = Number.isInteger(fromArg) && fromArg > 0 ? fromArg : await sessionStartBudget();
       const bridge = new DaemonBridge({ timeoutMs: 4_000, startTimeoutMs: 4_000 });
       const res = await buildSessionStartContext(input, { bridge, totalBudget });
-      if (res.error) log.warn(`sqrl hook: no memory injected: ${res.error}`);
+      // Registered for the user, the hook runs in every repo: one sqrl does not know is not a problem.
+      if (res.error && res.project_id === null) log.debug(`sqrl hook: no memory injected: ${res.error}`);
+      else if (res.error) log.warn(`sqrl hook: no memory injected: ${res.error}`);
       context = res.additionalContext;
     } catch (err) {
       log.warn(`sqrl hook: no memory injected: ${(err as Error).message}`);

@@ -9,7 +9,7 @@ const loadHosts = (): Promise<HostsModule> => import("../mcp/hosts/index.ts");
 
 const commonArgs = {
   hosts: { type: "positional", required: false, description: "claude, codex, gemini, cursor or all (space- or comma-separated)" },
-  scope: { type: "string", description: "project (the repo's own config; default for claude, gemini, cursor) or user (codex has only user)" },
+  scope: { type: "string", description: "user (default: your own config, every repo, no approval prompt) or project (the repo's shared files, portable `sqrl` command; codex has only user)" },
   path: { type: "string", default: ".", description: "The project (default: the current directory)" },
   json: { type: "boolean", description: "Print the result as JSON" },
 } as const;
@@ -49,21 +49,37 @@ export interface HostSetupResult {
 }
 
 /**
- * Register sqrl with the named hosts for `projectRoot`; for Claude Code also offer the SessionStart
- * hook (asked, `--yes`, or forced by `hook`). Shared by `sqrl hosts add` and `sqrl init --hosts`.
+ * Register sqrl with the named hosts for `projectRoot`; for Claude Code also the SessionStart hook,
+ * in the same scope (asked once; `--yes` or `hook` answer; an installed hook is kept current without
+ * asking again). Shared by `sqrl hosts add` and `sqrl init --hosts`.
  */
 export async function addHostsFor(projectRoot: string, hosts: string | string[], opts: { scope?: string; yes: boolean; hook?: boolean }): Promise<HostSetupResult> {
   const mod = await loadHosts();
   const names = mod.parseHostList(hosts);
-  const changes = mod.addHosts(names, { projectRoot, scope: mod.parseScope(opts.scope) });
+  const scope = mod.parseScope(opts.scope);
+  const changes = mod.addHosts(names, { projectRoot, scope });
   const lines = changes.map(describeChange);
   let hook: HostSetupResult["hook"];
   if (names.includes("claude") && opts.hook !== false) {
-    const wanted = opts.hook === true || (await confirm("Install the Claude Code SessionStart hook (style + brief at session start) in .claude/settings.json?", { yes: opts.yes }));
+    const claudeScope = mod.scopeFor(mod.HOSTS.claude, scope);
+    const path = mod.claudeSettingsPath(projectRoot, claudeScope);
+    const installed = mod.sessionStartHookCommand(path) !== undefined;
+    const wanted = installed || opts.hook === true || (await confirm(`Install the Claude Code SessionStart hook (style + brief at session start) in ${path}?`, { yes: opts.yes }));
     if (wanted) {
-      hook = mod.installSessionStartHook(projectRoot, mod.sessionStartHookLine());
+      hook = mod.installSessionStartHook(path, mod.sessionStartHookLine(claudeScope));
       lines.push(describeHook(hook.action, hook.path));
     } else lines.push("claude: SessionStart hook not installed (pass --yes or --hook to install it)");
+  }
+  const all = mod.listHosts(names, { projectRoot });
+  for (const entry of all) {
+    if (entry.registered && entry.waiting && changes.some((c) => c.host === entry.host && c.scope === entry.scope)) lines.push(`${entry.host} (${entry.scope}): ${entry.waiting}`);
+  }
+  for (const c of changes) {
+    const other = all.find((e) => e.host === c.host && e.scope !== c.scope && e.registered);
+    if (other) lines.push(`note: sqrl is registered with ${c.host} in ${other.scope} scope too (${other.path}); keep one: sqrl hosts remove ${c.host} --scope ${other.scope}`);
+  }
+  if (changes.some((c) => c.scope === "project") && !mod.sqrlOnPath()) {
+    lines.push("note: the project's files run `sqrl` from PATH (no path of this machine goes into git), and sqrl is not on PATH here: add its folder to PATH, or use --scope user");
   }
   return { changes, hook, lines };
 }
@@ -93,8 +109,9 @@ const remove = defineCommand({
     const mod = await loadHosts();
     const root = projectRootOf(args.path);
     const names = mod.parseHostList(args._ as string[]);
-    const changes = mod.removeHosts(names, { projectRoot: root, scope: mod.parseScope(args.scope) });
-    const hook = names.includes("claude") ? mod.removeSessionStartHook(root) : undefined;
+    const scope = mod.parseScope(args.scope);
+    const changes = mod.removeHosts(names, { projectRoot: root, scope });
+    const hook = names.includes("claude") ? mod.removeSessionStartHook(mod.claudeSettingsPath(root, mod.scopeFor(mod.HOSTS.claude, scope))) : undefined;
     const lines = [...changes.map(describeChange), ...(hook ? [describeHook(hook.action, hook.path)] : [])];
     process.stdout.write(args.json ? `${JSON.stringify({ changes, hook: hook ?? null }, null, 2)}\n` : `${lines.join("\n")}\n`);
   },
@@ -108,16 +125,22 @@ const list = defineCommand({
     const root = projectRootOf(args.path);
     const words = args._ as string[];
     const names = words.length > 0 ? mod.parseHostList(words) : [...mod.HOST_NAMES];
-    const entries = mod.listHosts(names, { projectRoot: root, scope: mod.parseScope(args.scope) });
-    const hook = names.includes("claude") ? mod.sessionStartHookCommand(root) : undefined;
+    const scope = mod.parseScope(args.scope);
+    const entries = mod.listHosts(names, { projectRoot: root, scope });
+    const hooks = names.includes("claude")
+      ? mod.HOSTS.claude.scopes
+          .filter((s) => scope === undefined || s === scope)
+          .map((s) => ({ scope: s, path: mod.claudeSettingsPath(root, s), command: mod.sessionStartHookCommand(mod.claudeSettingsPath(root, s)) ?? null }))
+      : [];
     if (args.json) {
-      process.stdout.write(`${JSON.stringify({ entries, claude_session_start_hook: hook ?? null }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ entries, claude_session_start_hooks: hooks }, null, 2)}\n`);
       return;
     }
-    const lines = entries.map(
-      (e) => `${e.host.padEnd(7)} ${e.scope.padEnd(8)} ${e.registered ? (e.current ? "registered" : `registered (other command: ${[e.command, ...(e.args ?? [])].join(" ")})`) : "not registered"}  ${e.path}`,
-    );
-    if (names.includes("claude")) lines.push(`claude  hook     ${hook ? `SessionStart: ${hook}` : "no SessionStart hook"}`);
+    const lines = entries.map((e) => {
+      const state = e.registered ? (e.current ? "registered" : `registered (other command: ${[e.command, ...(e.args ?? [])].join(" ")})`) : "not registered";
+      return `${e.host.padEnd(7)} ${e.scope.padEnd(8)} ${state}  ${e.path}${e.waiting ? `\n                 ${e.waiting}` : ""}`;
+    });
+    for (const h of hooks) lines.push(`claude  ${`hook:${h.scope}`.padEnd(8)} ${h.command ? `SessionStart: ${h.command}` : "no SessionStart hook"}  ${h.path}`);
     process.stdout.write(`${lines.join("\n")}\n`);
   },
 });

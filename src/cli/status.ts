@@ -23,7 +23,40 @@ async function engineNextRun(unprocessed: number): Promise<EngineNextRun> {
   return { daemon_running: false, within_s: null, text: unprocessed > 0 ? "the daemon is not running: `sqrl daemon start` (or any read command such as `sqrl context`) sends them to the engine" : "the daemon is not running (`sqrl daemon start`)" };
 }
 
-function render(s: ProjectStatus & { engine_next_run: EngineNextRun }): string {
+interface HostLine {
+  host: string;
+  scope: string;
+  state: "ready" | "waiting" | "other_command";
+  detail: string | null;
+}
+
+/** Where sqrl is registered for this project, and whether each host will start it. */
+async function hostStates(root: string): Promise<HostLine[]> {
+  const mod = await import("../mcp/hosts/index.ts");
+  return mod.HOST_NAMES.flatMap((name): HostLine[] => {
+    try {
+      return mod
+        .listHosts([name], { projectRoot: root })
+        .filter((e) => e.registered)
+        .map((e) => ({
+          host: e.host,
+          scope: e.scope,
+          state: e.waiting ? "waiting" : e.current ? "ready" : "other_command",
+          detail: e.waiting ?? (e.current ? null : `runs ${[e.command, ...(e.args ?? [])].join(" ")}; sqrl hosts add ${e.host} --scope ${e.scope} updates it`),
+        }));
+    } catch (err) {
+      // A host config sqrl cannot read must not hide the rest of the status.
+      return [{ host: name, scope: "?", state: "other_command", detail: (err as Error).message }];
+    }
+  });
+}
+
+function renderHosts(hosts: HostLine[]): string {
+  if (hosts.length === 0) return "none registered (sqrl hosts add claude codex)";
+  return hosts.map((h) => `${h.host} (${h.scope}) ${h.state === "ready" ? "ready" : h.detail}`).join("\n          ");
+}
+
+function render(s: ProjectStatus & { engine_next_run: EngineNextRun }, hosts: HostLine[]): string {
   const lines = [
     `Project   ${s.project_id}`,
     `Events    ${s.events.total} stored, ${s.events.unprocessed} waiting for the engine; ${s.engine_next_run.text}`,
@@ -32,6 +65,7 @@ function render(s: ProjectStatus & { engine_next_run: EngineNextRun }): string {
     `Global    ${s.user_style_items} user-style items in user.db`,
     `LLM       ${s.llm.tokens_today} tokens used today`,
     `Views     ${s.views.length === 0 ? "none generated yet" : s.views.map((v) => `${v.name} (${v.stale ? "stale" : "fresh"}, ${v.generated_at})`).join(", ")}`,
+    `Hosts     ${renderHosts(hosts)}`,
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -74,7 +108,8 @@ export default defineCommand({
     }
     const status = { ...snapshot, engine_next_run: await engineNextRun(snapshot.events.unprocessed) };
     const health = await daemonHealth(root);
-    if (args.json) process.stdout.write(`${JSON.stringify({ ...status, health }, null, 2)}\n`);
-    else process.stdout.write(`${render(status)}${health.length > 0 ? `Health    ${health.join("\n          ")}\n` : ""}`);
+    const hosts = await hostStates(root);
+    if (args.json) process.stdout.write(`${JSON.stringify({ ...status, health, hosts }, null, 2)}\n`);
+    else process.stdout.write(`${render(status, hosts)}${health.length > 0 ? `Health    ${health.join("\n          ")}\n` : ""}`);
   },
 });

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { claudeHost } from "../../src/mcp/hosts/claude.ts";
-import { installSessionStartHook, removeSessionStartHook, sessionStartHookCommand } from "../../src/mcp/hosts/claude-hook.ts";
+import { claudeSettingsPath, installSessionStartHook, removeSessionStartHook, sessionStartHookCommand } from "../../src/mcp/hosts/claude-hook.ts";
 import { codexHost } from "../../src/mcp/hosts/codex.ts";
 import { cursorHost } from "../../src/mcp/hosts/cursor.ts";
 import { geminiHost } from "../../src/mcp/hosts/gemini.ts";
@@ -11,7 +11,7 @@ import type { HostAdapter, HostScope } from "../../src/mcp/hosts/host-types.ts";
 import { parseHostList } from "../../src/mcp/hosts/index.ts";
 import { tempDir } from "../helpers/sqrl.ts";
 
-const ENV_KEYS = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_CLAUDE_BIN"] as const;
+const ENV_KEYS = ["HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_CLAUDE_BIN"] as const;
 let saved: Record<string, string | undefined> = {};
 let tmp: ReturnType<typeof tempDir>;
 let root: string;
@@ -21,6 +21,8 @@ beforeEach(() => {
   tmp = tempDir("sqrl-hosts-");
   root = join(tmp.path, "repo");
   mkdirSync(root, { recursive: true });
+  process.env.HOME = join(tmp.path, "home"); // the real claude CLI below must not touch the real home
+  mkdirSync(process.env.HOME, { recursive: true });
   process.env.CLAUDE_CONFIG_DIR = join(tmp.path, "claude");
   process.env.CODEX_HOME = join(tmp.path, "codex");
   process.env.GEMINI_HOME = join(tmp.path, "gemini");
@@ -86,9 +88,9 @@ describe("JSON host configs", () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  test("cursor's project entry names the project (Cursor may start servers elsewhere)", () => {
+  test("cursor's project entry names the project through Cursor's own ${workspaceFolder}, not this machine's path", () => {
     const path = cursorHost.add(ctx("project")).path;
-    expect(JSON.parse(readFileSync(path, "utf8")).mcpServers.sqrl.args).toEqual(["mcp", "--project", root]);
+    expect(JSON.parse(readFileSync(path, "utf8")).mcpServers.sqrl.args).toEqual(["mcp", "--project", "${workspaceFolder}"]);
   });
 
   test("extra fields the user added to sqrl's entry survive an update", () => {
@@ -194,27 +196,36 @@ describe("Claude Code SessionStart hook in .claude/settings.json", () => {
     };
     writeFileSync(path, JSON.stringify(original, null, 2));
     const line = "/opt/sqrl/bin/sqrl hook claude-session-start";
-    expect(installSessionStartHook(root, line).action).toBe("added");
+    expect(installSessionStartHook(path, line).action).toBe("added");
     const after = JSON.parse(readFileSync(path, "utf8"));
     expect(after.permissions).toEqual(original.permissions);
     expect(after.hooks.PreToolUse).toEqual(original.hooks.PreToolUse);
     expect(after.hooks.SessionStart[0]).toEqual(original.hooks.SessionStart[0]);
     expect(after.hooks.SessionStart[1].hooks[0]).toMatchObject({ type: "command", command: line });
-    expect(sessionStartHookCommand(root)).toBe(line);
+    expect(sessionStartHookCommand(path)).toBe(line);
 
-    expect(installSessionStartHook(root, line).action).toBe("unchanged");
-    expect(installSessionStartHook(root, "/new/sqrl hook claude-session-start").action).toBe("updated");
+    expect(installSessionStartHook(path, line).action).toBe("unchanged");
+    expect(installSessionStartHook(path, "/new/sqrl hook claude-session-start").action).toBe("updated");
     expect(JSON.parse(readFileSync(path, "utf8")).hooks.SessionStart).toHaveLength(2);
 
-    expect(removeSessionStartHook(root).action).toBe("removed");
+    expect(removeSessionStartHook(path).action).toBe("removed");
     expect(JSON.parse(readFileSync(path, "utf8"))).toEqual(original);
-    expect(removeSessionStartHook(root).action).toBe("absent");
+    expect(removeSessionStartHook(path).action).toBe("absent");
   });
 
   test("a settings file that only held the hook is deleted on remove", () => {
-    installSessionStartHook(root, "sqrl hook claude-session-start");
-    removeSessionStartHook(root);
-    expect(existsSync(join(root, ".claude", "settings.json"))).toBe(false);
+    const path = claudeSettingsPath(root, "project");
+    installSessionStartHook(path, "sqrl hook claude-session-start");
+    removeSessionStartHook(path);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  test("user scope: the hook goes to the Claude config folder's settings.json, private to this user", () => {
+    const path = claudeSettingsPath(root, "user");
+    expect(path).toBe(join(tmp.path, "claude", "settings.json"));
+    expect(installSessionStartHook(path, "/opt/sqrl/bin/sqrl hook claude-session-start").action).toBe("added");
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(root, ".claude"))).toBe(false);
   });
 });
 
@@ -228,14 +239,19 @@ describe("host names", () => {
 });
 
 describe("Claude Code through its own CLI", () => {
-  const cli = Bun.which("claude");
-  test.skipIf(!cli)("claude mcp add/remove (project scope) via the real `claude` CLI (skipped: claude not on PATH)", () => {
-    delete process.env.SQRL_CLAUDE_BIN;
-    const change = claudeHost.add(ctx("project"));
-    expect(change.via).toBe("cli");
-    expect(JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8")).mcpServers.sqrl).toMatchObject({ command: server.command, args: ["mcp"] });
-    expect(claudeHost.add(ctx("project")).action).toBe("unchanged");
-    expect(claudeHost.remove(ctx("project")).action).toBe("removed");
-    expect(claudeHost.status(ctx("project")).registered).toBe(false);
+  // The CLI pinned for test/hosts (npm ci --prefix test/hosts), else one on PATH.
+  const pinned = join(import.meta.dir, "..", "hosts", "node_modules", ".bin", "claude");
+  const cli = existsSync(pinned) ? pinned : Bun.which("claude");
+  test.skipIf(!cli)("claude mcp add/remove (project and user scope) via the real `claude` CLI (skipped: no claude CLI)", () => {
+    process.env.SQRL_CLAUDE_BIN = cli!;
+    for (const scope of ["user", "project"] as const) {
+      const change = claudeHost.add(ctx(scope));
+      expect(change.via).toBe("cli");
+      expect(JSON.parse(readFileSync(change.path, "utf8")).mcpServers.sqrl).toMatchObject({ command: server.command, args: ["mcp"] });
+      expect(claudeHost.add(ctx(scope)).action).toBe("unchanged");
+      expect(claudeHost.remove(ctx(scope)).action).toBe("removed");
+      expect(claudeHost.status(ctx(scope)).registered).toBe(false);
+    }
+    expect(existsSync(join(root, ".mcp.json"))).toBe(false); // the CLI's emptied file does not stay behind
   });
 });

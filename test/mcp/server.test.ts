@@ -7,7 +7,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { z } from "zod";
 import { initProject } from "../../src/cli/init-project.ts";
 import { startEngineServer, type EngineServer } from "../../src/engine/server.ts";
 import { estimateTokens } from "../../src/shared/tokens.ts";
@@ -17,21 +16,14 @@ import { buildSessionStartContext } from "../../src/mcp/session-start-hook.ts";
 import { createServer, SERVER_INSTRUCTIONS } from "../../src/mcp/server.ts";
 import { SessionDedup } from "../../src/mcp/session-dedup.ts";
 import { Tracer } from "../../src/mcp/trace.ts";
-import { EpisodeRecall, NO_RELEVANT_MEMORY, PitfallsView, ProjectBriefView, SearchResponse, TaskContext, Timeline, UserStyleView } from "../../src/shared/api.ts";
+import { NO_RELEVANT_MEMORY } from "../../src/shared/api.ts";
+import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
 import { openProjectDb } from "../../src/sql/open.ts";
 import { listToolCalls } from "../../src/sql/tool-calls.ts";
 import { tempDir } from "../helpers/sqrl.ts";
 import { SEED_EPISODE_ID, seedProject } from "./fixtures.ts";
 
-const OUTPUT: Record<string, z.ZodType> = {
-  get_task_context: TaskContext,
-  get_user_style_view: UserStyleView,
-  get_project_brief_view: ProjectBriefView,
-  get_pitfalls_view: PitfallsView,
-  search_project_memory: SearchResponse,
-  get_memory_timeline: Timeline,
-  recall_episode: EpisodeRecall,
-};
+const TOOLS = ["get_task_context", "get_user_style_view", "get_project_brief_view", "get_pitfalls_view", "search_project_memory", "get_memory_timeline", "recall_episode"];
 
 let tmp: ReturnType<typeof tempDir>;
 let root: string;
@@ -60,6 +52,18 @@ function text(res: Awaited<ReturnType<Client["callTool"]>>): string {
   return (res.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
 }
 
+/** The structured result, checked against the tools' shared output schema. */
+function answer(res: Awaited<ReturnType<Client["callTool"]>>): ToolAnswer {
+  return ToolAnswer.parse(res.structuredContent);
+}
+
+/** The footer's figure: `Budget: ~N/M tokens`. */
+function footerFigure(markdown: string): { n: number; budget: number } {
+  const m = [...markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
+  if (!m) throw new Error(`no footer in: ${markdown}`);
+  return { n: Number(m[1]), budget: Number(m[2]) };
+}
+
 beforeAll(async () => {
   savedHome = process.env.SQRL_HOME;
   tmp = tempDir("sqrl-mcp-mem-");
@@ -84,7 +88,7 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
   test("tools/list: seven read-only, closed-world tools, each with an output schema; instructions carry the call pattern", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(OUTPUT).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
     for (const t of tools) {
       expect(t.outputSchema?.type).toBe("object");
       expect(t.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
@@ -105,7 +109,7 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     await client.close();
   });
 
-  test("every tool's result validates against its output schema and carries the markdown", async () => {
+  test("every tool's result validates against its output schema: the markdown once, the project by name, no path of this machine", async () => {
     const client = await connect();
     const calls: Array<[string, Record<string, unknown>]> = [
       ["get_task_context", { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"], include_seen: true }],
@@ -119,38 +123,56 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     for (const [name, args] of calls) {
       const res = await client.callTool({ name, arguments: args });
       expect(res.isError, `${name}: ${text(res)}`).toBeFalsy();
-      const parsed = OUTPUT[name]!.parse(res.structuredContent) as { markdown: string };
-      expect(text(res).startsWith(parsed.markdown)).toBe(true);
+      const parsed = answer(res);
+      expect(text(res)).toBe(parsed.markdown);
+      expect(parsed.project).toBe("repo");
+      expect(JSON.stringify(res.structuredContent)).not.toContain(tmp.path);
+      // The seed's style memories belong to another user id than this test's default one.
+      expect(parsed.has_relevant_memory, `${name}: ${parsed.markdown}`).toBe(name !== "get_user_style_view");
     }
     await client.close();
   });
 
   test("relevant memory is found; the budget is a hard ceiling", async () => {
     const client = await connect();
-    for (const budget of [40, 120, 400]) {
+    for (const budget of [64, 120, 400]) {
       const res = await client.callTool({
         name: "get_task_context",
         arguments: { task_description: "Fix the JWT login tests that fail with token not yet valid", context_budget_tokens: budget, include_seen: true },
       });
-      const ctx = TaskContext.parse(res.structuredContent);
-      expect(ctx.token_estimate).toBeLessThanOrEqual(budget);
-      expect(estimateTokens(ctx.markdown)).toBeLessThanOrEqual(budget);
+      const ctx = answer(res);
+      // What the host forwards is the JSON; its count is the footer's figure and within the budget.
+      const forwarded = estimateTokens(JSON.stringify(res.structuredContent));
+      expect(forwarded).toBeLessThanOrEqual(budget);
+      expect(footerFigure(ctx.markdown)).toEqual({ n: forwarded, budget });
       if (budget >= 120) {
         expect(ctx.has_relevant_memory).toBe(true);
-        expect(ctx.selected_memories.some((m) => m.key === "jwt_clock_skew")).toBe(true);
+        expect(ctx.markdown).toContain("clockTolerance");
       }
     }
-    const search = SearchResponse.parse((await client.callTool({ name: "search_project_memory", arguments: { query: "drizzle migrations", context_budget_tokens: 60, include_seen: true } })).structuredContent);
-    expect(search.token_estimate).toBeLessThanOrEqual(60);
+    const search = await client.callTool({ name: "search_project_memory", arguments: { query: "drizzle migrations", context_budget_tokens: 64, include_seen: true } });
+    expect(estimateTokens(JSON.stringify(search.structuredContent))).toBeLessThanOrEqual(64);
+    await client.close();
+  });
+
+  test("a budget too small for any answer names the budget that would do, and that budget does", async () => {
+    const client = await connect();
+    const args = { task_description: "Fix the JWT login tests that fail with token not yet valid", include_seen: true };
+    const small = await client.callTool({ name: "get_task_context", arguments: { ...args, context_budget_tokens: 5 } });
+    expect(small.isError).toBe(true);
+    const needed = Number(/the smallest needs (\d+) tokens/.exec(text(small))?.[1]);
+    expect(needed).toBeGreaterThan(5);
+    const enough = await client.callTool({ name: "get_task_context", arguments: { ...args, context_budget_tokens: needed } });
+    expect(enough.isError, text(enough)).toBeFalsy();
+    expect(estimateTokens(JSON.stringify(enough.structuredContent))).toBeLessThanOrEqual(needed);
     await client.close();
   });
 
   test("abstention on an unrelated task", async () => {
     const client = await connect();
     const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "Write a haiku about autumn leaves and migrating geese" } });
-    const ctx = TaskContext.parse(res.structuredContent);
+    const ctx = answer(res);
     expect(ctx.has_relevant_memory).toBe(false);
-    expect(ctx.selected_memories).toEqual([]);
     expect(ctx.markdown).toContain(NO_RELEVANT_MEMORY);
     await client.close();
   });
@@ -158,19 +180,18 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
   test("de-dup across calls of one session; include_seen turns it off", async () => {
     const client = await connect({ dedup: new SessionDedup() });
     const args = { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"] };
-    const first = TaskContext.parse((await client.callTool({ name: "get_task_context", arguments: args })).structuredContent);
-    expect(first.memory_ids.length).toBeGreaterThan(0);
+    const soft = "soft delete (deleted_at)";
+    const first = answer(await client.callTool({ name: "get_task_context", arguments: args }));
+    expect(first.markdown).toContain(soft);
     const secondRes = await client.callTool({ name: "get_task_context", arguments: args });
-    const second = TaskContext.parse(secondRes.structuredContent);
-    expect(second.memory_ids.filter((id) => first.memory_ids.includes(id))).toEqual([]);
-    expect(second.omitted_seen).toBeGreaterThanOrEqual(first.memory_ids.length);
+    expect(answer(secondRes).markdown).not.toContain(soft);
     expect(text(secondRes)).toMatch(/already shown/i);
-    const again = TaskContext.parse((await client.callTool({ name: "get_task_context", arguments: { ...args, include_seen: true } })).structuredContent);
-    expect(again.omitted_seen).toBe(0);
-    expect(first.memory_ids.every((id) => again.memory_ids.includes(id))).toBe(true);
+    const again = answer(await client.callTool({ name: "get_task_context", arguments: { ...args, include_seen: true } }));
+    expect(again.markdown).toContain(soft);
+    expect(again.markdown).not.toMatch(/already shown/i);
     // A view after the task context leaves out what the session already saw, too.
-    const style = UserStyleView.parse((await client.callTool({ name: "get_user_style_view", arguments: {} })).structuredContent);
-    expect(style.memory_ids.filter((id) => again.memory_ids.includes(id))).toEqual([]);
+    const style = answer(await client.callTool({ name: "get_user_style_view", arguments: {} }));
+    expect(style.markdown).not.toContain(soft);
     await client.close();
   });
 
@@ -191,11 +212,17 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
   test("project_root: default cwd, a subfolder maps to its project, an unknown folder says to run sqrl init", async () => {
     const sub = await connect({ cwd: join(root, "src", "routes") });
     const res = await sub.callTool({ name: "get_project_brief_view", arguments: { include_seen: true } });
-    expect(ProjectBriefView.parse(res.structuredContent).project_id).toBe(root);
+    expect(answer(res)).toMatchObject({ project: "repo", has_relevant_memory: true });
     const other = await sub.callTool({ name: "get_project_brief_view", arguments: { project_root: tmp.path } });
     expect(other.isError).toBe(true);
     expect(text(other)).toContain("sqrl init");
     await sub.close();
+    // Started outside any project: the error says what to do without naming this machine's folders.
+    const outside = await connect({ cwd: tmp.path });
+    const none = await outside.callTool({ name: "get_project_brief_view", arguments: {} });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toBe("get_project_brief_view failed: . is not a sqrl project. Run `sqrl init .` first.");
+    await outside.close();
   });
 
   test("every call is traced in the project's data.db", async () => {

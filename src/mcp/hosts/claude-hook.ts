@@ -1,13 +1,19 @@
 import { join } from "node:path";
 import { ConfigError } from "../../shared/errors.ts";
+import { claudeHome } from "../../shared/paths.ts";
 import { isObject, readJsonObject, writeJsonObject, type ChangeAction, type JsonObject } from "./config-files.ts";
 
 /** The SessionStart sources the hook runs on: a new session, /clear, and after compaction. */
 export const SESSION_START_MATCHER = "startup|clear|compact";
 const MARKER = "hook claude-session-start";
 
-export function claudeSettingsPath(projectRoot: string): string {
-  return join(projectRoot, ".claude", "settings.json");
+/**
+ * Where the hook lives: the user's `settings.json` in the Claude config folder (user scope: every
+ * repo, this machine's binary) or the project's `.claude/settings.json` (project scope: shared
+ * through git, so the command is the portable `sqrl` on PATH).
+ */
+export function claudeSettingsPath(projectRoot: string, scope: "user" | "project" = "project"): string {
+  return scope === "user" ? join(claudeHome(), "settings.json") : join(projectRoot, ".claude", "settings.json");
 }
 
 /** Quote one argv word for the shell Claude Code runs hook commands with. */
@@ -42,11 +48,10 @@ function findOurs(groups: unknown[]): HookRef[] {
 }
 
 /**
- * Install (or refresh) sqrl's SessionStart hook in the project's `.claude/settings.json`, keeping
+ * Install (or refresh) sqrl's SessionStart hook in a Claude Code settings file (`path`), keeping
  * every other setting and hook. Idempotent.
  */
-export function installSessionStartHook(projectRoot: string, commandLine: string): { path: string; action: ChangeAction } {
-  const path = claudeSettingsPath(projectRoot);
+export function installSessionStartHook(path: string, commandLine: string): { path: string; action: ChangeAction } {
   const doc = readJsonObject(path);
   const groups = sessionStartGroups(path, doc);
   const ours = findOurs(groups);
@@ -63,13 +68,12 @@ export function installSessionStartHook(projectRoot: string, commandLine: string
   const hooks = (isObject(next.hooks) ? next.hooks : {}) as JsonObject;
   hooks.SessionStart = nextGroups.filter((g) => !isObject(g) || !Array.isArray(g.hooks) || g.hooks.length > 0);
   next.hooks = hooks;
-  writeJsonObject(path, next, 0o644);
+  writeJsonObject(path, next, path.startsWith(claudeHome()) ? 0o600 : 0o644);
   return { path, action: found.length > 0 ? "updated" : "added" };
 }
 
 /** Remove sqrl's hook; emptied groups, lists and the file itself (if nothing else is left) go too. */
-export function removeSessionStartHook(projectRoot: string): { path: string; action: ChangeAction } {
-  const path = claudeSettingsPath(projectRoot);
+export function removeSessionStartHook(path: string): { path: string; action: ChangeAction } {
   const doc = readJsonObject(path);
   const groups = sessionStartGroups(path, doc);
   if (findOurs(groups).length === 0) return { path, action: "absent" };
@@ -86,9 +90,8 @@ export function removeSessionStartHook(projectRoot: string): { path: string; act
   return { path, action: "removed" };
 }
 
-/** The installed hook command, if any. */
-export function sessionStartHookCommand(projectRoot: string): string | undefined {
-  const path = claudeSettingsPath(projectRoot);
+/** The hook command installed in the settings file `path`, if any. */
+export function sessionStartHookCommand(path: string): string | undefined {
   const ours = findOurs(sessionStartGroups(path, readJsonObject(path)));
   return ours[0]?.hook.command as string | undefined;
 }

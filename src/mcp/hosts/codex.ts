@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parse, stringify } from "smol-toml";
 import { ConfigError } from "../../shared/errors.ts";
 import { writeFileAtomic } from "../../shared/fs-atomic.ts";
@@ -79,6 +79,18 @@ function checkedWrite(path: string, before: JsonObject, nextText: string, expect
   writeFileAtomic(path, nextText.endsWith("\n") ? nextText : `${nextText}\n`, modeFor(path, 0o600));
 }
 
+/**
+ * Codex starts MCP servers with a cleared environment (HOME, PATH and a few more), so a
+ * non-default SQRL_HOME set where `sqrl hosts add` runs is written into the entry's `env`;
+ * the user's own `env` entries stay.
+ */
+function sqrlHomeEnv(existing: JsonObject | undefined): JsonObject {
+  const home = process.env.SQRL_HOME;
+  if (!home) return {};
+  const env = isObject(existing?.env) ? existing.env : {};
+  return { env: { ...env, SQRL_HOME: resolve(home) } };
+}
+
 function isCurrent(table: JsonObject | undefined, ctx: HostContext): boolean {
   return table !== undefined && table.command === ctx.server.command && jsonEqual(table.args, ctx.server.args);
 }
@@ -91,7 +103,7 @@ export const codexHost: HostAdapter = {
     const path = codexConfigPath();
     const { text, doc } = readToml(path);
     const existing = sqrlTable(doc);
-    const next: JsonObject = { ...(existing ?? {}), command: ctx.server.command, args: ctx.server.args };
+    const next: JsonObject = { ...(existing ?? {}), command: ctx.server.command, args: ctx.server.args, ...sqrlHomeEnv(existing) };
     if (existing && jsonEqual(existing, next)) return { host: "codex", scope: "user", path, action: "unchanged", via: "file" };
     const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
     const block = findBlock(lines);

@@ -4,11 +4,12 @@ import { jsonHost } from "./json-host.ts";
 
 /**
  * Gemini CLI: `mcpServers.sqrl` in `settings.json`, the project's `.gemini/settings.json` or the
- * user's `~/.gemini/settings.json`. Gemini starts stdio servers in the folder it runs in.
+ * user's `~/.gemini/settings.json` (the default: one memory server for every repo). Gemini starts
+ * stdio servers in the folder it runs in.
  */
 export const geminiHost = jsonHost({
   name: "gemini",
-  defaultScope: "project",
+  defaultScope: "user",
   path: (ctx) => (ctx.scope === "project" ? join(ctx.projectRoot, ".gemini", "settings.json") : join(geminiHome(), "settings.json")),
   entry: (ctx) => ({ command: ctx.server.command, args: ctx.server.args }),
 });

@@ -4,7 +4,7 @@ export const HOST_NAMES = ["claude", "codex", "gemini", "cursor"] as const;
 export type HostName = (typeof HOST_NAMES)[number];
 export type HostScope = "project" | "user";
 
-/** The sqrl MCP server command a host should run: the absolute binary and its arguments. */
+/** The sqrl MCP server command a host should run: the binary (absolute, or `sqrl` on PATH) and its arguments. */
 export interface ServerCommand {
   command: string;
   args: string[];
@@ -36,6 +36,8 @@ export interface HostEntry {
   args?: string[];
   /** Registered with exactly the command this binary would write. */
   current: boolean;
+  /** Set when the host will not start sqrl until the user approves it (what to do, in a sentence). */
+  waiting?: string;
 }
 
 /** One MCP host's config format: add, remove and read sqrl's entry, idempotently. */

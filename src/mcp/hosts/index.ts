@@ -1,7 +1,7 @@
 import { UsageError } from "../../shared/errors.ts";
 import { sqrlCommand } from "../../shared/daemon-launch.ts";
 import { claudeHost } from "./claude.ts";
-import { hookCommandLine, installSessionStartHook, removeSessionStartHook, sessionStartHookCommand } from "./claude-hook.ts";
+import { claudeSettingsPath, hookCommandLine, installSessionStartHook, removeSessionStartHook, sessionStartHookCommand } from "./claude-hook.ts";
 import { codexHost } from "./codex.ts";
 import { cursorHost } from "./cursor.ts";
 import { geminiHost } from "./gemini.ts";
@@ -32,18 +32,35 @@ export function parseScope(input: string | undefined): HostScope | undefined {
   throw new UsageError(`--scope must be project or user, not "${input}".`, "bad_scope");
 }
 
-/** The absolute command hosts should run: this binary (`process.execPath` when compiled) + `mcp`. */
+/** The command a file on this machine only (user scope) names: this binary + `mcp`. */
 export function serverCommand(): ServerCommand {
   const [command, ...args] = sqrlCommand(["mcp"]);
   return { command: command!, args };
 }
 
-/** The hook command line: this binary + `hook claude-session-start`. */
-export function sessionStartHookLine(): string {
-  return hookCommandLine(sqrlCommand(["hook", "claude-session-start"]));
+/**
+ * Files meant for git (project scope) name `sqrl` as found on PATH, never this machine's path to
+ * it, so a teammate who pulls them gets a command that works on their machine.
+ */
+export const PORTABLE_SERVER: ServerCommand = { command: "sqrl", args: ["mcp"] };
+export const PORTABLE_HOOK_LINE = "sqrl hook claude-session-start";
+
+/** The server command for a scope: portable in the repo, this binary in the user's own config. */
+export function serverFor(scope: HostScope): ServerCommand {
+  return scope === "project" ? PORTABLE_SERVER : serverCommand();
 }
 
-function scopeFor(adapter: HostAdapter, scope: HostScope | undefined): HostScope {
+/** The hook command line for a scope: `sqrl hook claude-session-start`, absolute in user scope. */
+export function sessionStartHookLine(scope: HostScope = "user"): string {
+  return scope === "project" ? PORTABLE_HOOK_LINE : hookCommandLine(sqrlCommand(["hook", "claude-session-start"]));
+}
+
+/** Is `sqrl` on this machine's PATH (what project-scope files rely on)? */
+export function sqrlOnPath(): boolean {
+  return Bun.which("sqrl") !== null;
+}
+
+export function scopeFor(adapter: HostAdapter, scope: HostScope | undefined): HostScope {
   if (scope === undefined) return adapter.defaultScope;
   if (!adapter.scopes.includes(scope)) return adapter.defaultScope; // codex has only a user config
   return scope;
@@ -55,24 +72,23 @@ export interface HostsOptions {
   server?: ServerCommand;
 }
 
+function contextFor(name: HostName, scope: HostScope, opts: HostsOptions) {
+  return { projectRoot: opts.projectRoot, scope, server: opts.server ?? serverFor(scope) };
+}
+
 export function addHosts(names: readonly HostName[], opts: HostsOptions): HostChange[] {
-  const server = opts.server ?? serverCommand();
-  return names.map((name) => HOSTS[name].add({ projectRoot: opts.projectRoot, scope: scopeFor(HOSTS[name], opts.scope), server }));
+  return names.map((name) => HOSTS[name].add(contextFor(name, scopeFor(HOSTS[name], opts.scope), opts)));
 }
 
 export function removeHosts(names: readonly HostName[], opts: HostsOptions): HostChange[] {
-  const server = opts.server ?? serverCommand();
-  return names.map((name) => HOSTS[name].remove({ projectRoot: opts.projectRoot, scope: scopeFor(HOSTS[name], opts.scope), server }));
+  return names.map((name) => HOSTS[name].remove(contextFor(name, scopeFor(HOSTS[name], opts.scope), opts)));
 }
 
 /** Every host in every scope it supports, registered or not. */
 export function listHosts(names: readonly HostName[], opts: HostsOptions): HostEntry[] {
-  const server = opts.server ?? serverCommand();
   return names.flatMap((name) =>
-    HOSTS[name].scopes
-      .filter((s) => opts.scope === undefined || s === opts.scope)
-      .map((scope) => HOSTS[name].status({ projectRoot: opts.projectRoot, scope, server })),
+    HOSTS[name].scopes.filter((s) => opts.scope === undefined || s === opts.scope).map((scope) => HOSTS[name].status(contextFor(name, scope, opts))),
   );
 }
 
-export { installSessionStartHook, removeSessionStartHook, sessionStartHookCommand };
+export { claudeSettingsPath, installSessionStartHook, removeSessionStartHook, sessionStartHookCommand };

@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { Timeline } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { budgetField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
+import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetMemoryTimelineInput = z.object({
   project_root: projectRootField,
@@ -22,7 +23,8 @@ export function registerGetMemoryTimelineTool(server: McpServer, deps: McpDeps):
       description:
         "What happened in this project recently: past work episodes in time order with summary, files and outcome. Use recall_episode on an episode_id for its full detail.",
       inputSchema: GetMemoryTimelineInput,
-      outputSchema: Timeline,
+      outputSchema: ToolAnswer,
+      _meta: searchHint("past sessions: what changed last week, recent work, history, what happened"),
       annotations: { title: "Timeline", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>
@@ -31,6 +33,7 @@ export function registerGetMemoryTimelineTool(server: McpServer, deps: McpDeps):
         args,
         budgetKey: "search",
         output: Timeline,
+        relevant: (a) => a.episodes.length > 0,
         call: ({ projectId, budget }) =>
           deps.bridge.request(
             "/timeline",

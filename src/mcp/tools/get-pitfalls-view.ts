@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { PitfallsView } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
+import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetPitfallsViewInput = z.object({
   project_root: projectRootField,
@@ -23,7 +24,8 @@ export function registerGetPitfallsViewTool(server: McpServer, deps: McpDeps): v
       description:
         "Before risky or cross-cutting work (refactors, migrations, auth, build changes): what went wrong in this project before, where, and what fixed it. Says so when none are relevant.",
       inputSchema: GetPitfallsViewInput,
-      outputSchema: PitfallsView,
+      outputSchema: ToolAnswer,
+      _meta: searchHint("pitfalls: what went wrong before, known bugs, gotchas, risky changes"),
       annotations: { title: "Pitfalls", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>
@@ -32,6 +34,7 @@ export function registerGetPitfallsViewTool(server: McpServer, deps: McpDeps): v
         args,
         budgetKey: "view",
         output: PitfallsView,
+        relevant: (a) => a.has_relevant_pitfalls,
         call: ({ projectId, budget, exclude }) =>
           deps.bridge.request(
             "/views/pitfalls",

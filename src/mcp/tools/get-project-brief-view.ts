@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { ProjectBriefView, ViewMode } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
+import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetProjectBriefViewInput = z.object({
   project_root: projectRootField,
@@ -21,7 +22,8 @@ export function registerGetProjectBriefViewTool(server: McpServer, deps: McpDeps
       title: "Project brief",
       description: "At the start of a session in a repo: the project's modules, stack, commands and key facts learned from past sessions.",
       inputSchema: GetProjectBriefViewInput,
-      outputSchema: ProjectBriefView,
+      outputSchema: ToolAnswer,
+      _meta: searchHint("how do we run the tests, build, lint: project commands, stack, modules, facts"),
       annotations: { title: "Project brief", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>
@@ -30,6 +32,7 @@ export function registerGetProjectBriefViewTool(server: McpServer, deps: McpDeps
         args,
         budgetKey: "view",
         output: ProjectBriefView,
+        relevant: (a) => a.key_facts.length > 0 || a.modules.length > 0,
         call: ({ projectId, budget, exclude }) =>
           deps.bridge.request(
             "/views/project_brief",

@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { MemoryType, TaskContext } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, userIdField } from "./tool-kit.ts";
+import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint, userIdField } from "./tool-kit.ts";
+import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetTaskContextInput = z.object({
   project_root: projectRootField,
@@ -25,7 +26,8 @@ export function registerGetTaskContextTool(server: McpServer, deps: McpDeps): vo
       description:
         "Primary tool. Before a specific coding task, get the long-term memories relevant to it (user style, project facts, pitfalls, recipes), each with why it was picked, inside a token budget. Abstains (has_relevant_memory: false) when nothing is relevant: then ignore it.",
       inputSchema: GetTaskContextInput,
-      outputSchema: TaskContext,
+      outputSchema: ToolAnswer,
+      _meta: searchHint("memory for a task: what we know, conventions, pitfalls, recipes before coding"),
       annotations: { title: "Task context", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>
@@ -34,6 +36,7 @@ export function registerGetTaskContextTool(server: McpServer, deps: McpDeps): vo
         args,
         budgetKey: "task_context",
         output: TaskContext,
+        relevant: (a) => a.has_relevant_memory,
         call: ({ projectId, budget, exclude }) =>
           deps.bridge.request(
             "/task_context",

@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { UserStyleView, ViewMode } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, userIdField } from "./tool-kit.ts";
+import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint, userIdField } from "./tool-kit.ts";
+import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetUserStyleViewInput = z.object({
   project_root: projectRootField,
@@ -23,7 +24,8 @@ export function registerGetUserStyleViewTool(server: McpServer, deps: McpDeps): 
       description:
         "At the start of a session in a repo: how this user likes code written (tools, conventions, preferences and corrections they gave before), project style merged over global.",
       inputSchema: GetUserStyleViewInput,
-      outputSchema: UserStyleView,
+      outputSchema: ToolAnswer,
+      _meta: searchHint("coding conventions and style: how this user likes code, tools, preferences"),
       annotations: { title: "User style", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>
@@ -32,6 +34,7 @@ export function registerGetUserStyleViewTool(server: McpServer, deps: McpDeps): 
         args,
         budgetKey: "view",
         output: UserStyleView,
+        relevant: (a) => a.items.length > 0,
         call: ({ projectId, budget, exclude }) =>
           deps.bridge.request(
             "/views/user_style",

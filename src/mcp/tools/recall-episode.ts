@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { EpisodeRecall } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { budgetField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
+import { ToolAnswer } from "./tool-answer.ts";
 
 export const RecallEpisodeInput = z.object({
   project_root: projectRootField,
@@ -21,7 +22,8 @@ export function registerRecallEpisodeTool(server: McpServer, deps: McpDeps): voi
       description:
         "Expand one past work episode back to what actually happened (messages, commands, edits, errors), newest details first within the budget.",
       inputSchema: RecallEpisodeInput,
-      outputSchema: EpisodeRecall,
+      outputSchema: ToolAnswer,
+      _meta: searchHint("recall one past session in detail: what was done, commands, errors, edits"),
       annotations: { title: "Recall episode", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>
@@ -30,6 +32,7 @@ export function registerRecallEpisodeTool(server: McpServer, deps: McpDeps): voi
         args,
         budgetKey: "search",
         output: EpisodeRecall,
+        relevant: () => true,
         call: ({ projectId, budget }) =>
           deps.bridge.request(
             "/recall",

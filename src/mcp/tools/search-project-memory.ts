@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { MemoryType, SearchResponse } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool } from "./tool-kit.ts";
+import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
+import { ToolAnswer } from "./tool-answer.ts";
 
 export const SearchProjectMemoryInput = z.object({
   project_root: projectRootField,
@@ -25,7 +26,8 @@ export function registerSearchProjectMemoryTool(server: McpServer, deps: McpDeps
       description:
         "Deep recall: search the project's long-term memory by words, identifiers or paths. Each result has a score, the reason it matched and its source (episodes, files).",
       inputSchema: SearchProjectMemoryInput,
-      outputSchema: SearchResponse,
+      outputSchema: ToolAnswer,
+      _meta: searchHint("what did we decide and why: search decisions, facts, notes, past discussions"),
       annotations: { title: "Search memory", ...READ_ONLY_ANNOTATIONS },
     },
     (args) =>
@@ -34,6 +36,7 @@ export function registerSearchProjectMemoryTool(server: McpServer, deps: McpDeps
         args,
         budgetKey: "search",
         output: SearchResponse,
+        relevant: (a) => a.results.length > 0,
         call: ({ projectId, budget, exclude }) =>
           deps.bridge.request(
             "/search_memory",

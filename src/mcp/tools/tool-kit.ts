@@ -1,14 +1,28 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { Budget } from "../../shared/api.ts";
-import { describeError } from "../../shared/errors.ts";
+import { describeError, SqrlError, UsageError } from "../../shared/errors.ts";
+import { packLimit } from "../../engine/retrieve/render/budget.ts";
 import { log } from "../../shared/log.ts";
 import { configBudgets } from "../budgets.ts";
 import type { McpDeps, ToolBudgets } from "../deps.ts";
 import { resolveProjectRoot } from "../project-root.ts";
+import type { TokenCounter } from "../../shared/tokens.ts";
+import { configCounter, forwardedText, hasFooter, projectName, scrubPaths, settleFooter, ToolAnswer } from "./tool-answer.ts";
 
 /** Every sqrl tool reads memory and nothing else: read-only, closed world. */
 export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+
+/**
+ * Claude Code defers MCP tools behind its keyword ToolSearch, which scores each query word against
+ * the tool's name parts, then this hint (`_meta["anthropic/searchHint"]`, first 80 characters), then
+ * the description. The hint holds the words a model types when it looks for the tool.
+ */
+export const SEARCH_HINT_MAX = 80;
+export function searchHint(hint: string): Record<string, string> {
+  if (hint.length > SEARCH_HINT_MAX) throw new Error(`search hint over ${SEARCH_HINT_MAX} characters: ${hint}`);
+  return { "anthropic/searchHint": hint };
+}
 
 /** Input fields shared by the tools (reference §6 plus `include_seen`). */
 export const projectRootField = z
@@ -17,7 +31,7 @@ export const projectRootField = z
   .optional()
   .describe("Absolute path of the repository (default: the folder the host started sqrl in; a subfolder maps to its project).");
 export const budgetField = (dflt: string) =>
-  Budget.optional().describe(`Hard ceiling on the tokens of the returned markdown (default: config ${dflt}). Small models: 150-256; large: 400-800.`);
+  Budget.optional().describe(`Hard ceiling on the tokens of the whole result (default: config ${dflt}). Small models: 150-256; large: 400-800.`);
 export const includeSeenField = z
   .boolean()
   .optional()
@@ -31,7 +45,7 @@ export interface CallContext {
   exclude: string[];
 }
 
-/** Fields sqrl's answers carry for per-session de-dup (timeline/recall have none). */
+/** Fields every engine answer carries (timeline/recall have no de-dup fields). */
 interface AnswerShape {
   markdown: string;
   token_estimate: number;
@@ -43,16 +57,22 @@ export interface ToolRun<T extends AnswerShape> {
   tool: string;
   args: { project_root?: string; context_budget_tokens?: number; include_seen?: boolean } & Record<string, unknown>;
   budgetKey: keyof ToolBudgets;
-  /** The output schema: `structuredContent` is always built through its `parse`. */
+  /** The engine's answer schema: every answer is checked through its `parse`. */
   output: z.ZodType<T>;
+  /** Did the engine find anything relevant? */
+  relevant: (answer: T) => boolean;
   call: (ctx: CallContext) => Promise<unknown>;
 }
 
+/** Tries at a smaller engine budget before the answer's lines are cut instead. */
+const FIT_ATTEMPTS = 5;
+
 /**
  * The shape every sqrl tool shares: resolve the project, default the budget, exclude memories this
- * session already delivered, make the one daemon call, pass the answer through the output schema,
- * remember what it delivered, trace the call. Failures become `isError` results whose text says
- * what to do; they never throw into the SDK.
+ * session already delivered, call the daemon, and hand back a compact `ToolAnswer` whose forwarded
+ * JSON fits the budget (the engine is asked for less until it does; its footer then reports the
+ * JSON's own count), remember what it delivered, trace the call. Failures become `isError` results
+ * whose text says what to do; they never throw into the SDK. Paths of this machine never leave.
  */
 export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun<T>): Promise<CallToolResult> {
   const started = performance.now();
@@ -62,18 +82,77 @@ export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun
     const budgets = await (deps.budgets ?? configBudgets)();
     const budget = run.args.context_budget_tokens ?? budgets[run.budgetKey];
     const exclude = deps.dedup.excludeFor(run.args.include_seen);
-    const answer = run.output.parse(await run.call({ projectId, budget, exclude }));
-    const ids = answer.memory_ids ?? [];
+    const counter = await configCounter();
+    const project = projectName(projectId);
+    const target = fitTarget(budget, counter);
+    const wrapper = counter.count(forwardedText({ project, has_relevant_memory: true, markdown: "" }));
+    const askFor = (b: number) => Math.max(1, fitTarget(b, counter) - wrapper);
+    let ask = askFor(budget);
+    let fitted: { answer: ToolAnswer; tokens: number; ids: string[] } | undefined;
+    for (let attempt = 0; attempt < FIT_ATTEMPTS; attempt++) {
+      let raw: T;
+      try {
+        raw = run.output.parse(await run.call({ projectId, budget: ask, exclude }));
+      } catch (err) {
+        if (!(err instanceof SqrlError && err.code === "budget_too_small")) throw err;
+        if (fitted) break; // a smaller ask was refused: the last answer is cut to size below
+        throw tooSmall(budget, err, askFor);
+      }
+      const compact: ToolAnswer = { project, has_relevant_memory: run.relevant(raw), markdown: scrubPaths(raw.markdown, projectId) };
+      const settled = settleFooter(compact, budget, counter);
+      fitted = { ...settled, ids: raw.memory_ids ?? [] };
+      if (settled.tokens <= target || ask <= 1) break;
+      ask = Math.max(1, ask - (settled.tokens - target) - Math.ceil(ask * 0.05));
+    }
+    const { answer, tokens, ids } = cutToBudget(fitted!, target, counter);
+    const structured = ToolAnswer.parse(answer);
     deps.dedup.record(ids);
-    trace(deps, projectId, run, started, ids, answer.token_estimate, null);
-    // The engine's footer already says how many memories were omitted as already shown; nothing is
-    // appended here, since the markdown was packed to the budget.
-    return { content: [{ type: "text", text: answer.markdown }], structuredContent: answer as unknown as Record<string, unknown> };
+    trace(deps, projectId, run, started, ids, tokens, null);
+    return { content: [{ type: "text", text: structured.markdown }], structuredContent: structured };
   } catch (err) {
-    const message = describeError(err);
+    const message = scrubPaths(describeError(err), projectId ?? deps.cwd);
     if (projectId) trace(deps, projectId, run, started, [], null, message);
     return { isError: true, content: [{ type: "text", text: `${run.tool} failed: ${message}` }] };
   }
+}
+
+/**
+ * The count the forwarded JSON is held to: the engine packer's own limit for the budget (the budget
+ * less the reserve kept when the calibrated estimator counts, as it can undercount o200k a little).
+ */
+function fitTarget(budget: number, counter: TokenCounter): number {
+  return packLimit(budget, counter);
+}
+
+/**
+ * The engine refused the (smaller) budget sqrl asked it for: say, in one line, which budget of the
+ * caller's would do (the smallest whose engine ask reaches what the engine needs).
+ */
+function tooSmall(budget: number, err: SqrlError, askFor: (b: number) => number): UsageError {
+  const needed = Number(/needs (\d+) tokens/.exec(err.message)?.[1]);
+  let want = Math.max(budget + 1, Number.isFinite(needed) ? needed : budget + 1);
+  while (Number.isFinite(needed) && askFor(want) < needed) want++;
+  return new UsageError(`context_budget_tokens ${budget} is too small for any answer here; the smallest needs ${Number.isFinite(needed) ? want : "more"} tokens.`, "budget_too_small");
+}
+
+/**
+ * Last resort when the engine cannot pack small enough (a budget near the JSON's own size): drop
+ * whole lines above the footer, last first, until the forwarded JSON fits.
+ */
+function cutToBudget(fitted: { answer: ToolAnswer; tokens: number; ids: string[] }, budget: number, counter: TokenCounter): { answer: ToolAnswer; tokens: number; ids: string[] } {
+  if (fitted.tokens <= budget) return fitted;
+  const lines = fitted.answer.markdown.split("\n");
+  const footer = hasFooter(lines.at(-1) ?? "") ? lines.pop() : undefined;
+  // Which memories the cut lines held is not known here: none is counted as delivered, so a later
+  // call may show them again rather than never.
+  let current = { ...fitted, ids: [] as string[] };
+  while (current.tokens > budget && (lines.length > 0 || footer !== undefined)) {
+    if (lines.length > 0) lines.pop();
+    const markdown = lines.length > 0 ? [...lines, ...(footer ? ["", footer] : [])].join("\n").replace(/\n{3,}/g, "\n\n") : "";
+    current = { ...settleFooter({ ...current.answer, markdown }, budget, counter), ids: [] };
+    if (lines.length === 0) break;
+  }
+  return current;
 }
 
 function trace<T extends AnswerShape>(

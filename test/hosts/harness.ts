@@ -1,0 +1,158 @@
+/**
+ * The real hosts, headless: Claude Code (`claude -p`) and Codex (`codex exec`) from the pinned npm
+ * packages in test/hosts/node_modules (installed by .ci/run: `npm ci --prefix test/hosts`), with
+ * their homes in temp folders, their model API pointed at the local stand-in (model-server.ts), dummy
+ * keys and no network. Helpers read back, from the recorded requests, what each host put in front of
+ * the model: the system prompt, each tool result, each ToolSearch answer.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { ModelServer, RecordedRequest } from "./model-server.ts";
+
+export const HOSTS_DIR = import.meta.dir;
+export const CLAUDE_BIN = join(HOSTS_DIR, "node_modules", ".bin", "claude");
+export const CODEX_BIN = join(HOSTS_DIR, "node_modules", ".bin", "codex");
+export const HOST_BIN_DIR = join(HOSTS_DIR, "node_modules", ".bin");
+export const HOSTS_INSTALLED = existsSync(CLAUDE_BIN) && existsSync(CODEX_BIN);
+export const SKIP_REASON = "host CLIs not installed (npm ci --prefix test/hosts; .ci/run does it)";
+
+export interface HostRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a host CLI without blocking this process's event loop (the model stand-in lives in it). */
+export async function runHost(cmd: string[], opts: { env: Record<string, string>; cwd: string; timeoutMs?: number }): Promise<HostRun> {
+  const proc = Bun.spawn(cmd, { env: opts.env, cwd: opts.cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const code = await proc.exited;
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** Environment for Claude Code: the stand-in as its API, a dummy key, nothing non-essential. */
+export function claudeEnv(base: Record<string, string>, model: ModelServer): Record<string, string> {
+  return {
+    ...base,
+    PATH: `${HOST_BIN_DIR}:${base.PATH}`,
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: "sk-ant-stand-in",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+  };
+}
+
+/** Environment for Codex: the stand-in's key (its provider is given with -c on the command line). */
+export function codexEnv(base: Record<string, string>): Record<string, string> {
+  return { ...base, PATH: `${HOST_BIN_DIR}:${base.PATH}`, STAND_IN_KEY: "sk-stand-in" };
+}
+
+/** `codex exec` against the stand-in (Responses API, streaming). */
+export function codexExecArgs(model: ModelServer, prompt: string): string[] {
+  return [
+    CODEX_BIN,
+    "exec",
+    "--skip-git-repo-check",
+    "-c",
+    `model_providers.standin={name="stand-in",base_url="${model.url}/v1",env_key="STAND_IN_KEY",wire_api="responses"}`,
+    "-c",
+    "model_provider=standin",
+    "-m",
+    "gpt-5",
+    prompt,
+  ];
+}
+
+/** `claude -p` with sqrl's tools allowed (headless runs cannot ask for permission). */
+export function claudeArgs(prompt: string): string[] {
+  return [CLAUDE_BIN, "-p", prompt, "--allowedTools", "mcp__sqrl"];
+}
+
+type Json = Record<string, unknown>;
+
+export interface ForwardedResult {
+  /** The tool as the model called it, e.g. mcp__sqrl__get_task_context. */
+  tool: string;
+  input: Json;
+  /** The text the host put in front of the model, without the host's own framing. */
+  text: string;
+  isError: boolean;
+  /** Claude Code's ToolSearch: the tools it loaded, in its order. */
+  references: string[];
+}
+
+function blockText(content: unknown): { text: string; references: string[] } {
+  if (typeof content === "string") return { text: content, references: [] };
+  const blocks = Array.isArray(content) ? (content as Json[]) : [];
+  return {
+    text: blocks
+      .filter((b) => b.type === "text")
+      .map((b) => b.text as string)
+      .join("\n"),
+    references: blocks.filter((b) => b.type === "tool_reference").map((b) => b.tool_name as string),
+  };
+}
+
+/** Every tool call and its result in the last main-agent request (the whole conversation). */
+export function anthropicResults(requests: RecordedRequest[]): ForwardedResult[] {
+  const last = requests.filter((r) => r.api === "anthropic" && Array.isArray(r.body.tools) && (r.body.tools as Json[]).length > 0).at(-1);
+  if (!last) return [];
+  const calls = new Map<string, { tool: string; input: Json }>();
+  const out: ForwardedResult[] = [];
+  for (const m of last.body.messages as Json[]) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as Json[]) {
+      if (b.type === "tool_use") calls.set(b.id as string, { tool: b.name as string, input: b.input as Json });
+      if (b.type === "tool_result") {
+        const call = calls.get(b.tool_use_id as string);
+        const { text, references } = blockText(b.content);
+        out.push({ tool: call?.tool ?? "?", input: call?.input ?? {}, text, isError: b.is_error === true, references });
+      }
+    }
+  }
+  return out;
+}
+
+/** Codex frames an MCP result with a first item "Wall time: …\nOutput:"; the rest is the tool's. */
+function codexOutput(output: unknown): { text: string; isError: boolean } {
+  const items = Array.isArray(output) ? (output as Json[]) : [];
+  const text = typeof output === "string" ? output : items.filter((i) => typeof i.text === "string").map((i) => i.text as string).join("\n");
+  return { text: text.replace(/^Wall time: [\d.]+ seconds\nOutput:\n?/, ""), isError: false };
+}
+
+export function openaiResults(requests: RecordedRequest[]): ForwardedResult[] {
+  const last = requests.filter((r) => r.api === "openai" && Array.isArray(r.body.tools) && (r.body.tools as Json[]).length > 0).at(-1);
+  if (!last) return [];
+  const calls = new Map<string, { tool: string; input: Json }>();
+  const out: ForwardedResult[] = [];
+  for (const item of last.body.input as Json[]) {
+    if (item.type === "function_call") {
+      const tool = item.namespace ? `${item.namespace as string}__${item.name as string}` : (item.name as string);
+      calls.set(item.call_id as string, { tool, input: JSON.parse((item.arguments as string) || "{}") as Json });
+    }
+    if (item.type === "function_call_output") {
+      const call = calls.get(item.call_id as string);
+      out.push({ tool: call?.tool ?? "?", input: call?.input ?? {}, ...codexOutput(item.output), references: [] });
+    }
+  }
+  return out;
+}
+
+/**
+ * The system text of the first main-agent Anthropic request: the `system` field and the
+ * `role: "system"` messages (where Claude Code puts hook context).
+ */
+export function anthropicSystem(requests: RecordedRequest[]): string {
+  const first = requests.find((r) => r.api === "anthropic" && Array.isArray(r.body.tools));
+  const texts = (content: unknown): string[] => (typeof content === "string" ? [content] : Array.isArray(content) ? (content as Json[]).map((b) => String(b.text ?? "")) : []);
+  const systemMessages = ((first?.body.messages as Json[] | undefined) ?? []).filter((m) => m.role === "system").flatMap((m) => texts(m.content));
+  return [...texts(first?.body.system), ...systemMessages].join("\n");
+}
+
+/** The tools offered to the model in the first main-agent request (names; Codex: namespace children too). */
+export function offeredTools(requests: RecordedRequest[], api: "anthropic" | "openai"): Json[] {
+  const first = requests.find((r) => r.api === api && Array.isArray(r.body.tools));
+  return (first?.body.tools as Json[] | undefined) ?? [];
+}
