@@ -7,6 +7,8 @@ import { usageOnDay } from "../../../src/sql/llm-usage.ts";
 import { listEpisodes } from "../../../src/sql/episodes.ts";
 import { currentItems, getMemoryItem } from "../../../src/sql/memory-items.ts";
 import type { EventDTO } from "../../../src/shared/event.ts";
+import { HARD_CAP_TOKENS } from "../../../src/engine/learn/extract/distil.ts";
+import { estimateTokens } from "../../../src/shared/tokens.ts";
 import { fixtureEvents, request, sandbox, type Sandbox } from "./helpers.ts";
 
 /**
@@ -214,6 +216,35 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
     expect(cur.content).toBe("Uses bun as the package manager (bun install, bun test).");
     expect(cur.decision).toBe("DELETE_AND_ADD");
     expect(getMemoryItem(sb.db, old.id)!.superseded_by).toBe(cur.id);
+  });
+});
+
+describe("the LLM's memories pass the rules' gates and distilling", () => {
+  test("a routine pitfall waits for recurrence; text is capped, narration dropped, this machine's paths made portable", async () => {
+    sb = sandbox();
+    const long = `Let me note this for later. The settings page reads ${"its defaults from the shared config module and merges them with the user's saved choices. ".repeat(6)}See ${sb.root}/src/settings.tsx.`;
+    extractQueue = [
+      {
+        status: 200,
+        text: JSON.stringify({
+          summary: "Goal: add the settings page. Added src/settings.tsx; tests and lint passed. Outcome: done, checks green, nothing left open.",
+          items: [
+            { type: "pitfall", key: "pitfall:lint:unused_import", content: "ESLint flagged an unused import in settings.tsx; removed it.", tags: [], importance: 0.6, confidence: 0.9, scope: "project", file_paths: [], evidence: [2] },
+            { type: "project_fact", key: "settings_page", content: long, tags: [], importance: 0.6, confidence: 0.9, scope: "project", file_paths: [`${sb.root}/src/settings.tsx`], evidence: [1] },
+          ],
+        }),
+      },
+    ];
+    await processEvents(request(sb.root, fixtureEvents("habits", sb.root)), sb.deps({ llm: await provider(), summaryLimit: 0 }));
+    const items = currentItems(sb.db, sb.root);
+    // Nothing in this episode failed and was fixed the hard way: the LLM's pitfall is an observation, not a memory.
+    expect(items.some((i) => i.type === "pitfall")).toBe(false);
+    expect((sb.db.query("SELECT COUNT(*) AS n FROM observations WHERE signature = 'llm:pitfall:lint:unused_import'").get() as { n: number }).n).toBe(1);
+    const fact = items.find((i) => i.key === "settings_page")!;
+    expect(fact.content.startsWith("The settings page reads")).toBe(true);
+    expect(fact.content).not.toContain(sb.root);
+    expect(estimateTokens(fact.content)).toBeLessThanOrEqual(HARD_CAP_TOKENS);
+    expect(fact.file_paths).toEqual(["src/settings.tsx"]);
   });
 });
 

@@ -141,7 +141,7 @@ export async function extractWithLlm(
       importance: clamp01(item.importance),
       confidence: clamp01(item.confidence),
       scope: item.type === "user_style" ? item.scope : "project",
-      file_paths: item.file_paths.filter((p) => !p.startsWith("/")),
+      file_paths: item.file_paths, // made repo-relative (or dropped when outside the repo) by the distilling step
       source_episode_id: episodeId,
       source_event_ids: ids,
       rule: "llm",
