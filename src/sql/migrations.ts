@@ -3,6 +3,7 @@ import { SqrlError } from "../shared/errors.ts";
 import dataV1 from "./schema/data-v1.sql" with { type: "text" };
 import dataV2 from "./schema/data-v2.sql" with { type: "text" };
 import dataV3 from "./schema/data-v3.sql" with { type: "text" };
+import dataV4 from "./schema/data-v4.sql" with { type: "text" };
 import stateV1 from "./schema/state-v1.sql" with { type: "text" };
 import userV1 from "./schema/user-v1.sql" with { type: "text" };
 
@@ -11,7 +12,7 @@ export type SchemaKind = "data" | "user" | "state";
 
 /** Migration N (1-based) takes a database from user_version N-1 to N. Append only; never edit one that shipped. */
 export const MIGRATIONS: Record<SchemaKind, readonly string[]> = {
-  data: [dataV1, dataV2, dataV3],
+  data: [dataV1, dataV2, dataV3, dataV4],
   user: [userV1],
   state: [stateV1],
 };
