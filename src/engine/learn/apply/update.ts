@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { newId } from "../../../shared/ids.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { insertMemoryItem, itemsByAnchor, supersedeMemoryItem, updateMemoryItem, type MemoryItem, type UpdateDecision } from "../../../sql/memory-items.ts";
+import { isPinned, wrongMarkFor } from "../../../sql/memory-marks.ts";
 import type { Candidate } from "../extract/candidate.ts";
 import { mergeEndpointContent } from "../extract/project-endpoints.ts";
 import { mergeModuleContent } from "../extract/project-modules.ts";
@@ -156,7 +157,19 @@ function newRow(c: Candidate, ctx: ApplyContext, verb: UpdateDecision, content: 
 /** Apply a decision to the project DB (call inside a transaction); returns the id of the item that is valid now. */
 export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ctx: ApplyContext): string {
   const now = nowIso(ctx.nowMs);
+  // A memory a person marked wrong is not made again from the same evidence; the answer names the marked item.
+  const wrong = wrongMarkFor(db, c);
+  if (wrong) return wrong.memory_id;
   const target = d.targetId ? projectAnchorItems(db, ctx.projectId, c).find((i) => i.id === d.targetId) : undefined;
+  // A pinned item keeps its words and its importance: the extractor only adds evidence to it.
+  if (target && d.verb !== "ADD_NEW" && isPinned(db, target.id)) {
+    updateMemoryItem(db, target.id, {
+      updated_at: now,
+      source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),
+      evidence_episode_ids: union(target.evidence_episode_ids, [c.source_episode_id], 40),
+    });
+    return target.id;
+  }
   if (d.verb === "ADD_NEW" || !target) {
     return insertMemoryItem(db, newRow(c, ctx, "ADD_NEW", c.content)).id;
   }
