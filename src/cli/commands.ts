@@ -29,4 +29,5 @@ export const COMMANDS: Record<string, Loader> = {
   import: () => import("./import.ts").then((m) => m.default),
   sync: () => import("./sync.ts").then((m) => m.default),
   reprocess: () => import("./reprocess.ts").then((m) => m.default),
+  ui: () => import("./ui.ts").then((m) => m.default),
 };

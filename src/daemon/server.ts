@@ -5,9 +5,10 @@ import { errorResponse, errorToResponse, guardRequest, jsonResponse } from "../s
 import { newToken } from "../shared/ids.ts";
 import { log } from "../shared/log.ts";
 import type { RuntimeInfo } from "../shared/runtime-files.ts";
+import { UiAuth } from "./ui/auth.ts";
 import { VERSION } from "../version.ts";
 
-/** Read paths served by the engine; the daemon forwards them unchanged. */
+/** Paths served by the engine; the daemon forwards them unchanged. */
 export const FORWARDED_ROUTES: ReadonlyArray<{ method: "GET" | "POST"; path: string }> = [
   { method: "GET", path: "/views/user_style" },
   { method: "GET", path: "/views/project_brief" },
@@ -16,6 +17,15 @@ export const FORWARDED_ROUTES: ReadonlyArray<{ method: "GET" | "POST"; path: str
   { method: "GET", path: "/search_memory" },
   { method: "GET", path: "/timeline" },
   { method: "GET", path: "/recall" },
+  // sqrl ui: browsing, and the corrections it makes (writes go through the engine like every other).
+  { method: "GET", path: "/memories" },
+  { method: "GET", path: "/memory" },
+  { method: "GET", path: "/overview" },
+  { method: "GET", path: "/calls" },
+  { method: "POST", path: "/memories/forget" },
+  { method: "POST", path: "/memories/edit" },
+  { method: "POST", path: "/memories/pin" },
+  { method: "POST", path: "/memories/wrong" },
 ];
 
 export interface DaemonServerOptions {
@@ -40,20 +50,40 @@ const ENGINE_WAIT_MS = 10_000;
 const FORWARD_TIMEOUT_MS = 15_000;
 
 /**
- * The daemon's local API on 127.0.0.1 (random port): `/health`, `/status`, and the engine's read
- * paths forwarded unchanged. Every request passes `guardRequest` (token, no Origin, local Host).
+ * The daemon's local API on 127.0.0.1 (random port): `/health`, `/status`, `/ui_login_code` (a
+ * one-time code for `sqrl ui`), and the engine's paths forwarded unchanged. Every request passes
+ * `guardRequest` (token, no Origin, local Host) — except the page under /ui/, which has its own
+ * session-cookie and Origin checks (src/daemon/ui/routes.ts).
  */
 export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
   const token = opts.token ?? newToken();
+  const auth = new UiAuth();
   const server: Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
     port: opts.port ?? 0,
     idleTimeout: 0,
     maxRequestBodySize: hardLimit(DAEMON_MAX_BODY_BYTES),
     fetch: async (req) => {
+      const path = new URL(req.url).pathname;
+      // The sqrl ui page: a browser, so a session cookie and Origin checks instead of the bearer token.
+      if (path === "/ui" || path.startsWith("/ui/")) {
+        try {
+          const tooLarge = bodyTooLarge(req, DAEMON_MAX_BODY_BYTES);
+          if (tooLarge) return tooLarge;
+          const { handleUi } = await import("./ui/routes.ts");
+          return await handleUi(req, { auth, port: () => server.port!, startedAt: opts.startedAt, status: opts.status, engine: opts.engine });
+        } catch (err) {
+          log.debug(`ui ${req.method} ${path} failed: ${(err as Error).message}`);
+          return errorToResponse(err);
+        }
+      }
       const refused = guardRequest(req, token) ?? bodyTooLarge(req, DAEMON_MAX_BODY_BYTES);
       if (refused) return refused;
       try {
+        if (path === "/ui_login_code") {
+          if (req.method !== "POST") return methodNotAllowed(req, "POST");
+          return jsonResponse({ code: auth.newLoginCode(), port: server.port });
+        }
         return await route(req, opts);
       } catch (err) {
         log.debug(`daemon API ${req.method} ${new URL(req.url).pathname} failed: ${(err as Error).message}`);

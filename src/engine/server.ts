@@ -3,8 +3,16 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ZodError, type z } from "zod";
 import {
+  CallLogQuery,
+  EditRequest,
+  ForgetRequest,
   Health,
+  MemoryDetailQuery,
+  MemoryListQuery,
+  PinRequest,
   ProcessEventsRequest,
+  ProjectQuery,
+  WrongRequest,
   RecallQuery,
   SearchQuery,
   TaskContextRequest,
@@ -12,6 +20,7 @@ import {
   ViewQuery,
   type ViewName,
 } from "../shared/api.ts";
+import { callLog, listMemories, memoryDetail, projectOverview } from "./retrieve/browse.ts";
 import { loadConfig } from "../shared/config.ts";
 import type { ConfigValues } from "../shared/config-keys.ts";
 import { ProjectNotRegisteredError, SqrlError } from "../shared/errors.ts";
@@ -179,6 +188,74 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
     handle: async (_req, url, state) => {
       const q = parseQuery(RecallQuery, url, [], ["context_budget_tokens"]);
       return recall(await state.context(q.project_id), q);
+    },
+  },
+  // ---- sqrl ui: browsing (reads) and corrections (writes, one transaction each) ----
+  "/memories": {
+    method: "GET",
+    handle: async (_req, url, state) => {
+      const q = parseQuery(MemoryListQuery, url, ["types"], ["offset", "limit"]);
+      return listMemories(await state.context(q.project_id), q);
+    },
+  },
+  "/memory": {
+    method: "GET",
+    handle: async (_req, url, state) => {
+      const q = parseQuery(MemoryDetailQuery, url, [], []);
+      const root = state.projectRoot(q.project_id);
+      return memoryDetail(state.db(root), root, q.memory_id);
+    },
+  },
+  "/overview": {
+    method: "GET",
+    handle: async (_req, url, state) => {
+      const q = parseQuery(ProjectQuery, url, [], []);
+      const root = state.projectRoot(q.project_id);
+      return projectOverview(state.db(root), root, { nowMs: Date.now(), dailyCap: state.config()["llm.daily_token_cap"] });
+    },
+  },
+  "/calls": {
+    method: "GET",
+    handle: async (_req, url, state) => {
+      const q = parseQuery(CallLogQuery, url, [], ["limit", "days"]);
+      const root = state.projectRoot(q.project_id);
+      return callLog(state.db(root), root, { limit: q.limit, days: q.days, nowMs: Date.now() });
+    },
+  },
+  "/memories/forget": {
+    method: "POST",
+    handle: async (req, _url, state) => {
+      const body = ForgetRequest.parse(await jsonBody(req));
+      const root = state.projectRoot(body.project_id);
+      const { forgetProjectMemory } = await import("./learn/curate.ts");
+      return forgetProjectMemory(state.db(root), root, body.memory_id);
+    },
+  },
+  "/memories/edit": {
+    method: "POST",
+    handle: async (req, _url, state) => {
+      const body = EditRequest.parse(await jsonBody(req));
+      const root = state.projectRoot(body.project_id);
+      const { editMemory } = await import("./learn/curate.ts");
+      return editMemory(state.db(root), { ...body, project_id: root });
+    },
+  },
+  "/memories/pin": {
+    method: "POST",
+    handle: async (req, _url, state) => {
+      const body = PinRequest.parse(await jsonBody(req));
+      const root = state.projectRoot(body.project_id);
+      const { pinMemory } = await import("./learn/curate.ts");
+      return pinMemory(state.db(root), { ...body, project_id: root });
+    },
+  },
+  "/memories/wrong": {
+    method: "POST",
+    handle: async (req, _url, state) => {
+      const body = WrongRequest.parse(await jsonBody(req));
+      const root = state.projectRoot(body.project_id);
+      const { markWrong } = await import("./learn/curate.ts");
+      return markWrong(state.db(root), { ...body, project_id: root });
     },
   },
 };

@@ -278,3 +278,145 @@ export const DaemonStatus = z.object({
   last_error: z.string().nullable(),
 });
 export type DaemonStatus = z.infer<typeof DaemonStatus>;
+
+// ---- memory browsing and curation (sqrl ui) -------------------------------------------------------
+export const MEMORY_STATUSES = ["active", "superseded", "forgotten", "all"] as const;
+export const MemoryStatus = z.enum(MEMORY_STATUSES);
+
+export const MemoryListQuery = z.object({
+  project_id: z.string().min(1),
+  types: z.array(MemoryType).default([]),
+  scope: z.enum(["project", "user"]).optional(),
+  status: MemoryStatus.default("active"),
+  /** Search text: ranked by the search_memory ranker for active items, matched as text otherwise. */
+  q: z.string().optional(),
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export type MemoryListQuery = z.infer<typeof MemoryListQuery>;
+
+export const MemoryRow = z.object({
+  memory_id: z.string(),
+  type: MemoryType,
+  scope: z.string(),
+  key: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  importance: z.number(),
+  confidence: z.number(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  status: z.enum(["active", "superseded", "forgotten"]),
+  pinned: z.boolean(),
+  wrong: z.boolean(),
+  decision: z.string(),
+  extractor: z.string(),
+  /** Why it exists: the first evidence event's text, its source episode, how many episodes showed it. */
+  evidence: z.object({ quote: z.string(), episode_id: z.string().nullable(), episode_count: z.number().int(), event_count: z.number().int() }),
+  /** Versions before this one (lineage). */
+  replaced: z.number().int(),
+  superseded_by: z.string().nullable(),
+  /** Search only: the ranker's score and reason. */
+  score: z.number().optional(),
+  reason: z.string().optional(),
+});
+export type MemoryRow = z.infer<typeof MemoryRow>;
+
+export const MemoryList = z.object({
+  type: z.literal("memory_list"),
+  project_id: z.string(),
+  total: z.number().int(),
+  offset: z.number().int(),
+  limit: z.number().int(),
+  items: z.array(MemoryRow),
+});
+export type MemoryList = z.infer<typeof MemoryList>;
+
+export const MemoryDetailQuery = z.object({ project_id: z.string().min(1), memory_id: z.string().min(1) });
+
+export const MemoryVersion = z.object({
+  memory_id: z.string(),
+  content: z.string(),
+  decision: z.string(),
+  extractor: z.string(),
+  valid_from: z.string(),
+  valid_to: z.string().nullable(),
+  status: z.enum(["active", "superseded", "forgotten"]),
+  superseded_by_episode: z.string().nullable(),
+});
+
+export const MemoryMarkDTO = z.object({ kind: z.enum(["pin", "wrong"]), at: z.string(), reason: z.string(), importance: z.number().nullable() });
+
+export const MemoryDetail = z.object({
+  type: z.literal("memory_detail"),
+  project_id: z.string(),
+  item: MemoryRow,
+  tags: z.array(z.string()),
+  file_paths: z.array(z.string()),
+  /** Every version of the lineage, oldest first (this one included). */
+  lineage: z.array(MemoryVersion),
+  marks: z.array(MemoryMarkDTO),
+  episodes: z.array(z.object({ episode_id: z.string(), start_ts: z.string(), end_ts: z.string(), summary: z.string(), outcome: z.string() })),
+  events: z.array(z.object({ event_id: z.string(), timestamp: z.string(), event_type: z.string(), text: z.string() })),
+});
+export type MemoryDetail = z.infer<typeof MemoryDetail>;
+
+const MemoryAction = { project_id: z.string().min(1), memory_id: z.string().min(1) };
+export const ForgetRequest = z.object(MemoryAction);
+export const EditRequest = z.object({ ...MemoryAction, content: z.string().trim().min(3).max(1200), tags: z.array(z.string().max(40)).max(12).optional() });
+export const PinRequest = z.object({ ...MemoryAction, pinned: z.boolean().default(true), importance: z.number().min(0).max(1).default(1) });
+export const WrongRequest = z.object({ ...MemoryAction, reason: z.string().trim().min(1).max(500) });
+export type EditRequest = z.infer<typeof EditRequest>;
+export type PinRequest = z.infer<typeof PinRequest>;
+export type WrongRequest = z.infer<typeof WrongRequest>;
+
+export const MemoryActionResponse = z.object({
+  type: z.literal("memory_action"),
+  action: z.enum(["forget", "edit", "pin", "unpin", "wrong"]),
+  /** The memory as it is now (for edit: the new version). */
+  memory_id: z.string(),
+  previous_id: z.string().nullable(),
+  status: z.enum(["active", "superseded", "forgotten"]),
+});
+export type MemoryActionResponse = z.infer<typeof MemoryActionResponse>;
+
+export const ProjectQuery = z.object({ project_id: z.string().min(1) });
+
+export const ProjectOverview = z.object({
+  type: z.literal("project_overview"),
+  project_id: z.string(),
+  events: z.object({ total: z.number().int(), unprocessed: z.number().int(), last_at: z.string().nullable() }),
+  episodes: z.object({ total: z.number().int(), open: z.number().int() }),
+  /** Counts per type and status. */
+  memories: z.record(z.string(), z.object({ active: z.number().int(), superseded: z.number().int(), forgotten: z.number().int() })),
+  pinned: z.number().int(),
+  wrong: z.number().int(),
+  views: z.array(z.object({ name: z.string(), generated_at: z.string(), stale: z.boolean(), events_since: z.number().int() })),
+  /** Last event captured per source tool. */
+  sources: z.array(z.object({ source_tool: z.string(), events: z.number().int(), last_at: z.string() })),
+  llm: z.object({ tokens_today: z.number().int(), daily_cap: z.number().int() }),
+});
+export type ProjectOverview = z.infer<typeof ProjectOverview>;
+
+export const CallLogQuery = z.object({ project_id: z.string().min(1), limit: z.number().int().min(1).max(1000).default(100), days: z.number().int().min(1).max(365).default(14) });
+
+export const CallLog = z.object({
+  type: z.literal("call_log"),
+  project_id: z.string(),
+  total: z.number().int(),
+  calls: z.array(
+    z.object({
+      id: z.number().int(),
+      ts: z.string(),
+      tool: z.string(),
+      args: z.record(z.string(), z.unknown()),
+      memory_ids: z.array(z.string()),
+      token_estimate: z.number().int().nullable(),
+      latency_ms: z.number(),
+      error: z.string().nullable(),
+    }),
+  ),
+  /** Tokens served per UTC day, oldest first, one entry per day of the window (0 when idle). */
+  per_day: z.array(z.object({ day: z.string(), tokens: z.number().int(), calls: z.number().int() })),
+});
+export type CallLog = z.infer<typeof CallLog>;

@@ -8,6 +8,7 @@ import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
 import { scoreItems, type Scored } from "./rank/relevance.ts";
 import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
 import { analyzeQuery } from "../../ranker/query.ts";
+import { pinnedIds } from "../../sql/memory-marks.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 
 /**
@@ -67,6 +68,7 @@ export async function rankTaskCandidates(
   const lexical = model.terms.length > 0 ? lexicalCandidates(ctx.db, informativeQuery(model)) : new Map();
   const ids = new Set(lexical.keys());
   for (const id of pathCandidates(ctx.db, req.active_file_paths)) ids.add(id);
+  for (const id of pinnedIds(ctx.db)) ids.add(id); // pinned by a person: always a candidate
   let queryVec: Float32Array | undefined;
   if (ctx.embedder) {
     await backfillEmbeddings(ctx.db, ctx.projectId, ctx.embedder, (ids) => loadItems(ctx.db, ctx.projectId, ids));
@@ -86,8 +88,9 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
   const scored = await rankTaskCandidates(ctx, req);
   const excluded = new Set(req.exclude_memory_ids);
   const taskStems = new Set(analyzeQuery(req.task_description).map((t) => t.stem));
+  const pinned = pinnedIds(ctx.db);
   let relevant = scored.flatMap((s) => {
-    if (isRelevant(s)) return [s];
+    if (isRelevant(s) || pinned.has(s.item.id)) return [s];
     const subject = ruleSubjectMatch(s.item, taskStems);
     return subject ? [{ ...s, reason: `A rule you stated about ${subject}, which this task involves.` }] : [];
   });

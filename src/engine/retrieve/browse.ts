@@ -1,0 +1,254 @@
+import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import {
+  CallLog,
+  MemoryDetail,
+  MemoryList,
+  ProjectOverview,
+  type MemoryListQuery,
+  type MemoryRow,
+  type MemoryType,
+} from "../../shared/api.ts";
+import { homePaths } from "../../shared/paths.ts";
+import { utcDay } from "../../shared/time.ts";
+import { getEpisode } from "../../sql/episodes.ts";
+import { eventsByIds } from "../../sql/events.ts";
+import { getMemoryItem, predecessors, rowToItem, type MemoryItem } from "../../sql/memory-items.ts";
+import { marksOf } from "../../sql/memory-marks.ts";
+import { openDatabase } from "../../sql/open.ts";
+import { countToolCalls, listToolCalls } from "../../sql/tool-calls.ts";
+import { NotFoundError } from "../../shared/errors.ts";
+import { eventText } from "./event-text.ts";
+import type { RetrievalContext } from "./retrieval-context.ts";
+import { searchMemory } from "./search.ts";
+import { isViewStale, type ViewMetaRow } from "./views/view-staleness.ts";
+
+/**
+ * What `sqrl ui` shows of a project's memory: the paginated list (filters, and search through the
+ * same ranker as search_memory), one memory with its whole lineage and evidence, the project
+ * overview and the MCP call log. Reads only.
+ */
+type Status = MemoryRow["status"];
+
+const SELECT = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_episode_ids, mm.valid_from, mm.valid_to,
+  mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor
+  FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id`;
+
+const STATUS_SQL: Record<MemoryListQuery["status"], string> = {
+  active: "m.deleted = 0",
+  superseded: "m.deleted = 1 AND mm.superseded_by IS NOT NULL",
+  forgotten: "m.deleted = 1 AND mm.superseded_by IS NULL",
+  all: "1",
+};
+
+export function statusOf(item: Pick<MemoryItem, "deleted" | "superseded_by">): Status {
+  return !item.deleted ? "active" : item.superseded_by ? "superseded" : "forgotten";
+}
+
+function marksByIds(db: Database, ids: readonly string[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  if (ids.length === 0) return out;
+  const rows = db.query(`SELECT memory_id, kind FROM memory_marks WHERE memory_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{ memory_id: string; kind: string }>;
+  for (const r of rows) {
+    const set = out.get(r.memory_id) ?? new Set<string>();
+    set.add(r.kind);
+    out.set(r.memory_id, set);
+  }
+  return out;
+}
+
+/** First evidence line of each item: one query for the page's events. */
+function quotes(db: Database, items: readonly MemoryItem[]): Map<string, string> {
+  const firstIds = items.map((i) => i.source_event_ids[0]).filter((x): x is string => typeof x === "string");
+  const byEvent = new Map(eventsByIds(db, firstIds).map((e) => [e.id, eventText(e, 200)]));
+  return new Map(items.map((i) => [i.id, byEvent.get(i.source_event_ids[0] ?? "") ?? ""]));
+}
+
+function lineageDepth(db: Database, id: string): number {
+  const row = db
+    .query(
+      `WITH RECURSIVE back(id, n) AS (SELECT ?, 0 UNION ALL SELECT mm.memory_id, back.n + 1 FROM memory_meta mm JOIN back ON mm.superseded_by = back.id WHERE back.n < 1000)
+       SELECT MAX(n) AS n FROM back`,
+    )
+    .get(id) as { n: number | null };
+  return row.n ?? 0;
+}
+
+function toRows(db: Database, items: readonly MemoryItem[], ranked?: Map<string, { score: number; reason: string }>): MemoryRow[] {
+  const marks = marksByIds(db, items.map((i) => i.id));
+  const quote = quotes(db, items);
+  return items.map((i) => {
+    const episodes = new Set([i.source_episode_id, ...i.evidence_episode_ids].filter((x): x is string => typeof x === "string"));
+    const r = ranked?.get(i.id);
+    return {
+      memory_id: i.id,
+      type: i.type,
+      scope: i.scope,
+      key: i.key,
+      content: i.content,
+      tags: i.tags,
+      importance: i.importance,
+      confidence: i.confidence,
+      created_at: i.created_at,
+      updated_at: i.updated_at,
+      status: statusOf(i),
+      pinned: marks.get(i.id)?.has("pin") ?? false,
+      wrong: marks.get(i.id)?.has("wrong") ?? false,
+      decision: i.decision,
+      extractor: i.extractor,
+      evidence: { quote: quote.get(i.id) ?? "", episode_id: i.source_episode_id ?? i.evidence_episode_ids[0] ?? null, episode_count: episodes.size, event_count: i.source_event_ids.length },
+      replaced: lineageDepth(db, i.id),
+      superseded_by: i.superseded_by,
+      ...(r ? { score: r.score, reason: r.reason } : {}),
+    };
+  });
+}
+
+function where(q: MemoryListQuery): { sql: string; params: Array<string | number> } {
+  const parts = ["m.project_id = ?", STATUS_SQL[q.status]];
+  const params: Array<string | number> = [q.project_id];
+  if (q.types.length > 0) {
+    parts.push("m.type IN (SELECT value FROM json_each(?))");
+    params.push(JSON.stringify(q.types));
+  }
+  if (q.scope) {
+    parts.push("m.scope = ?");
+    params.push(q.scope);
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+/** Search results the list can hold: the ranker's top hits (it scores; the list pages through them). */
+const SEARCH_DEPTH = 100;
+
+/**
+ * The memory list. Without search text: newest first, paged in SQL (an index on (project_id,
+ * updated_at)). With text and status `active`: the search_memory ranker's order with its score and
+ * reason. With text and another status (those rows are out of the search index): a text match.
+ */
+export async function listMemories(ctx: RetrievalContext, q: MemoryListQuery): Promise<MemoryList> {
+  const db = ctx.db;
+  const text = q.q?.trim() ?? "";
+  let items: MemoryItem[];
+  let total: number;
+  let ranked: Map<string, { score: number; reason: string }> | undefined;
+  if (text && q.status === "active") {
+    const res = await searchMemory(ctx, { project_id: q.project_id, query: text, top_k: SEARCH_DEPTH, types: q.types, scope_paths: [], context_budget_tokens: 100_000, exclude_memory_ids: [] });
+    const hits = res.results;
+    const all = hits.map((h) => getMemoryItem(db, h.memory_id)).filter((i): i is MemoryItem => i !== undefined && (!q.scope || i.scope === q.scope));
+    total = all.length;
+    ranked = new Map(hits.map((h) => [h.memory_id, { score: h.score, reason: h.reason }]));
+    items = all.slice(q.offset, q.offset + q.limit);
+  } else {
+    const w = where(q);
+    const like = text ? " AND (m.content LIKE ? ESCAPE '\\' OR m.key LIKE ? ESCAPE '\\')" : "";
+    const likeParams = text ? [`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
+    total = (db.query(`SELECT COUNT(*) AS n FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE ${w.sql}${like}`).get(...w.params, ...likeParams) as { n: number }).n;
+    items = (db.query(`${SELECT} WHERE ${w.sql}${like} ORDER BY m.updated_at DESC, m.id LIMIT ? OFFSET ?`).all(...w.params, ...likeParams, q.limit, q.offset) as Array<Record<string, unknown>>).map(rowToItem);
+  }
+  return MemoryList.parse({ type: "memory_list", project_id: q.project_id, total, offset: q.offset, limit: q.limit, items: toRows(db, items, ranked) });
+}
+
+/** One memory: every version of its lineage (oldest first), its marks, evidence episodes and events. */
+export function memoryDetail(db: Database, projectId: string, id: string): MemoryDetail {
+  const item = getMemoryItem(db, id);
+  if (!item || item.project_id !== projectId) throw new NotFoundError(`No memory ${id} in ${projectId}. Ids are listed on the Memories page and by \`sqrl search\`.`, "memory_not_found");
+  const older = predecessors(db, id).reverse();
+  const newer: MemoryItem[] = [];
+  for (let next = item.superseded_by, i = 0; next && i < 1000; i++) {
+    const s = getMemoryItem(db, next);
+    if (!s) break;
+    newer.push(s);
+    next = s.superseded_by;
+  }
+  const version = (m: MemoryItem) => ({
+    memory_id: m.id,
+    content: m.content,
+    decision: m.decision,
+    extractor: m.extractor,
+    valid_from: m.valid_from,
+    valid_to: m.valid_to,
+    status: statusOf(m),
+    superseded_by_episode: m.superseded_by_episode,
+  });
+  const episodeIds = [...new Set([item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"))];
+  const episodes = episodeIds
+    .map((eid) => getEpisode(db, eid))
+    .filter((e) => e !== undefined)
+    .map((e) => ({ episode_id: e.id, start_ts: e.start_ts, end_ts: e.end_ts, summary: e.summary, outcome: e.outcome }));
+  const events = eventsByIds(db, item.source_event_ids).map((e) => ({ event_id: e.id, timestamp: e.timestamp, event_type: e.event_type, text: eventText(e, 400) }));
+  return MemoryDetail.parse({
+    type: "memory_detail",
+    project_id: projectId,
+    item: toRows(db, [item])[0],
+    tags: item.tags,
+    file_paths: item.file_paths,
+    lineage: [...older, item, ...newer].map(version),
+    marks: marksOf(db, id).map((m) => ({ kind: m.kind, at: m.at, reason: m.reason, importance: m.importance })),
+    episodes,
+    events,
+  });
+}
+
+function readState<T>(fn: (db: Database) => T, fallback: T): T {
+  if (!existsSync(homePaths.stateDb())) return fallback;
+  let db: Database | undefined;
+  try {
+    db = openDatabase(homePaths.stateDb(), "state", { readonly: true });
+    return fn(db);
+  } catch {
+    return fallback;
+  } finally {
+    db?.close();
+  }
+}
+
+/** Counts of a project for the overview screen. */
+export function projectOverview(db: Database, projectId: string, opts: { nowMs: number; dailyCap: number }): ProjectOverview {
+  const events = db.query(`SELECT COUNT(*) AS total, COALESCE(SUM(processed_at IS NULL), 0) AS unprocessed, MAX(timestamp) AS last_at FROM events`).get() as { total: number; unprocessed: number; last_at: string | null };
+  const episodes = db.query(`SELECT COUNT(*) AS total, COALESCE(SUM(s.status = 'open'), 0) AS open FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`).get() as { total: number; open: number };
+  const memories: Record<string, { active: number; superseded: number; forgotten: number }> = {};
+  const rows = db
+    .query(
+      `SELECT m.type AS type, SUM(m.deleted = 0) AS active, SUM(m.deleted = 1 AND mm.superseded_by IS NOT NULL) AS superseded, SUM(m.deleted = 1 AND mm.superseded_by IS NULL) AS forgotten
+       FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE m.project_id = ? GROUP BY m.type`,
+    )
+    .all(projectId) as Array<{ type: MemoryType; active: number; superseded: number; forgotten: number }>;
+  for (const r of rows) memories[r.type] = { active: r.active, superseded: r.superseded, forgotten: r.forgotten };
+  const marks = db.query(`SELECT COALESCE(SUM(kind = 'pin'), 0) AS pinned, COALESCE(SUM(kind = 'wrong'), 0) AS wrong FROM memory_marks`).get() as { pinned: number; wrong: number };
+  const views = (db.query(`SELECT * FROM view_meta ORDER BY view_name`).all() as ViewMetaRow[]).map((v) => ({
+    name: v.view_name,
+    generated_at: v.last_generated,
+    stale: isViewStale(v, events.total, opts.nowMs),
+    events_since: Math.max(0, events.total - v.events_count_at_gen),
+  }));
+  const sources = db.query(`SELECT source_tool, COUNT(*) AS events, MAX(timestamp) AS last_at FROM events GROUP BY source_tool ORDER BY last_at DESC`).all() as Array<{ source_tool: string; events: number; last_at: string }>;
+  const tokensToday = readState((s) => (s.query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?").get(utcDay(opts.nowMs)) as { n: number }).n, 0);
+  return ProjectOverview.parse({
+    type: "project_overview",
+    project_id: projectId,
+    events,
+    episodes,
+    memories,
+    pinned: marks.pinned,
+    wrong: marks.wrong,
+    views,
+    sources,
+    llm: { tokens_today: tokensToday, daily_cap: opts.dailyCap },
+  });
+}
+
+/** The MCP tool-call log (newest first) and tokens served per day over the last `days` days. */
+export function callLog(db: Database, projectId: string, opts: { limit: number; days: number; nowMs: number }): CallLog {
+  const calls = listToolCalls(db, { limit: opts.limit });
+  const since = utcDay(opts.nowMs - (opts.days - 1) * 86_400_000);
+  const rows = db.query(`SELECT substr(ts, 1, 10) AS day, COALESCE(SUM(token_estimate), 0) AS tokens, COUNT(*) AS calls FROM tool_calls WHERE ts >= ? GROUP BY day`).all(since) as Array<{ day: string; tokens: number; calls: number }>;
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const perDay = [];
+  for (let i = opts.days - 1; i >= 0; i--) {
+    const day = utcDay(opts.nowMs - i * 86_400_000);
+    const r = byDay.get(day);
+    perDay.push({ day, tokens: r?.tokens ?? 0, calls: r?.calls ?? 0 });
+  }
+  return CallLog.parse({ type: "call_log", project_id: projectId, total: countToolCalls(db), calls: calls.map((c) => ({ ...c, token_estimate: c.token_estimate === null ? null : Math.round(c.token_estimate) })), per_day: perDay });
+}

@@ -1,0 +1,281 @@
+/**
+ * `sqrl ui` in a real headless Chromium (Debian's package, driven by playwright-core) against the
+ * compiled binary's daemon and a seeded store: the login-code flow, every screen, the corrections
+ * (each checked through the real `sqrl mcp` with the MCP SDK client), the refusals, bad input and a
+ * stopped daemon. Screenshots of each screen, light and dark, go to $SQRL_UI_SCREENSHOTS (the
+ * README's come from `SQRL_UI_SCREENSHOTS=docs/ui bun test test/ui`), else to a temp dir.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { SearchResponse, TaskContext } from "../../src/shared/api.ts";
+import { SQRL_BIN, tempDir } from "../helpers/sqrl.ts";
+import { chromiumPath, launchBrowser, startUiStore, UI_SEED, type UiStore } from "./harness.ts";
+
+const ready = existsSync(SQRL_BIN) && chromiumPath() !== undefined;
+if (!ready) console.log(`skipping sqrl ui browser tests: ${existsSync(SQRL_BIN) ? "no chromium (apt-get install -y chromium)" : `no ${SQRL_BIN} (bun run build)`}`);
+
+let store: UiStore;
+let browser: Browser;
+let shots: { path: string; cleanup: () => void } | undefined;
+let shotDir: string;
+
+async function mcp(): Promise<Client> {
+  const client = new Client({ name: "ui-test", version: "1" });
+  await client.connect(new StdioClientTransport({ command: SQRL_BIN, args: ["mcp"], env: store.home.env, cwd: store.project, stderr: "pipe" }));
+  return client;
+}
+
+async function mcpCall<T>(schema: { parse(v: unknown): T }, name: string, args: Record<string, unknown>): Promise<T> {
+  const client = await mcp();
+  try {
+    const res = await client.callTool({ name, arguments: { include_seen: true, ...args } });
+    expect(res.isError).toBeFalsy();
+    return schema.parse(res.structuredContent);
+  } finally {
+    await client.close();
+  }
+}
+
+/** A logged-in page (fresh context: its own cookie jar). */
+async function loggedIn(colorScheme: "light" | "dark" = "light"): Promise<{ ctx: BrowserContext; page: Page; origin: string }> {
+  const url = store.loginUrl();
+  const ctx = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 860 }, baseURL: new URL(url).origin });
+  const page = await ctx.newPage();
+  await page.goto(url);
+  await page.waitForSelector("[data-screen=overview] [data-overview]");
+  return { ctx, page, origin: new URL(url).origin };
+}
+
+function screen(path: string): string {
+  const u = new URL(`http://x/ui/${path}`);
+  u.searchParams.set("project", store.project);
+  return `${u.pathname}${u.search}`;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(shotDir, `${name}.png`), fullPage: false });
+}
+
+describe.skipIf(!ready)("sqrl ui in Chromium", () => {
+  beforeAll(async () => {
+    store = await startUiStore();
+    browser = await launchBrowser();
+    if (process.env.SQRL_UI_SCREENSHOTS) shotDir = resolve(process.env.SQRL_UI_SCREENSHOTS);
+    else {
+      shots = tempDir("sqrl-ui-shots-");
+      shotDir = shots.path;
+    }
+    mkdirSync(shotDir, { recursive: true });
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await store?.cleanup();
+    shots?.cleanup();
+  });
+
+  test("login code: traded once for an HttpOnly SameSite=Strict cookie, dropped from the address bar; stale or missing code → 401 page", async () => {
+    const url = store.loginUrl();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ui\/\?project=.+&code=[\w-]{20,}$/);
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    const first = await page.goto(url);
+    expect(first?.status()).toBe(200);
+    expect(page.url()).not.toContain("code=");
+    expect(new URL(page.url()).searchParams.get("project")).toBe(store.project);
+    const cookies = await ctx.cookies();
+    expect(cookies).toEqual([expect.objectContaining({ name: "sqrl_ui", httpOnly: true, sameSite: "Strict", path: "/ui" })]);
+    await page.waitForSelector("[data-overview]");
+    // The page's script cannot read the cookie.
+    expect(await page.evaluate("document.cookie")).toBe("");
+
+    // The same link again, in a browser without the cookie: used up.
+    const other = await browser.newContext();
+    const p2 = await other.newPage();
+    const reused = await p2.goto(url);
+    expect(reused?.status()).toBe(401);
+    expect(await p2.textContent("body")).toContain("Run sqrl ui again");
+    const bad = await p2.goto(url.replace(/code=[\w-]+/, "code=not-a-real-code-at-all"));
+    expect(bad?.status()).toBe(401);
+    const none = await p2.goto(new URL("/ui/", url).toString());
+    expect(none?.status()).toBe(401);
+    expect(await p2.textContent("h1")).toContain("Open this page with sqrl ui");
+    await other.close();
+    await ctx.close();
+  });
+
+  test("requests without the cookie, from another origin, or changes without an Origin are refused", async () => {
+    const { ctx, page, origin } = await loggedIn();
+    const memUrl = `${origin}/ui/api/memories/mem_seed_0/pin?project=${encodeURIComponent(store.project)}`;
+    const cookie = (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    expect((await fetch(`${origin}/ui/api/projects`)).status).toBe(401);
+    expect((await fetch(memUrl, { method: "POST", headers: { origin } })).status).toBe(401);
+    expect((await fetch(memUrl, { method: "POST", headers: { cookie } })).status).toBe(403); // no Origin
+    expect((await fetch(memUrl, { method: "POST", headers: { cookie, origin: "http://evil.example" } })).status).toBe(403);
+    // A page on another local port is same-site, so the browser does send the cookie: the Origin check refuses it.
+    const evil = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<!doctype html><title>evil</title>", { headers: { "content-type": "text/html" } }) });
+    try {
+      const evilPage = await ctx.newPage();
+      await evilPage.goto(`http://127.0.0.1:${evil.port}/`);
+      const status = await evilPage.evaluate(async (u) => {
+        try {
+          const r = await fetch(u, { method: "POST", credentials: "include", mode: "no-cors", headers: { "content-type": "text/plain" }, body: "{}" });
+          return r.type;
+        } catch (e) {
+          return String(e);
+        }
+      }, memUrl);
+      expect(status).toBe("opaque");
+      await evilPage.close();
+    } finally {
+      await evil.stop(true);
+    }
+    const detail = (await page.evaluate(async (u) => (await fetch(u)).json(), `/ui/api/memories/mem_seed_0?project=${encodeURIComponent(store.project)}`)) as { item: { pinned: boolean } };
+    expect(detail.item.pinned).toBe(false);
+    await ctx.close();
+  });
+
+  test("every screen renders from the seeded store (screenshots, light and dark)", async () => {
+    for (const scheme of ["light", "dark"] as const) {
+      const { ctx, page } = await loggedIn(scheme);
+      expect(await page.evaluate("document.documentElement.dataset.theme")).toBe(scheme);
+      // 1. Overview
+      expect(await page.textContent("[data-active-total]")).toBe("10");
+      expect(await page.textContent("[data-screen=overview]")).toContain("claude_code");
+      await shot(page, `overview-${scheme}`);
+      // 2. Memories: list, type filter, search
+      await page.goto(screen("memories"));
+      await page.waitForSelector("[data-memory-row]");
+      expect(await page.getAttribute("[data-total]", "data-total")).toBe("10");
+      await shot(page, `memories-${scheme}`);
+      await page.click("[data-type-filter=pitfall]");
+      await page.waitForSelector("[data-total='3']");
+      await page.fill("input[type=search]", "clock skew JWT");
+      await page.locator("[data-memory-row] .badge", { hasText: "score" }).first().waitFor();
+      expect(await page.locator("[data-memory-row]").first().getAttribute("data-memory-row")).toBe("mem_seed_6");
+      // 3. One memory: lineage and evidence
+      await page.goto(screen(`memories/${UI_SEED.withLineage}`));
+      await page.waitForSelector("[data-screen=memory]");
+      const text = await page.textContent("[data-screen=memory]");
+      expect(text).toContain("Lineage (2 versions)");
+      expect(text).toContain("allow 2 s of clock tolerance");
+      expect(text).toContain("The JWT login tests fail with 'token not yet valid'");
+      await shot(page, `memory-${scheme}`);
+      // 4. What the agent sees
+      await page.goto(screen("agent"));
+      await page.waitForSelector("[data-markdown=session_start]");
+      await page.fill("#task", "Fix the JWT login tests failing with token not yet valid");
+      await page.click("[data-action=task-context]");
+      await page.waitForSelector("[data-markdown=task_context]");
+      await shot(page, `agent-${scheme}`);
+      // 5. Calls and the episode timeline
+      await page.goto(screen("calls"));
+      await page.waitForSelector("[data-calls] tbody tr");
+      await page.waitForSelector("[data-timeline] li");
+      expect(await page.locator("[data-calls] tbody tr").count()).toBeGreaterThanOrEqual(6);
+      expect(await page.locator(".chart rect.b").count()).toBe(14);
+      await shot(page, `calls-${scheme}`);
+      await ctx.close();
+    }
+  }, 60_000);
+
+  test("the agent screen shows exactly what get_task_context returns over MCP", async () => {
+    const { ctx, page } = await loggedIn();
+    const task = "Add a delete endpoint for inventory items";
+    await page.goto(screen("agent"));
+    await page.fill("#task", task);
+    await page.fill("input[aria-label=Files]", "src/routes/inventory.ts");
+    await page.fill("input[aria-label=Budget]", "300");
+    await page.click("[data-action=task-context]");
+    await page.waitForSelector("[data-markdown=task_context]");
+    const shown = await page.textContent("[data-markdown=task_context]");
+    const viaMcp = await mcpCall(TaskContext, "get_task_context", { task_description: task, active_file_paths: ["src/routes/inventory.ts"], context_budget_tokens: 300 });
+    expect(shown).toBe(viaMcp.markdown);
+    expect(await page.textContent("[data-markdown=project_brief]")).toContain("Hono");
+    expect(await page.textContent("[data-markdown=session_start]")).toContain("sqrl memory for this repo");
+    await ctx.close();
+  });
+
+  test("edit: a new version supersedes the old, history kept; MCP serves the new words only", async () => {
+    const { ctx, page } = await loggedIn();
+    await page.goto(screen("memories/mem_seed_4"));
+    await page.click("[data-action=edit]");
+    await page.fill("#edit-text", "PostgreSQL through drizzle-orm; generate migrations with `pnpm drizzle-kit generate --name <change>`.");
+    await page.click("[data-confirm=edit]");
+    await page.waitForSelector("[data-screen=memory]:not([data-memory-id=mem_seed_4])");
+    const newId = await page.getAttribute("[data-screen=memory]", "data-memory-id");
+    expect(await page.textContent("[data-screen=memory]")).toContain("Lineage (2 versions)");
+    const res = await mcpCall(SearchResponse, "search_project_memory", { query: "drizzle migrations generate", top_k: 5 });
+    expect(res.results.map((r) => r.memory_id)).toContain(newId!);
+    expect(res.results.map((r) => r.memory_id)).not.toContain("mem_seed_4");
+    expect(res.markdown).toContain("--name <change>");
+    await ctx.close();
+  });
+
+  test("forget: gone from MCP search; the page shows it as forgotten", async () => {
+    const { ctx, page } = await loggedIn();
+    const before = await mcpCall(SearchResponse, "search_project_memory", { query: "soft delete inventory orders", top_k: 5 });
+    expect(before.results.map((r) => r.memory_id)).toContain("mem_seed_7");
+    await page.goto(screen("memories/mem_seed_7"));
+    await page.click("[data-action=forget]");
+    await page.click("[data-confirm=forget]");
+    await page.waitForSelector("[data-screen=memory][data-status=forgotten]");
+    const after = await mcpCall(SearchResponse, "search_project_memory", { query: "soft delete inventory orders", top_k: 5 });
+    expect(after.results.map((r) => r.memory_id)).not.toContain("mem_seed_7");
+    await ctx.close();
+  });
+
+  test("pin: always eligible — get_task_context serves it for an unrelated task, with its fixed importance", async () => {
+    const task = "Rename the CSS class of the footer";
+    const before = await mcpCall(TaskContext, "get_task_context", { task_description: task });
+    expect(before.memory_ids).not.toContain("mem_seed_8");
+    const { ctx, page } = await loggedIn();
+    await page.goto(screen("memories/mem_seed_8"));
+    await page.click("[data-action=pin]");
+    await page.waitForSelector("[data-screen=memory] .badge.pin");
+    const after = await mcpCall(TaskContext, "get_task_context", { task_description: task });
+    expect(after.selected_memories).toContainEqual(expect.objectContaining({ memory_id: "mem_seed_8", importance: 1 }));
+    await ctx.close();
+  });
+
+  test("mark wrong: forgotten with the reason shown; MCP no longer serves it", async () => {
+    const { ctx, page } = await loggedIn();
+    await page.goto(screen("memories/mem_seed_1"));
+    await page.click("[data-action=wrong]");
+    await page.fill("#wrong-reason", "we run vitest without --bail now");
+    await page.click("[data-confirm=wrong]");
+    await page.waitForSelector("[data-screen=memory][data-status=forgotten]");
+    expect(await page.textContent("[data-screen=memory]")).toContain("we run vitest without --bail now");
+    const res = await mcpCall(SearchResponse, "search_project_memory", { query: "vitest bail tests before committing", top_k: 5 });
+    expect(res.results.map((r) => r.memory_id)).not.toContain("mem_seed_1");
+    await ctx.close();
+  });
+
+  test("bad input: unknown memory, episode and page → 404 screens", async () => {
+    const { ctx, page } = await loggedIn();
+    await page.goto(screen("memories/mem_does_not_exist"));
+    await page.waitForSelector("[data-screen=not-found]");
+    expect(await page.textContent("[data-screen=not-found]")).toContain("mem_does_not_exist");
+    await page.goto(screen("episodes/ep_does_not_exist"));
+    await page.waitForSelector("[data-screen=not-found]");
+    const res = await page.goto(screen("no/such/page"));
+    expect(res?.status()).toBe(404);
+    await page.waitForSelector("[data-screen=not-found]");
+    await ctx.close();
+  });
+
+  test("a daemon stopped while the page is open shows a banner, not a blank page", async () => {
+    const { ctx, page } = await loggedIn();
+    await page.goto(screen("memories"));
+    await page.waitForSelector("[data-memory-row]");
+    const stop = store.home.sqrl(["daemon", "stop", "--timeout", "10"]);
+    expect(stop.code).toBe(0);
+    await page.waitForSelector("[data-banner=daemon-down]", { timeout: 10_000 });
+    expect(await page.locator("[data-memory-row]").count()).toBeGreaterThan(0);
+    await shot(page, "daemon-stopped-light");
+    await ctx.close();
+  });
+});

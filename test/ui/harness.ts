@@ -1,0 +1,103 @@
+/**
+ * Shared by the `sqrl ui` browser tests and the ui benchmark: a seeded store behind a real daemon
+ * (compiled binary), Debian's Chromium driven by playwright-core (no browser download), and the
+ * login link `sqrl ui --no-open` prints.
+ */
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+import { insertMemoryItem, supersedeMemoryItem } from "../../src/sql/memory-items.ts";
+import { openProjectDb } from "../../src/sql/open.ts";
+import { insertToolCall } from "../../src/sql/tool-calls.ts";
+import { daemonStatus, initProject, makeHome, startDaemon, waitFor, type DaemonHome } from "../daemon/harness.ts";
+import { SEED_EPISODE_ID, seedProject } from "../mcp/fixtures.ts";
+
+/** Debian's `chromium` (CHROMIUM_PATH overrides); undefined when it is not installed. */
+export function chromiumPath(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((p): p is string => !!p);
+  return candidates.find((p) => existsSync(p));
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!executablePath) throw new Error("Chromium is not installed: `apt-get install -y chromium` (or set CHROMIUM_PATH).");
+  return chromium.launch({ executablePath, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+}
+
+/** Ids of the seeded items the tests act on. */
+export const UI_SEED = {
+  /** Has evidence (the seed episode's events) and an older version it replaced. */
+  withLineage: "mem_ui_jwt_v2",
+  replaced: "mem_ui_jwt_v1",
+};
+
+/** The MCP fixture project plus evidence-linked items with a lineage, and traced tool calls over five days. */
+export function seedUiStore(root: string, opts: { extra?: number } = {}): void {
+  seedProject(root, { extra: opts.extra ?? 0 });
+  const db = openProjectDb(root);
+  try {
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    db.transaction(() => {
+      const base = {
+        project_id: root,
+        user_id: "alice",
+        scope: "project" as const,
+        type: "pitfall" as const,
+        key: "jwt_verify_tolerance",
+        tags: ["auth"],
+        importance: 0.7,
+        source_episode_id: SEED_EPISODE_ID,
+        source_event_ids: ["evt_seed_0", "evt_seed_1", "evt_seed_2"],
+        confidence: 0.8,
+        file_paths: ["src/auth/jwt.ts"],
+        evidence_episode_ids: [SEED_EPISODE_ID],
+        extractor: "offline",
+      };
+      insertMemoryItem(db, { ...base, id: UI_SEED.replaced, content: "verifyToken rejects fresh tokens: allow 2 s of clock tolerance.", created_at: iso(now - 3 * 86_400_000), updated_at: iso(now - 3 * 86_400_000), decision: "ADD_NEW" });
+      insertMemoryItem(db, { ...base, id: UI_SEED.withLineage, content: "verifyToken in src/auth/jwt.ts needs clockTolerance: 5 (2 s was not enough on CI runners).", created_at: iso(now - 2 * 86_400_000), updated_at: iso(now - 2 * 86_400_000), decision: "UPDATE_EXISTING" });
+      supersedeMemoryItem(db, UI_SEED.replaced, UI_SEED.withLineage, SEED_EPISODE_ID, iso(now - 2 * 86_400_000));
+      const calls: Array<[number, string, Record<string, unknown>, number]> = [
+        [4, "get_task_context", { task_description: "Fix the JWT login tests" }, 310],
+        [3, "search_project_memory", { query: "drizzle migration" }, 120],
+        [2, "get_project_brief_view", {}, 240],
+        [1, "get_task_context", { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"] }, 380],
+        [0, "get_pitfalls_view", { scope_paths: ["src/auth/jwt.ts"] }, 150],
+        [0, "get_task_context", { task_description: "Soft-delete inventory rows" }, 290],
+      ];
+      for (const [daysAgo, tool, args, tokens] of calls) {
+        insertToolCall(db, { ts: iso(now - daysAgo * 86_400_000 - 3_600_000), tool, args, memory_ids: ["mem_seed_6", "mem_seed_7"].slice(0, 1 + (tokens % 2)), token_estimate: tokens, latency_ms: 4 + (tokens % 7), error: null });
+      }
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+export interface UiStore {
+  home: DaemonHome;
+  project: string;
+  /** A fresh one-time login link from `sqrl ui <project> --no-open`. */
+  loginUrl(): string;
+  cleanup(): Promise<void>;
+}
+
+/** An isolated home with the seeded project and a running daemon whose engine is healthy. */
+export async function startUiStore(opts: { extra?: number } = {}): Promise<UiStore> {
+  const home = makeHome();
+  const project = initProject(home, "acme-api");
+  seedUiStore(project, opts);
+  startDaemon(home);
+  await waitFor("engine healthy", async () => (await daemonStatus(home)).engine.healthy, 60_000);
+  return {
+    home,
+    project,
+    loginUrl: () => {
+      const res = home.sqrl(["ui", project, "--no-open"]);
+      if (res.code !== 0) throw new Error(`sqrl ui failed (${res.code}): ${res.stderr}`);
+      const url = res.stdout.trim().split("\n").pop() ?? "";
+      if (!url.startsWith("http://127.0.0.1:")) throw new Error(`sqrl ui printed no link: ${res.stdout}`);
+      return url;
+    },
+    cleanup: () => home.cleanup(),
+  };
+}
