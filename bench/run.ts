@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   replay: () => import("./replay.ts").then((m) => m.default),
   "memory-quality": () => import("./memory-quality.ts").then((m) => m.default),
   faults: () => import("./faults.ts").then((m) => m.default),
+  ui: () => import("./ui.ts").then((m) => m.default),
 };
 
 const argv = process.argv.slice(2);

@@ -20,8 +20,8 @@ function argsText(args: Record<string, unknown>): string {
 }
 
 function Chart(props: { days: CallLog["per_day"] }) {
-  const W = 700;
-  const H = 140;
+  const W = 1100;
+  const H = 150;
   const max = Math.max(1, ...props.days.map((d) => d.tokens));
   const bw = W / props.days.length;
   return (

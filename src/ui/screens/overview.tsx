@@ -108,10 +108,15 @@ export function OverviewScreen(props: { project: string; projects: Load<Projects
                 </table>
               )}
             </div>
-            {props.project && <ProjectOverview project={props.project} />}
           </div>
         )}
       </Loaded>
+      {/* Loaded side by side with the daemon's status, not after it. */}
+      {props.project && (
+        <div style={{ marginTop: "14px" }}>
+          <ProjectOverview project={props.project} />
+        </div>
+      )}
     </div>
   );
 }

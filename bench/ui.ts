@@ -1,0 +1,102 @@
+/**
+ * `sqrl ui` in a real browser (Debian's Chromium via playwright-core) with 10,000 memories behind a
+ * real daemon: how soon the first screen is usable after opening the login link, how fast the memory
+ * list answers a filter, a page turn and a search, and the daemon's idle RSS once the page's code is
+ * loaded. Goals: first screen ≤ 300 ms, list filtered ≤ 100 ms, idle daemon ≤ 80 MB (daemon-idle's goal).
+ * Times are taken inside the page (performance.now), so the test driver's round trips do not count.
+ */
+import type { Page } from "playwright-core";
+import { sample } from "./daemon-idle.ts";
+import { fmt, summarize, table, type Bench, type BenchReport } from "./report.ts";
+import { chromiumPath, launchBrowser, startUiStore } from "../test/ui/harness.ts";
+import { readRuntime } from "../test/daemon/harness.ts";
+
+const MEMORIES = 10_000;
+
+/** Run `action` (a JS statement) in the page and resolve when `done` (a JS expression) holds; ms inside the page. */
+async function timed(page: Page, action: string, done: string): Promise<number> {
+  return (await page.evaluate(`(async () => {
+    const t0 = performance.now();
+    ${action};
+    await new Promise((resolve) => {
+      const check = () => { if (${done}) { obs.disconnect(); resolve(); return true; } return false; };
+      const obs = new MutationObserver(check);
+      obs.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+      check();
+    });
+    return performance.now() - t0;
+  })()`)) as number;
+}
+
+export default (async (opts): Promise<BenchReport> => {
+  if (!chromiumPath()) {
+    return { title: "sqrl ui in the browser", markdown: "Skipped: Chromium is not installed (`apt-get install -y chromium`).", headline: ["skipped (no chromium)"] };
+  }
+  const runs = opts.quick ? 3 : 15;
+  const store = await startUiStore({ extra: MEMORIES - 10 }); // with the fixture's 10 active items: 10,000
+  const browser = await launchBrowser();
+  try {
+    const project = encodeURIComponent(store.project);
+    const first: number[] = [];
+    const firstList: number[] = [];
+    const filter: number[] = [];
+    const turn: number[] = [];
+    const search: number[] = [];
+    let total = 0;
+    for (let i = 0; i < runs; i++) {
+      const url = store.loginUrl();
+      const ctx = await browser.newContext({ baseURL: new URL(url).origin });
+      // Note (inside the page) when a selector first matches: the driver's polling does not count.
+      await ctx.addInitScript(`window.__seen = {}; new MutationObserver(() => { for (const s of ["[data-active-total]", "[data-memory-row]"]) if (!window.__seen[s] && document.querySelector(s)) window.__seen[s] = performance.now(); }).observe(document, { subtree: true, childList: true });`);
+      const page = await ctx.newPage();
+      // First screen: the login link → cookie → page → overview with the project's counts.
+      await page.goto(url);
+      await page.waitForSelector("[data-active-total]");
+      first.push((await page.evaluate(`window.__seen["[data-active-total]"]`)) as number);
+      // The memory list opened directly (10,000 active rows, first page).
+      await page.goto(`/ui/memories?project=${project}`);
+      await page.waitForSelector("[data-memory-row]");
+      firstList.push((await page.evaluate(`window.__seen["[data-memory-row]"]`)) as number);
+      total = Number(await page.getAttribute("[data-total]", "data-total"));
+      // Filter by type (one click → list re-rendered with the new total).
+      filter.push(await timed(page, `document.querySelector("[data-type-filter=project_fact]").click()`, `document.querySelector("[data-total]")?.getAttribute("data-total") !== "${total}" && !document.querySelector("[data-loading]")`));
+      // Next page.
+      const firstId = await page.getAttribute("[data-memory-row]", "data-memory-row");
+      turn.push(await timed(page, `[...document.querySelectorAll(".pager button")].pop().click()`, `document.querySelector("[data-memory-row]") && document.querySelector("[data-memory-row]").getAttribute("data-memory-row") !== "${firstId}"`));
+      // Search through the ranker: the page API round trip (the search box waits 200 ms after typing first).
+      search.push((await page.evaluate(`(async () => { const t0 = performance.now(); const r = await fetch("/ui/api/memories?project=${project}&q=" + encodeURIComponent("feature 42 queue service")); await r.json(); return performance.now() - t0; })()`)) as number);
+      await ctx.close();
+    }
+    // Idle with the page's code loaded in the daemon.
+    await Bun.sleep(opts.quick ? 2_000 : 10_000);
+    const daemon = readRuntime(store.home, "daemon")!;
+    const rss = sample(daemon.pid).rssMb;
+    const rows = [
+      ["first screen usable (login link → overview)", first, 300],
+      ["memory list, first page (10,000 items)", firstList, 300],
+      ["list filtered by type", filter, 100],
+      ["list next page", turn, 100],
+      ["search through the ranker (API round trip)", search, 100],
+    ] as const;
+    const body = rows.map(([name, samples, goal]) => {
+      const s = summarize([...samples]);
+      return [name, fmt(s.p50, 0), fmt(s.p95, 0), `≤ ${goal}`, s.p95 <= goal ? "yes" : "**no**"];
+    });
+    const markdown = [
+      `Headless Chromium (Debian package) with ${fmt(total, 0)} active memories in one project, ${runs} runs each, times measured inside the page from navigation start (first screens) or from the click (list).`,
+      "",
+      table(["step", "p50 (ms)", "p95 (ms)", "goal (ms)", "met"], body),
+      "",
+      table(["process", "RSS after use, idle (MB)", "goal"], [["daemon (ui code loaded)", fmt(rss, 1), "≤ 80 MB (daemon-idle)"]]),
+    ].join("\n");
+    const p95 = (i: number) => fmt(summarize([...rows[i]![1]]).p95, 0);
+    return {
+      title: "sqrl ui in the browser",
+      markdown,
+      headline: [`first screen p95 ${p95(0)} ms, list filtered p95 ${p95(2)} ms at ${fmt(total, 0)} memories; idle daemon ${fmt(rss, 1)} MB with the ui loaded`],
+    };
+  } finally {
+    await browser.close();
+    await store.cleanup();
+  }
+}) satisfies Bench;
