@@ -69,3 +69,12 @@ export function when(iso: string | null | undefined): string {
 export function fmt(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+let home = "";
+/** The daemon's home folder, so project paths under it read `~/…`. */
+export function setHome(h: string): void {
+  home = h.replace(/\/+$/, "");
+}
+export function shortPath(p: string): string {
+  return home && (p === home || p.startsWith(`${home}/`)) ? `~${p.slice(home.length)}` : p;
+}

@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, onTrouble, type Trouble } from "./api.ts";
-import { NotFound, useLoad } from "./bits.tsx";
+import { NotFound, setHome, shortPath, useLoad } from "./bits.tsx";
 import { href, Link, navigate, useLocation } from "./router.tsx";
 import { AgentScreen } from "./screens/agent.tsx";
 import { CallsScreen } from "./screens/calls.tsx";
@@ -34,7 +34,11 @@ function App() {
   const project = loc.params.get("project") ?? "";
   const [trouble, setTrouble] = useState<Trouble>(null);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("sqrl-theme") as Theme | null) ?? "auto");
-  const [projects] = useLoad(() => api<Projects>("projects"), []);
+  const [projects] = useLoad(async () => {
+    const p = await api<Projects>("projects");
+    setHome(p.home);
+    return p;
+  }, []);
 
   useEffect(() => onTrouble(setTrouble), []);
   useEffect(() => {
@@ -98,7 +102,7 @@ function App() {
             {!project && <option value="">Pick a project…</option>}
             {projects.value.projects.map((p) => (
               <option key={p.project_id} value={p.project_id}>
-                {p.project_id.split("/").filter(Boolean).pop()} — {p.project_id}
+                {shortPath(p.project_id)}
               </option>
             ))}
           </select>

@@ -3,12 +3,13 @@
  * (compiled binary), Debian's Chromium driven by playwright-core (no browser download), and the
  * login link `sqrl ui --no-open` prints.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { insertMemoryItem, supersedeMemoryItem } from "../../src/sql/memory-items.ts";
 import { openProjectDb } from "../../src/sql/open.ts";
 import { insertToolCall } from "../../src/sql/tool-calls.ts";
-import { daemonStatus, initProject, makeHome, startDaemon, waitFor, type DaemonHome } from "../daemon/harness.ts";
+import { daemonStatus, makeHome, startDaemon, waitFor, type DaemonHome } from "../daemon/harness.ts";
 import { SEED_EPISODE_ID, seedProject } from "../mcp/fixtures.ts";
 
 /** Debian's `chromium` (CHROMIUM_PATH overrides); undefined when it is not installed. */
@@ -84,7 +85,11 @@ export interface UiStore {
 /** An isolated home with the seeded project and a running daemon whose engine is healthy. */
 export async function startUiStore(opts: { extra?: number } = {}): Promise<UiStore> {
   const home = makeHome();
-  const project = initProject(home, "acme-api");
+  // Under the isolated HOME, so the page shows it as ~/acme-api (screenshots carry no temp path).
+  const project = join(home.env.HOME!, "acme-api");
+  mkdirSync(project, { recursive: true });
+  const init = home.sqrl(["init", project, "--yes"]);
+  if (init.code !== 0) throw new Error(`sqrl init failed: ${init.stderr}`);
   seedUiStore(project, opts);
   startDaemon(home);
   await waitFor("engine healthy", async () => (await daemonStatus(home)).engine.healthy, 60_000);

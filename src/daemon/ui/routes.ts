@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import type { DaemonStatus } from "../../shared/api.ts";
 import { listProjects } from "../../shared/projects.ts";
 import type { RuntimeInfo } from "../../shared/runtime-files.ts";
@@ -145,7 +146,7 @@ async function api(req: Request, url: URL, deps: UiDeps): Promise<Response> {
   if (head === "health" && get) return json({ ok: true, pid: process.pid, version: VERSION });
   if (head === "projects" && get) {
     const status = deps.status();
-    return json({ version: VERSION, daemon: { pid: status.pid, uptime_s: status.uptime_s, last_error: status.last_error }, engine: status.engine, sources: status.sources, projects: listProjects().map((root) => ({ project_id: root, ...status.projects.find((s) => s.project_id === root) })) });
+    return json({ version: VERSION, home: homedir(), daemon: { pid: status.pid, uptime_s: status.uptime_s, last_error: status.last_error }, engine: status.engine, sources: status.sources, projects: listProjects().map((root) => ({ project_id: root, ...status.projects.find((s) => s.project_id === root) })) });
   }
   if (!project) return needProject();
   if (head === "overview" && get) return engine(deps, "/overview", { query: { project_id: project } });

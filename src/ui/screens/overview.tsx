@@ -1,10 +1,11 @@
 import { api, qs } from "../api.ts";
-import { ago, fmt, Loaded, TypeBadge, useLoad, when, type Load } from "../bits.tsx";
+import { ago, fmt, Loaded, shortPath, TypeBadge, useLoad, when, type Load } from "../bits.tsx";
 import { href, Link } from "../router.tsx";
 
 /** Screen 1: every registered project, and for the picked one its events, episodes, memory, views, health and LLM spend. */
 export interface Projects {
   version: string;
+  home: string;
   daemon: { pid: number; uptime_s: number; last_error: string | null };
   engine: { healthy: boolean; pid: number | null; restarts: number; last_error: string | null };
   sources: Array<{ name: string; enabled: boolean; path: string; files: number }>;
@@ -39,7 +40,7 @@ export function OverviewScreen(props: { project: string; projects: Load<Projects
       <Loaded load={props.projects}>
         {(p) => (
           <div class="stack">
-            <div class="grid">
+            <div class="grid three">
               <div class="card">
                 <h3>Daemon</h3>
                 <div class="row">
@@ -96,8 +97,8 @@ export function OverviewScreen(props: { project: string; projects: Load<Projects
                     {p.projects.map((x) => (
                       <tr key={x.project_id}>
                         <td>
-                          <Link to={href("", { project: x.project_id })}>{x.project_id}</Link>
-                          {x.project_id === props.project && <span class="badge pin"> shown</span>}
+                          <Link to={href("", { project: x.project_id })}>{shortPath(x.project_id)}</Link>
+                          {x.project_id === props.project && <span class="badge pin">shown</span>}
                         </td>
                         <td class="num">{fmt(x.events ?? 0)}</td>
                         <td class="num">{fmt(x.queue_depth ?? 0)}</td>
@@ -130,7 +131,7 @@ function ProjectOverview(props: { project: string }) {
         const share = o.llm.daily_cap > 0 ? Math.min(100, (100 * o.llm.tokens_today) / o.llm.daily_cap) : 0;
         return (
           <div class="stack" data-overview={o.project_id}>
-            <h2>{o.project_id}</h2>
+            <h2 title={o.project_id}>{shortPath(o.project_id)}</h2>
             <div class="grid">
               <div class="card">
                 <h3>Events</h3>
