@@ -29,7 +29,8 @@ export interface ReprocessResult {
 }
 
 const EXTRACTED = `SELECT m.id, m.type, m.key, m.scope, m.user_id FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id
-  WHERE m.project_id = ? AND m.deleted = 0 AND mm.extractor IN ('offline', 'llm')`;
+  WHERE m.project_id = ? AND m.deleted = 0 AND mm.extractor IN ('offline', 'llm')
+    AND m.id NOT IN (SELECT memory_id FROM memory_marks WHERE kind = 'pin')`; // a person's pin outlives a re-extraction
 
 interface OldRow {
   id: string;

@@ -91,3 +91,35 @@ describe("pin", () => {
     expect(after.evidence_episode_ids).toEqual(["ep_1", "ep_2", "ep_3"]);
   });
 });
+
+describe("marks through real extraction and sqrl reprocess", () => {
+  test("re-extracting the same episodes keeps a pinned item and does not make a wrong one again", async () => {
+    const { processEvents } = await import("../../../src/engine/learn/process-events.ts");
+    const { reprocessProject } = await import("../../../src/engine/learn/reprocess.ts");
+    const { currentItems } = await import("../../../src/sql/memory-items.ts");
+    const { addProject } = await import("../../../src/shared/projects.ts");
+    const { markWrong, pinMemory } = await import("../../../src/engine/learn/curate.ts");
+    const { fixtureEvents, request, sandbox } = await import("./helpers.ts");
+    const sb = sandbox();
+    try {
+      await processEvents(request(sb.root, fixtureEvents("preferences", sb.root, { baseMs: Date.parse("2026-03-02T09:00:00Z") })), sb.deps());
+      addProject(sb.root, join(sb.home, "projects.json"));
+      const extracted = currentItems(sb.db, sb.root).filter((i) => i.extractor === "offline" && i.source_event_ids.length > 0);
+      expect(extracted.length).toBeGreaterThanOrEqual(2);
+      const pinned = extracted[0]!;
+      const wrong = extracted[1]!;
+      pinMemory(sb.db, { project_id: sb.root, memory_id: pinned.id, pinned: true, importance: 1 });
+      markWrong(sb.db, { project_id: sb.root, memory_id: wrong.id, reason: "not how we work" });
+
+      await reprocessProject(sb.db, sb.root, sb.deps());
+      const after = currentItems(sb.db, sb.root);
+      expect(after.find((i) => i.id === pinned.id)).toMatchObject({ content: pinned.content, importance: 1 });
+      expect(isPinned(sb.db, pinned.id)).toBe(true);
+      expect(after.filter((i) => i.type === wrong.type && i.key === wrong.key)).toEqual([]);
+      expect(getMemoryItem(sb.db, wrong.id)).toMatchObject({ deleted: true, superseded_by: null });
+    } finally {
+      sb.cleanup();
+    }
+  });
+});
+
