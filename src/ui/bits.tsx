@@ -17,7 +17,6 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): [Load<T>, () 
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   return [load, () => setTick((t) => t + 1)];
 }
