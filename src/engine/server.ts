@@ -203,7 +203,7 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
     handle: async (_req, url, state) => {
       const q = parseQuery(MemoryDetailQuery, url, [], []);
       const root = state.projectRoot(q.project_id);
-      return memoryDetail(state.db(root), root, q.memory_id);
+      return memoryDetail(state.db(root), root, q.memory_id, state.user());
     },
   },
   "/overview": {
@@ -228,7 +228,7 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
       const body = ForgetRequest.parse(await jsonBody(req));
       const root = state.projectRoot(body.project_id);
       const { forgetProjectMemory } = await import("./learn/curate.ts");
-      return forgetProjectMemory(state.db(root), root, body.memory_id);
+      return forgetProjectMemory(state.db(root), root, body.memory_id, Date.now(), state.user());
     },
   },
   "/memories/edit": {
@@ -237,7 +237,7 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
       const body = EditRequest.parse(await jsonBody(req));
       const root = state.projectRoot(body.project_id);
       const { editMemory } = await import("./learn/curate.ts");
-      return editMemory(state.db(root), { ...body, project_id: root });
+      return editMemory(state.db(root), { ...body, project_id: root }, Date.now(), state.user());
     },
   },
   "/memories/pin": {
@@ -246,7 +246,7 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
       const body = PinRequest.parse(await jsonBody(req));
       const root = state.projectRoot(body.project_id);
       const { pinMemory } = await import("./learn/curate.ts");
-      return pinMemory(state.db(root), { ...body, project_id: root });
+      return pinMemory(state.db(root), { ...body, project_id: root }, Date.now(), state.user());
     },
   },
   "/memories/wrong": {
@@ -255,7 +255,7 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
       const body = WrongRequest.parse(await jsonBody(req));
       const root = state.projectRoot(body.project_id);
       const { markWrong } = await import("./learn/curate.ts");
-      return markWrong(state.db(root), { ...body, project_id: root });
+      return markWrong(state.db(root), { ...body, project_id: root }, Date.now(), state.user());
     },
   },
 };

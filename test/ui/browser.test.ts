@@ -149,7 +149,7 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
       // 2. Memories: list, type filter, search
       await page.goto(screen("memories"));
       await page.waitForSelector("[data-memory-row]");
-      expect(await page.getAttribute("[data-total]", "data-total")).toBe("10");
+      expect(await page.getAttribute("[data-total]", "data-total")).toBe("12"); // 10 project + 2 global style
       await shot(page, `memories-${scheme}`);
       await page.click("[data-type-filter=pitfall]");
       await page.waitForSelector("[data-total='3']");

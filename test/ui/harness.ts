@@ -3,11 +3,12 @@
  * (compiled binary), Debian's Chromium driven by playwright-core (no browser download), and the
  * login link `sqrl ui --no-open` prints.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { insertMemoryItem, supersedeMemoryItem } from "../../src/sql/memory-items.ts";
-import { openProjectDb } from "../../src/sql/open.ts";
+import { openDatabase, openProjectDb } from "../../src/sql/open.ts";
+import { forgetUserStyle, insertUserStyle, supersedeUserStyle } from "../../src/sql/user-style.ts";
 import { insertToolCall } from "../../src/sql/tool-calls.ts";
 import { daemonStatus, makeHome, startDaemon, waitFor, type DaemonHome } from "../daemon/harness.ts";
 import { SEED_EPISODE_ID, seedProject } from "../mcp/fixtures.ts";
@@ -29,7 +30,31 @@ export const UI_SEED = {
   /** Has evidence (the seed episode's events) and an older version it replaced. */
   withLineage: "mem_ui_jwt_v2",
   replaced: "mem_ui_jwt_v1",
+  /** Global style (user.db): one current item, one that replaced an older version. */
+  style: "ust_ui_spelling",
+  styleV2: "ust_ui_commits_v2",
+  styleV1: "ust_ui_commits_v1",
 };
+
+/** Global style items in the home's user.db for the configured user (as the engine would have learnt them). */
+export function seedGlobalStyle(home: DaemonHome, project: string): void {
+  const userId = /^user_id\s*=\s*"([^"]+)"/m.exec(readFileSync(join(home.sqrlHome, "config.toml"), "utf8"))?.[1];
+  if (!userId) throw new Error("no user_id in config.toml");
+  const db = openDatabase(join(home.sqrlHome, "user.db"), "user");
+  try {
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString();
+    const base = { user_id: userId, tags: ["style"], importance: 0.7, source: "offline", confidence: 0.8, evidence: [{ project_id: project, episode_id: SEED_EPISODE_ID, event_ids: ["evt_seed_0"] }] };
+    db.transaction(() => {
+      insertUserStyle(db, { ...base, id: UI_SEED.style, key: "spelling", content: "Write comments and docs in British English spelling.", created_at: at(6), updated_at: at(6) });
+      insertUserStyle(db, { ...base, id: UI_SEED.styleV1, key: "commit_messages", content: "Commit messages start with a ticket number.", created_at: at(9), updated_at: at(9) });
+      supersedeUserStyle(db, UI_SEED.styleV1, { ...base, id: UI_SEED.styleV2, key: "commit_messages", content: "Commit messages are one imperative line, no ticket number.", created_at: at(1), updated_at: at(1) }, "DELETE_AND_ADD", SEED_EPISODE_ID, at(1));
+      insertUserStyle(db, { ...base, id: "ust_ui_gone", key: "emoji", content: "Use emoji in commit messages.", created_at: at(20), updated_at: at(20) });
+      forgetUserStyle(db, "ust_ui_gone", at(15));
+    })();
+  } finally {
+    db.close();
+  }
+}
 
 /** The MCP fixture project plus evidence-linked items with a lineage, and traced tool calls over five days. */
 export function seedUiStore(root: string, opts: { extra?: number } = {}): void {
@@ -91,6 +116,7 @@ export async function startUiStore(opts: { extra?: number } = {}): Promise<UiSto
   const init = home.sqrl(["init", project, "--yes"]);
   if (init.code !== 0) throw new Error(`sqrl init failed: ${init.stderr}`);
   seedUiStore(project, opts);
+  seedGlobalStyle(home, project);
   startDaemon(home);
   await waitFor("engine healthy", async () => (await daemonStatus(home)).engine.healthy, 60_000);
   return {

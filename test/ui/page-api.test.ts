@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { readRuntime } from "../daemon/harness.ts";
+import { daemonFetch, readRuntime } from "../daemon/harness.ts";
 import { SQRL_BIN } from "../helpers/sqrl.ts";
 import { startUiStore, UI_SEED, type UiStore } from "./harness.ts";
 
@@ -55,16 +55,23 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl ui page API (compiled binary)", () 
   test("list: newest first, paged; filters by type and status; search ranks with its reason", async () => {
     const all = await get<List>(`memories?project=${encodeURIComponent(store.project)}&limit=50`);
     expect(all.status).toBe(200);
-    expect(all.body.total).toBe(130);
+    expect(all.body.total).toBe(132); // 130 project items + 2 global style items
+    const projectOnly = await get<List>(`memories?project=${encodeURIComponent(store.project)}&scope=project&limit=50&offset=100`);
+    expect(projectOnly.body.total).toBe(130);
     expect(all.body.items).toHaveLength(50);
     const page3 = await get<List>(`memories?project=${encodeURIComponent(store.project)}&limit=50&offset=100`);
-    expect(page3.body.items).toHaveLength(30);
-    expect(new Set([...all.body.items, ...page3.body.items].map((i) => i.memory_id)).size).toBe(80);
+    expect(page3.body.items).toHaveLength(32);
+    const page2 = await get<List>(`memories?project=${encodeURIComponent(store.project)}&limit=50&offset=50`);
+    const everything = [...all.body.items, ...page2.body.items, ...page3.body.items];
+    expect(new Set(everything.map((i) => i.memory_id)).size).toBe(132);
+    // One order across both stores: newest first.
+    const times = everything.map((i) => (i as unknown as { updated_at: string }).updated_at);
+    expect(times).toEqual([...times].sort().reverse());
 
     const pitfalls = await get<List>(`memories?project=${encodeURIComponent(store.project)}&type=pitfall&type=recipe`);
     expect(pitfalls.body.items.map((i) => i.type).sort()).toEqual(["pitfall", "pitfall", "pitfall", "recipe"]);
     const superseded = await get<List>(`memories?project=${encodeURIComponent(store.project)}&status=superseded`);
-    expect(superseded.body.items.map((i) => i.memory_id)).toEqual([UI_SEED.replaced]);
+    expect(superseded.body.items.map((i) => i.memory_id)).toEqual([UI_SEED.replaced, UI_SEED.styleV1]);
     expect(superseded.body.items[0]!.evidence).toMatchObject({ episode_count: 1, quote: expect.stringContaining("token not yet valid") });
 
     const found = await get<List>(`memories?project=${encodeURIComponent(store.project)}&q=${encodeURIComponent("JWT clock skew token not yet valid")}`);
@@ -116,6 +123,38 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl ui page API (compiled binary)", () 
     expect(unpin.body).toMatchObject({ action: "unpin" });
     const unknown = await post(`memories/${edit.body.memory_id}/explode?project=${p}`, {});
     expect(unknown.status).toBe(404);
+  });
+
+  test("global style (user.db): listed under scope user, its versions shown; edit and forget work, pin and mark wrong say why not", async () => {
+    const p = encodeURIComponent(store.project);
+    const user = await get<List>(`memories?project=${p}&scope=user&status=all`);
+    expect(user.body.items.map((i) => [i.memory_id, i.status])).toEqual([
+      [UI_SEED.styleV2, "active"],
+      [UI_SEED.style, "active"],
+      [UI_SEED.styleV1, "superseded"],
+      ["ust_ui_gone", "forgotten"],
+    ]);
+    const d = await get<{ lineage: Array<{ memory_id: string; status: string }>; episodes: unknown[] }>(`memories/${UI_SEED.styleV2}?project=${p}`);
+    expect(d.body.lineage.map((v) => [v.memory_id, v.status])).toEqual([
+      [UI_SEED.styleV1, "superseded"],
+      [UI_SEED.styleV2, "active"],
+    ]);
+    expect(d.body.episodes).toHaveLength(1);
+    const pin = await post(`memories/${UI_SEED.style}/pin?project=${p}`, {});
+    expect(pin.status).toBe(400);
+    expect(pin.body.code).toBe("not_supported");
+    const wrong = await post(`memories/${UI_SEED.style}/wrong?project=${p}`, { reason: "x" });
+    expect(wrong.status).toBe(400);
+
+    const styleView = async () => (await (await daemonFetch(store.home, `/views/user_style?project_id=${p}&mode=full`)).json()) as { markdown: string };
+    expect((await styleView()).markdown).toContain("British English");
+    const edit = await post<{ memory_id: string }>(`memories/${UI_SEED.style}/edit?project=${p}`, { content: "Write comments and docs in American English spelling." });
+    expect(edit.status).toBe(200);
+    expect(edit.body.memory_id).toStartWith("ust_");
+    expect((await styleView()).markdown).toContain("American English");
+    const forget = await post(`memories/${edit.body.memory_id}/forget?project=${p}`, {});
+    expect(forget.body).toMatchObject({ action: "forget", status: "forgotten" });
+    expect((await styleView()).markdown).not.toContain("English spelling");
   });
 
   test("overview and calls in their shapes", async () => {

@@ -1,18 +1,27 @@
 import type { Database } from "bun:sqlite";
 import type { EditRequest, MemoryActionResponse, PinRequest, WrongRequest } from "../../shared/api.ts";
-import { NotFoundError } from "../../shared/errors.ts";
+import { NotFoundError, SqrlError } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import { nowIso } from "../../shared/time.ts";
 import { getMemoryItem, insertMemoryItem, supersedeMemoryItem, updateMemoryItem, type MemoryItem } from "../../sql/memory-items.ts";
 import { isPinned, marksOf, putMark, removeMark } from "../../sql/memory-marks.ts";
+import { getUserStyleById, supersedeUserStyle } from "../../sql/user-style.ts";
 import { forgetMemory } from "./forget.ts";
 
 /**
  * Corrections a person makes to a project's memory (from `sqrl ui`, through the engine API): edit
  * (a new version supersedes the old, history kept), forget, pin (always eligible, importance fixed)
  * and mark wrong (forgotten, the reason kept, and the extractor held back from the same evidence).
- * Each is one transaction; none destroys a row.
+ * Each is one transaction; none destroys a row. Global style items (ust_…, in user.db) can be edited
+ * and forgotten; pins and wrong marks live in the project's data.db and apply to project memory.
  */
+function styleItem(userDb: Database | undefined, id: string) {
+  return userDb ? getUserStyleById(userDb, id) : undefined;
+}
+
+function projectOnly(id: string, what: string): never {
+  throw new SqrlError("not_supported", `${what} applies to project memory; ${id} is a global style item (user.db): edit or forget it instead.`, { status: 400, exitCode: 2 });
+}
 function validItem(db: Database, projectId: string, id: string): MemoryItem {
   const item = getMemoryItem(db, id);
   if (!item || item.project_id !== projectId) throw new NotFoundError(`No memory ${id} in ${projectId}. Ids are listed on the Memories page and by \`sqrl search\`.`, "memory_not_found");
@@ -20,8 +29,14 @@ function validItem(db: Database, projectId: string, id: string): MemoryItem {
   return item;
 }
 
-export function editMemory(db: Database, req: EditRequest, nowMs = Date.now()): MemoryActionResponse {
+export function editMemory(db: Database, req: EditRequest, nowMs = Date.now(), userDb?: Database): MemoryActionResponse {
   const at = nowIso(nowMs);
+  const style = styleItem(userDb, req.memory_id);
+  if (style && userDb) {
+    const next = { ...style, id: newId("ust", nowMs), content: req.content, tags: req.tags ?? style.tags, created_at: at, updated_at: at, source: "manual", confidence: 1 };
+    userDb.transaction(() => supersedeUserStyle(userDb, style.id, next, "UPDATE_EXISTING", null, at)).immediate();
+    return { type: "memory_action", action: "edit", memory_id: next.id, previous_id: style.id, status: "active" };
+  }
   return db
     .transaction(() => {
       const old = validItem(db, req.project_id, req.memory_id);
@@ -50,8 +65,9 @@ export function editMemory(db: Database, req: EditRequest, nowMs = Date.now()): 
     .immediate();
 }
 
-export function pinMemory(db: Database, req: PinRequest, nowMs = Date.now()): MemoryActionResponse {
+export function pinMemory(db: Database, req: PinRequest, nowMs = Date.now(), userDb?: Database): MemoryActionResponse {
   const at = nowIso(nowMs);
+  if (styleItem(userDb, req.memory_id)) projectOnly(req.memory_id, "Pin");
   return db
     .transaction(() => {
       const item = validItem(db, req.project_id, req.memory_id);
@@ -68,15 +84,20 @@ export function pinMemory(db: Database, req: PinRequest, nowMs = Date.now()): Me
     .immediate();
 }
 
-export function forgetProjectMemory(db: Database, projectId: string, id: string, nowMs = Date.now()): MemoryActionResponse {
+export function forgetProjectMemory(db: Database, projectId: string, id: string, nowMs = Date.now(), userDb?: Database): MemoryActionResponse {
+  if (styleItem(userDb, id)) {
+    forgetMemory(null, userDb!, id, nowIso(nowMs));
+    return { type: "memory_action", action: "forget", memory_id: id, previous_id: null, status: "forgotten" };
+  }
   validItem(db, projectId, id);
   forgetMemory(db, null, id, nowIso(nowMs));
   removeMark(db, id, "pin");
   return { type: "memory_action", action: "forget", memory_id: id, previous_id: null, status: "forgotten" };
 }
 
-export function markWrong(db: Database, req: WrongRequest, nowMs = Date.now()): MemoryActionResponse {
+export function markWrong(db: Database, req: WrongRequest, nowMs = Date.now(), userDb?: Database): MemoryActionResponse {
   const at = nowIso(nowMs);
+  if (styleItem(userDb, req.memory_id)) projectOnly(req.memory_id, "Mark wrong");
   return db
     .transaction(() => {
       const item = validItem(db, req.project_id, req.memory_id);

@@ -18,6 +18,7 @@ import { marksOf } from "../../sql/memory-marks.ts";
 import { openDatabase } from "../../sql/open.ts";
 import { countToolCalls, listToolCalls } from "../../sql/tool-calls.ts";
 import { NotFoundError } from "../../shared/errors.ts";
+import { styleDetail, styleRows } from "./browse-user.ts";
 import { eventText } from "./event-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import { searchMemory } from "./search.ts";
@@ -129,8 +130,8 @@ const SEARCH_DEPTH = 100;
 export async function listMemories(ctx: RetrievalContext, q: MemoryListQuery): Promise<MemoryList> {
   const db = ctx.db;
   const text = q.q?.trim() ?? "";
-  let items: MemoryItem[];
-  let total: number;
+  let items: MemoryItem[] = [];
+  let total = 0;
   let ranked: Map<string, { score: number; reason: string }> | undefined;
   if (text && q.status === "active") {
     const res = await searchMemory(ctx, { project_id: q.project_id, query: text, top_k: SEARCH_DEPTH, types: q.types, scope_paths: [], context_budget_tokens: 100_000, exclude_memory_ids: [] });
@@ -143,15 +144,42 @@ export async function listMemories(ctx: RetrievalContext, q: MemoryListQuery): P
     const w = where(q);
     const like = text ? " AND (m.content LIKE ? ESCAPE '\\' OR m.key LIKE ? ESCAPE '\\')" : "";
     const likeParams = text ? [`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
-    total = (db.query(`SELECT COUNT(*) AS n FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE ${w.sql}${like}`).get(...w.params, ...likeParams) as { n: number }).n;
-    items = (db.query(`${SELECT} WHERE ${w.sql}${like} ORDER BY m.updated_at DESC, m.id LIMIT ? OFFSET ?`).all(...w.params, ...likeParams, q.limit, q.offset) as Array<Record<string, unknown>>).map(rowToItem);
+    const projectTotal = (db.query(`SELECT COUNT(*) AS n FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE ${w.sql}${like}`).get(...w.params, ...likeParams) as { n: number }).n;
+    const page = (offset: number, limit: number) =>
+      limit <= 0 ? [] : (db.query(`${SELECT} WHERE ${w.sql}${like} ORDER BY m.updated_at DESC, m.id LIMIT ? OFFSET ?`).all(...w.params, ...likeParams, limit, offset) as Array<Record<string, unknown>>).map(rowToItem);
+    // Global style (user.db) joins the list unless the filters leave it out.
+    const withStyle = ctx.userDb !== undefined && q.scope !== "project" && (q.types.length === 0 || q.types.includes("user_style"));
+    const style = withStyle ? styleRows(ctx.userDb!, ctx.userId, q) : [];
+    if (style.length === 0) {
+      return MemoryList.parse({ type: "memory_list", project_id: q.project_id, total: projectTotal, offset: q.offset, limit: q.limit, items: toRows(db, page(q.offset, q.limit)) });
+    }
+    // Merge newest first without reading the project's rows before the page: a style row's place is
+    // its own index plus the project rows newer than it; project rows fill the other places in order.
+    const newer = db.prepare(`SELECT COUNT(*) AS n FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE ${w.sql}${like} AND (m.updated_at > ? OR (m.updated_at = ? AND m.id < ?))`);
+    const placed = style.map((r, j) => ({ row: r, pos: j + (newer.get(...w.params, ...likeParams, r.updated_at, r.updated_at, r.memory_id) as { n: number }).n }));
+    const end = q.offset + q.limit;
+    const inPage = placed.filter((p) => p.pos >= q.offset && p.pos < end);
+    const before = placed.filter((p) => p.pos < q.offset).length;
+    const total = projectTotal + style.length;
+    const projectRows = toRows(db, page(q.offset - before, Math.min(end, total) - q.offset - inPage.length));
+    const out: MemoryRow[] = [];
+    for (let pos = q.offset, pi = 0; pos < Math.min(end, total); pos++) {
+      const s = inPage.find((p) => p.pos === pos);
+      if (s) out.push(s.row);
+      else if (pi < projectRows.length) out.push(projectRows[pi++]!);
+    }
+    return MemoryList.parse({ type: "memory_list", project_id: q.project_id, total, offset: q.offset, limit: q.limit, items: out });
   }
   return MemoryList.parse({ type: "memory_list", project_id: q.project_id, total, offset: q.offset, limit: q.limit, items: toRows(db, items, ranked) });
 }
 
 /** One memory: every version of its lineage (oldest first), its marks, evidence episodes and events. */
-export function memoryDetail(db: Database, projectId: string, id: string): MemoryDetail {
+export function memoryDetail(db: Database, projectId: string, id: string, userDb?: Database): MemoryDetail {
   const item = getMemoryItem(db, id);
+  if (!item && userDb) {
+    const style = styleDetail(userDb, db, projectId, id);
+    if (style) return MemoryDetail.parse(style);
+  }
   if (!item || item.project_id !== projectId) throw new NotFoundError(`No memory ${id} in ${projectId}. Ids are listed on the Memories page and by \`sqrl search\`.`, "memory_not_found");
   const older = predecessors(db, id).reverse();
   const newer: MemoryItem[] = [];

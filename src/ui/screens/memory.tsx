@@ -51,6 +51,8 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
     }
   };
   const active = m.status === "active";
+  // Global style lives in user.db, shared by all projects: it can be edited or forgotten, not pinned or marked here.
+  const global = m.memory_id.startsWith("ust_");
   const wrong = d.marks.find((x) => x.kind === "wrong");
 
   return (
@@ -74,6 +76,7 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
           {d.tags.length > 0 && ` · tags ${d.tags.join(", ")}`}
           {d.file_paths.length > 0 && ` · files ${d.file_paths.join(", ")}`}
         </div>
+        {global && <p class="muted small">Global style: learnt across your projects and kept in ~/.sqrl/user.db, so editing or forgetting it applies everywhere.</p>}
         {wrong && (
           <p class="err">
             Marked wrong {when(wrong.at)}: “{wrong.reason}”. The extractor will not make it again from the same evidence.
@@ -89,15 +92,19 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
             <button onClick={() => setPanel(panel === "edit" ? "none" : "edit")} disabled={busy} data-action="edit">
               Edit
             </button>
-            <button onClick={() => act("pin", { pinned: !m.pinned }, m.pinned ? "Unpinned." : "Pinned: always eligible, importance fixed at 1.")} disabled={busy} data-action="pin">
-              {m.pinned ? "Unpin" : "Pin"}
-            </button>
+            {!global && (
+              <button onClick={() => act("pin", { pinned: !m.pinned }, m.pinned ? "Unpinned." : "Pinned: always eligible, importance fixed at 1.")} disabled={busy} data-action="pin">
+                {m.pinned ? "Unpin" : "Pin"}
+              </button>
+            )}
             <button class="danger" onClick={() => setPanel(panel === "forget" ? "none" : "forget")} disabled={busy} data-action="forget">
               Forget
             </button>
-            <button class="danger" onClick={() => setPanel(panel === "wrong" ? "none" : "wrong")} disabled={busy} data-action="wrong">
-              Mark wrong
-            </button>
+            {!global && (
+              <button class="danger" onClick={() => setPanel(panel === "wrong" ? "none" : "wrong")} disabled={busy} data-action="wrong">
+                Mark wrong
+              </button>
+            )}
           </div>
         )}
         {panel === "edit" && (
