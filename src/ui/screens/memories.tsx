@@ -115,6 +115,7 @@ function MemoryItemRow(props: { m: MemoryRow }) {
       <div class="row" data-memory-row={m.memory_id}>
         <TypeBadge type={m.type} />
         <span class="mono small">{m.key}</span>
+        {m.scope === "user" && <span class="badge" title="Global style, shared by all your projects (user.db)">global</span>}
         {m.status !== "active" && <StatusBadge status={m.status} />}
         {m.pinned && <span class="badge pin">pinned</span>}
         {m.wrong && <span class="badge bad">marked wrong</span>}
