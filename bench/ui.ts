@@ -33,7 +33,7 @@ export default (async (opts): Promise<BenchReport> => {
     return { title: "sqrl ui in the browser", markdown: "Skipped: Chromium is not installed (`apt-get install -y chromium`).", headline: ["skipped (no chromium)"] };
   }
   const runs = opts.quick ? 3 : 15;
-  const store = await startUiStore({ extra: MEMORIES - 10 }); // with the fixture's 10 active items: 10,000
+  const store = await startUiStore({ extra: MEMORIES - 12 }); // with the fixture's 10 active items and 2 global style items: 10,000
   const browser = await launchBrowser();
   try {
     const project = encodeURIComponent(store.project);

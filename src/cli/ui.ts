@@ -38,7 +38,7 @@ export default defineCommand({
   meta: { name: "ui", description: "Open the local web page that shows, explains and corrects what sqrl remembers" },
   args: {
     path: { type: "positional", required: false, description: "Project folder to open (default: the registered project containing the current directory, else the overview of all)" },
-    open: { type: "boolean", default: true, description: "Open the default browser (--no-open only prints the URL)" },
+    open: { type: "boolean", default: true, description: "Open the default browser", negativeDescription: "Only print the one-time URL" },
   },
   async run({ args }) {
     let project: string | undefined;
