@@ -20,7 +20,29 @@ export class ApiFailure extends Error {
   }
 }
 
+/** GETs started before the first render (see main.tsx), handed to the first screen that asks. */
+const early = new Map<string, Promise<unknown>>();
+
+/** Start a GET now (at script start, before rendering and effects) for the screen about to ask for it. */
+export function prefetch(path: string): void {
+  if (early.has(path)) return;
+  const started = request(path);
+  started.catch(() => {}); // a failure is reported to the screen that consumes it
+  early.set(path, started);
+}
+
 export async function api<T>(path: string, init: { method?: "GET" | "POST"; body?: unknown } = {}): Promise<T> {
+  if ((init.method ?? "GET") === "GET" && init.body === undefined) {
+    const started = early.get(path);
+    if (started) {
+      early.delete(path);
+      return started as Promise<T>;
+    }
+  }
+  return request<T>(path, init);
+}
+
+async function request<T>(path: string, init: { method?: "GET" | "POST"; body?: unknown } = {}): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`/ui/api/${path}`, {

@@ -1,14 +1,14 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, onTrouble, type Trouble } from "./api.ts";
+import { api, onTrouble, prefetch, type Trouble } from "./api.ts";
 import { NotFound, setHome, shortPath, useLoad } from "./bits.tsx";
 import { href, Link, navigate, useLocation } from "./router.tsx";
 import { AgentScreen } from "./screens/agent.tsx";
 import { CallsScreen } from "./screens/calls.tsx";
 import { EpisodeScreen } from "./screens/episode.tsx";
-import { MemoriesScreen } from "./screens/memories.tsx";
+import { MemoriesScreen, memoriesPath } from "./screens/memories.tsx";
 import { MemoryScreen } from "./screens/memory.tsx";
-import { OverviewScreen, type Projects } from "./screens/overview.tsx";
+import { OverviewScreen, overviewPath, type Projects } from "./screens/overview.tsx";
 
 /**
  * The shell of `sqrl ui`: top bar (project, screens, theme), the daemon-stopped banner, and the
@@ -128,4 +128,13 @@ function App() {
   );
 }
 
+// The first screen's data is asked for now, in parallel with the first render (effects run after paint).
+{
+  const params = new URLSearchParams(location.search);
+  const project = params.get("project") ?? "";
+  const sub = location.pathname.replace(/^\/ui\/?/, "").replace(/\/$/, "");
+  prefetch("projects");
+  if (project && sub === "") prefetch(overviewPath(project));
+  if (project && sub === "memories") prefetch(memoriesPath(project, params));
+}
 render(<App />, document.getElementById("app")!);

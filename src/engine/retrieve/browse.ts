@@ -144,9 +144,18 @@ export async function listMemories(ctx: RetrievalContext, q: MemoryListQuery): P
     const w = where(q);
     const like = text ? " AND (m.content LIKE ? ESCAPE '\\' OR m.key LIKE ? ESCAPE '\\')" : "";
     const likeParams = text ? [`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
-    const projectTotal = (db.query(`SELECT COUNT(*) AS n FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE ${w.sql}${like}`).get(...w.params, ...likeParams) as { n: number }).n;
+    // Active and all need no meta row: counting and paging then walk the (project_id, updated_at)
+    // index alone (rowid breaks ties, so no sort), and only the page's rows are joined and read.
+    const from = `FROM memory_items m${q.status === "superseded" || q.status === "forgotten" ? " JOIN memory_meta mm ON mm.memory_id = m.id" : ""}`;
+    const projectTotal = (db.query(`SELECT COUNT(*) AS n ${from} WHERE ${w.sql}${like}`).get(...w.params, ...likeParams) as { n: number }).n;
     const page = (offset: number, limit: number) =>
-      limit <= 0 ? [] : (db.query(`${SELECT} WHERE ${w.sql}${like} ORDER BY m.updated_at DESC, m.id LIMIT ? OFFSET ?`).all(...w.params, ...likeParams, limit, offset) as Array<Record<string, unknown>>).map(rowToItem);
+      limit <= 0
+        ? []
+        : (
+            db
+              .query(`${SELECT} WHERE m.rowid IN (SELECT m.rowid ${from} WHERE ${w.sql}${like} ORDER BY m.updated_at DESC, m.rowid DESC LIMIT ? OFFSET ?) ORDER BY m.updated_at DESC, m.rowid DESC`)
+              .all(...w.params, ...likeParams, limit, offset) as Array<Record<string, unknown>>
+          ).map(rowToItem);
     // Global style (user.db) joins the list unless the filters leave it out.
     const withStyle = ctx.userDb !== undefined && q.scope !== "project" && (q.types.length === 0 || q.types.includes("user_style"));
     const style = withStyle ? styleRows(ctx.userDb!, ctx.userId, q) : [];
@@ -154,9 +163,10 @@ export async function listMemories(ctx: RetrievalContext, q: MemoryListQuery): P
       return MemoryList.parse({ type: "memory_list", project_id: q.project_id, total: projectTotal, offset: q.offset, limit: q.limit, items: toRows(db, page(q.offset, q.limit)) });
     }
     // Merge newest first without reading the project's rows before the page: a style row's place is
-    // its own index plus the project rows newer than it; project rows fill the other places in order.
-    const newer = db.prepare(`SELECT COUNT(*) AS n FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE ${w.sql}${like} AND (m.updated_at > ? OR (m.updated_at = ? AND m.id < ?))`);
-    const placed = style.map((r, j) => ({ row: r, pos: j + (newer.get(...w.params, ...likeParams, r.updated_at, r.updated_at, r.memory_id) as { n: number }).n }));
+    // its own index plus the project rows at least as new (a tie goes to the project row); project
+    // rows fill the other places in order.
+    const newer = db.prepare(`SELECT COUNT(*) AS n ${from} WHERE ${w.sql}${like} AND m.updated_at >= ?`);
+    const placed = style.map((r, j) => ({ row: r, pos: j + (newer.get(...w.params, ...likeParams, r.updated_at) as { n: number }).n }));
     const end = q.offset + q.limit;
     const inPage = placed.filter((p) => p.pos >= q.offset && p.pos < end);
     const before = placed.filter((p) => p.pos < q.offset).length;

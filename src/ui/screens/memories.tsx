@@ -18,6 +18,11 @@ interface MemoryList {
 const PAGE = 50;
 const TYPES = ["user_style", "project_fact", "pitfall", "recipe"];
 
+/** The page API call for the list the address describes (main.tsx starts it before the first render). */
+export function memoriesPath(project: string, p: URLSearchParams): string {
+  return `memories${qs({ project, type: p.getAll("type"), scope: p.get("scope") ?? "", status: p.get("status") ?? "active", q: p.get("q") ?? "", offset: Number(p.get("offset") ?? 0) || 0, limit: PAGE })}`;
+}
+
 export function MemoriesScreen(props: { project: string; params: URLSearchParams }) {
   const p = props.params;
   const types = p.getAll("type");
@@ -45,7 +50,7 @@ export function MemoriesScreen(props: { project: string; params: URLSearchParams
     return () => clearTimeout(t);
   }, [text]);
 
-  const [load] = useLoad(() => api<MemoryList>(`memories${qs({ project: props.project, type: types, scope, status, q, offset, limit: PAGE })}`), [props.project, types.join(","), scope, status, q, offset]);
+  const [load] = useLoad(() => api<MemoryList>(memoriesPath(props.project, p)), [props.project, types.join(","), scope, status, q, offset]);
 
   return (
     <div data-screen="memories">

@@ -26,6 +26,10 @@ interface Overview {
 
 const TYPES = ["user_style", "project_fact", "pitfall", "recipe"];
 
+export function overviewPath(project: string): string {
+  return `overview${qs({ project })}`;
+}
+
 function duration(s: number): string {
   if (s < 120) return `${Math.round(s)} s`;
   if (s < 7200) return `${Math.round(s / 60)} min`;
@@ -123,7 +127,7 @@ export function OverviewScreen(props: { project: string; projects: Load<Projects
 }
 
 function ProjectOverview(props: { project: string }) {
-  const [load] = useLoad(() => api<Overview>(`overview${qs({ project: props.project })}`), [props.project]);
+  const [load] = useLoad(() => api<Overview>(overviewPath(props.project)), [props.project]);
   return (
     <Loaded load={load}>
       {(o) => {
