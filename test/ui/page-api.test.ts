@@ -119,9 +119,14 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl ui page API (compiled binary)", () 
     expect(pin.body).toMatchObject({ action: "pin", status: "active" });
     const shown = await get<{ item: { pinned: boolean; importance: number } }>(`memories/${edit.body.memory_id}?project=${p}`);
     expect(shown.body.item).toMatchObject({ pinned: true, importance: 0.95 });
-    const unpin = await post(`memories/${edit.body.memory_id}/pin?project=${p}`, { pinned: false });
+    // A pin follows the memory to its next version.
+    const edit2 = await post<{ memory_id: string }>(`memories/${edit.body.memory_id}/edit?project=${p}`, { content: "Prefer named exports; default exports only where a framework needs them." });
+    const moved = await get<{ item: { pinned: boolean; importance: number }; lineage: unknown[] }>(`memories/${edit2.body.memory_id}?project=${p}`);
+    expect(moved.body.item).toMatchObject({ pinned: true, importance: 0.95 });
+    expect(moved.body.lineage).toHaveLength(3);
+    const unpin = await post(`memories/${edit2.body.memory_id}/pin?project=${p}`, { pinned: false });
     expect(unpin.body).toMatchObject({ action: "unpin" });
-    const unknown = await post(`memories/${edit.body.memory_id}/explode?project=${p}`, {});
+    const unknown = await post(`memories/${edit2.body.memory_id}/explode?project=${p}`, {});
     expect(unknown.status).toBe(404);
   });
 
