@@ -61,8 +61,13 @@ export function ago(iso: string | null | undefined): string {
   return iso.slice(0, 10);
 }
 
+/** A stored UTC time in the reader's own time zone, to the minute. */
 export function when(iso: string | null | undefined): string {
-  return iso ? iso.replace("T", " ").slice(0, 16) : "—";
+  if (!iso) return "—";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
 export function fmt(n: number): string {
