@@ -22,6 +22,7 @@ export const FORWARDED_ROUTES: ReadonlyArray<{ method: "GET" | "POST"; path: str
   { method: "GET", path: "/memory" },
   { method: "GET", path: "/overview" },
   { method: "GET", path: "/calls" },
+  { method: "GET", path: "/files" },
   { method: "POST", path: "/memories/forget" },
   { method: "POST", path: "/memories/edit" },
   { method: "POST", path: "/memories/pin" },

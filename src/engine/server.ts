@@ -20,7 +20,7 @@ import {
   ViewQuery,
   type ViewName,
 } from "../shared/api.ts";
-import { callLog, listMemories, memoryDetail, projectOverview } from "./retrieve/browse.ts";
+import { callLog, listMemories, memoryDetail, projectFiles, projectOverview } from "./retrieve/browse.ts";
 import { loadConfig } from "../shared/config.ts";
 import type { ConfigValues } from "../shared/config-keys.ts";
 import { ProjectNotRegisteredError, SqrlError } from "../shared/errors.ts";
@@ -212,6 +212,14 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
       const q = parseQuery(ProjectQuery, url, [], []);
       const root = state.projectRoot(q.project_id);
       return projectOverview(state.db(root), root, { nowMs: Date.now(), dailyCap: state.config()["llm.daily_token_cap"] });
+    },
+  },
+  "/files": {
+    method: "GET",
+    handle: async (_req, url, state) => {
+      const q = parseQuery(ProjectQuery, url, [], []);
+      const root = state.projectRoot(q.project_id);
+      return projectFiles(state.db(root), root);
     },
   },
   "/calls": {

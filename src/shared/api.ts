@@ -398,6 +398,10 @@ export const ProjectOverview = z.object({
 });
 export type ProjectOverview = z.infer<typeof ProjectOverview>;
 
+/** Files the project's active memory is about, most mentioned first (what "what the agent sees" offers to pick). */
+export const ProjectFiles = z.object({ type: z.literal("project_files"), project_id: z.string(), files: z.array(z.string()) });
+export type ProjectFiles = z.infer<typeof ProjectFiles>;
+
 export const CallLogQuery = z.object({ project_id: z.string().min(1), limit: z.number().int().min(1).max(1000).default(100), days: z.number().int().min(1).max(365).default(14) });
 
 export const CallLog = z.object({

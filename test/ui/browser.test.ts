@@ -188,6 +188,10 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     await page.goto(screen("agent"));
     await page.fill("#task", task);
     await page.fill("input[aria-label=Files]", "src/routes/inventory.ts");
+    await page.press("input[aria-label=Files]", "Enter");
+    await page.waitForSelector("[data-files] >> text=src/routes/inventory.ts");
+    // The files the project's memory mentions are offered to pick.
+    await page.waitForSelector("#known-files option[value='src/auth/jwt.ts']", { state: "attached" });
     await page.fill("input[aria-label=Budget]", "300");
     await page.click("[data-action=task-context]");
     await page.waitForSelector("[data-markdown=task_context]");

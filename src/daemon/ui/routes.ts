@@ -160,6 +160,7 @@ async function api(req: Request, url: URL, deps: UiDeps): Promise<Response> {
     const body = await readBody(req);
     return engine(deps, `/memories/${action}`, { method: "POST", body: { ...body, project_id: project, memory_id: id } });
   }
+  if (head === "files" && get) return engine(deps, "/files", { query: { project_id: project } });
   if (head === "calls" && get) return engine(deps, "/calls", { query: { project_id: project, limit: p.get("limit") ?? undefined, days: p.get("days") ?? undefined } });
   if (head === "timeline" && get) return engine(deps, "/timeline", { query: { project_id: project, limit: p.get("limit") ?? "50", context_budget_tokens: 100_000 } });
   if (head === "episodes" && get && id !== undefined) return engine(deps, "/recall", { query: { project_id: project, episode_id: id, context_budget_tokens: 100_000 } });

@@ -4,6 +4,7 @@ import {
   CallLog,
   MemoryDetail,
   MemoryList,
+  ProjectFiles,
   ProjectOverview,
   type MemoryListQuery,
   type MemoryRow,
@@ -289,4 +290,15 @@ export function callLog(db: Database, projectId: string, opts: { limit: number; 
     perDay.push({ day, tokens: r?.tokens ?? 0, calls: r?.calls ?? 0 });
   }
   return CallLog.parse({ type: "call_log", project_id: projectId, total: countToolCalls(db), calls: calls.map((c) => ({ ...c, token_estimate: c.token_estimate === null ? null : Math.round(c.token_estimate) })), per_day: perDay });
+}
+
+/** Paths the project's active memory mentions, most mentioned first (at most 300). */
+export function projectFiles(db: Database, projectId: string): ProjectFiles {
+  const rows = db
+    .query(
+      `SELECT f.value AS path, COUNT(*) AS n FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id, json_each(mm.file_paths) f
+       WHERE m.project_id = ? AND m.deleted = 0 GROUP BY f.value ORDER BY n DESC, f.value LIMIT 300`,
+    )
+    .all(projectId) as Array<{ path: string }>;
+  return ProjectFiles.parse({ type: "project_files", project_id: projectId, files: rows.map((r) => r.path) });
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiFailure } from "../api.ts";
-import { TypeBadge } from "../bits.tsx";
+import { TypeBadge, useLoad } from "../bits.tsx";
 import { href, Link } from "../router.tsx";
 
 /**
@@ -20,7 +20,14 @@ interface AgentAnswer {
 
 export function AgentScreen(props: { project: string }) {
   const [task, setTask] = useState("");
-  const [files, setFiles] = useState("");
+  const [files, setFiles] = useState<string[]>([]);
+  const [fileText, setFileText] = useState("");
+  const [known] = useLoad(() => api<{ files: string[] }>(`files?project=${encodeURIComponent(props.project)}`), [props.project]);
+  const addFile = (raw: string) => {
+    const picked = raw.split(/[\n,]/).map((f) => f.trim()).filter(Boolean);
+    if (picked.length > 0) setFiles((cur) => [...new Set([...cur, ...picked])]);
+    setFileText("");
+  };
   const [budget, setBudget] = useState("");
   const [answer, setAnswer] = useState<AgentAnswer | null>(null);
   const [busy, setBusy] = useState(false);
@@ -33,7 +40,7 @@ export function AgentScreen(props: { project: string }) {
       const b = Number(budget);
       const body = {
         task: withTask ? task : "",
-        files: files.split(/[\n,]/).map((f) => f.trim()).filter(Boolean),
+        files: [...files, ...fileText.split(/[\n,]/).map((f) => f.trim()).filter(Boolean)],
         ...(Number.isInteger(b) && b > 0 ? { budget: b } : {}),
       };
       setAnswer(await api<AgentAnswer>(`agent?project=${encodeURIComponent(props.project)}`, { method: "POST", body }));
@@ -58,12 +65,41 @@ export function AgentScreen(props: { project: string }) {
         </label>
         <textarea id="task" rows={2} placeholder="e.g. Fix the failing JWT login tests" value={task} onInput={(e) => setTask((e.target as HTMLTextAreaElement).value)} />
         <div class="row">
-          <input type="text" aria-label="Files" placeholder="Active files, comma-separated (optional)" value={files} onInput={(e) => setFiles((e.target as HTMLInputElement).value)} style={{ flex: "1" }} />
+          <input
+            type="text"
+            aria-label="Files"
+            list="known-files"
+            placeholder="Active files (optional): pick or type a path, Enter to add"
+            value={fileText}
+            onInput={(e) => {
+              const v = (e.target as HTMLInputElement).value;
+              // A pick from the list lands whole: add it at once.
+              if (known.state === "ok" && known.value.files.includes(v)) addFile(v);
+              else setFileText(v);
+            }}
+            onKeyDown={(e) => {
+              if (e.key === "Enter") {
+                e.preventDefault();
+                addFile(fileText);
+              }
+            }}
+            style={{ flex: "1" }}
+          />
+          <datalist id="known-files">{known.state === "ok" && known.value.files.map((f) => <option key={f} value={f} />)}</datalist>
           <input type="number" aria-label="Budget" placeholder="Budget (tokens)" min={1} max={100000} value={budget} onInput={(e) => setBudget((e.target as HTMLInputElement).value)} style={{ width: "150px" }} />
           <button class="primary" disabled={busy || task.trim() === ""} onClick={() => run(true)} data-action="task-context">
             Show task context
           </button>
         </div>
+        {files.length > 0 && (
+          <div class="row" data-files>
+            {files.map((f) => (
+              <button key={f} class="chip on" title="Remove" onClick={() => setFiles(files.filter((x) => x !== f))}>
+                {f} ×
+              </button>
+            ))}
+          </div>
+        )}
         {error && <p class="err">{error}</p>}
       </div>
       {answer?.task_context && (
