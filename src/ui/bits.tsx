@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useLayoutEffect, useState } from "preact/hooks";
 import { ApiFailure } from "./api.ts";
 
 /** Small shared pieces of the screens: loading state, badges, times, the 404 screen. */
@@ -8,7 +8,8 @@ export type Load<T> = { state: "loading" } | { state: "ok"; value: T } | { state
 export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): [Load<T>, () => void] {
   const [load, setLoad] = useState<Load<T>>({ state: "loading" });
   const [tick, setTick] = useState(0);
-  useEffect(() => {
+  // A layout effect starts the request right after the render, not after the next paint (one frame sooner).
+  useLayoutEffect(() => {
     let live = true;
     fn().then(
       (value) => live && setLoad({ state: "ok", value }),

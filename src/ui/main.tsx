@@ -128,6 +128,15 @@ function App() {
   );
 }
 
+// The one-time login code has done its work (the cookie is set): drop it from the address bar and history.
+{
+  const params = new URLSearchParams(location.search);
+  if (params.has("code")) {
+    params.delete("code");
+    const rest = params.toString();
+    history.replaceState(null, "", `${location.pathname}${rest ? `?${rest}` : ""}`);
+  }
+}
 // The first screen's data is asked for now, in parallel with the first render (effects run after paint).
 {
   const params = new URLSearchParams(location.search);

@@ -65,8 +65,10 @@ export async function handleUi(req: Request, deps: UiDeps): Promise<Response> {
   if (req.method === "GET" && code !== null && !path.startsWith("/ui/api/") && !path.startsWith(ASSET_PREFIX)) {
     const session = deps.auth.redeem(code);
     if (!session) return html(messagePage("This login link has expired or was already used", "Each link from <code>sqrl ui</code> works once, for 10 minutes. Run <code>sqrl ui</code> again for a fresh one."), 401, MESSAGE_CSP);
-    url.searchParams.delete("code");
-    return new Response(null, { status: 303, headers: { ...SECURITY_HEADERS, location: `${url.pathname}${url.search}`, "set-cookie": deps.auth.sessionCookie(session) } });
+    // The page comes back at once with the cookie (no redirect round trip on the first screen); its
+    // script drops the code from the address bar (history.replaceState), and the code is used up anyway.
+    const bundle = await pageBundle();
+    return html(bundle.html, SCREENS.some((r) => r.test(path)) ? 200 : 404, { "set-cookie": deps.auth.sessionCookie(session) });
   }
 
   if (!deps.auth.hasSession(req)) {
