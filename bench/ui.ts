@@ -5,6 +5,7 @@
  * loaded. Goals: first screen ≤ 300 ms, list filtered ≤ 100 ms, idle daemon ≤ 80 MB (daemon-idle's goal).
  * Times are taken inside the page (performance.now), so the test driver's round trips do not count.
  */
+import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
 import { sample } from "./daemon-idle.ts";
 import { fmt, summarize, table, type Bench, type BenchReport } from "./report.ts";
@@ -33,6 +34,7 @@ export default (async (opts): Promise<BenchReport> => {
     return { title: "sqrl ui in the browser", markdown: "Skipped: Chromium is not installed (`apt-get install -y chromium`).", headline: ["skipped (no chromium)"] };
   }
   const runs = opts.quick ? 3 : 15;
+  const loadBefore = loadavg()[0]!;
   const store = await startUiStore({ extra: MEMORIES - 12 }); // with the fixture's 10 active items and 2 global style items: 10,000
   const browser = await launchBrowser();
   try {
@@ -83,7 +85,7 @@ export default (async (opts): Promise<BenchReport> => {
       return [name, fmt(s.p50, 0), fmt(s.p95, 0), `≤ ${goal}`, s.p95 <= goal ? "yes" : "**no**"];
     });
     const markdown = [
-      `Headless Chromium (Debian package) with ${fmt(total, 0)} active memories in one project, ${runs} runs each, times measured inside the page from navigation start (first screens) or from the click (list).`,
+      `Headless Chromium (Debian package) with ${fmt(total, 0)} active memories in one project, ${runs} runs each, times measured inside the page from navigation start (first screens) or from the click (list). Machine load average (1 min) ${fmt(loadBefore, 1)} before, ${fmt(loadavg()[0]!, 1)} after: browser, daemon and engine share the CPUs with whatever else runs.`,
       "",
       table(["step", "p50 (ms)", "p95 (ms)", "goal (ms)", "met"], body),
       "",
