@@ -211,7 +211,8 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
     handle: async (_req, url, state) => {
       const q = parseQuery(ProjectQuery, url, [], []);
       const root = state.projectRoot(q.project_id);
-      return projectOverview(state.db(root), root, { nowMs: Date.now(), dailyCap: state.config()["llm.daily_token_cap"] });
+      const userDb = state.user();
+      return projectOverview(state.db(root), root, { nowMs: Date.now(), dailyCap: state.config()["llm.daily_token_cap"], userId: state.config().user_id, ...(userDb ? { userDb } : {}) });
     },
   },
   "/files": {

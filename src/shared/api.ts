@@ -391,6 +391,8 @@ export const ProjectOverview = z.object({
   memories: z.record(z.string(), z.object({ active: z.number().int(), superseded: z.number().int(), forgotten: z.number().int() })),
   pinned: z.number().int(),
   wrong: z.number().int(),
+  /** Current global style items (user.db) of the configured user, served to every project. */
+  global_style: z.number().int(),
   views: z.array(z.object({ name: z.string(), generated_at: z.string(), stale: z.boolean(), events_since: z.number().int() })),
   /** Last event captured per source tool. */
   sources: z.array(z.object({ source_tool: z.string(), events: z.number().int(), last_at: z.string() })),

@@ -166,6 +166,7 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl ui page API (compiled binary)", () 
     const o = await get<{ memories: Record<string, { active: number; superseded: number }>; events: { total: number }; sources: Array<{ source_tool: string }> }>(`overview?project=${encodeURIComponent(store.project)}`);
     expect(o.body.events.total).toBe(5);
     expect(o.body.memories.pitfall).toMatchObject({ active: 3, superseded: 1 });
+    expect((o.body as unknown as { global_style: number }).global_style).toBeGreaterThanOrEqual(1);
     expect(o.body.sources.map((s) => s.source_tool)).toEqual(["claude_code"]);
     const c = await get<{ total: number; per_day: Array<{ tokens: number }> }>(`calls?project=${encodeURIComponent(store.project)}&days=7`);
     expect(c.body.total).toBe(6);

@@ -243,7 +243,7 @@ function readState<T>(fn: (db: Database) => T, fallback: T): T {
 }
 
 /** Counts of a project for the overview screen. */
-export function projectOverview(db: Database, projectId: string, opts: { nowMs: number; dailyCap: number }): ProjectOverview {
+export function projectOverview(db: Database, projectId: string, opts: { nowMs: number; dailyCap: number; userDb?: Database; userId?: string }): ProjectOverview {
   const events = db.query(`SELECT COUNT(*) AS total, COALESCE(SUM(processed_at IS NULL), 0) AS unprocessed, MAX(timestamp) AS last_at FROM events`).get() as { total: number; unprocessed: number; last_at: string | null };
   const episodes = db.query(`SELECT COUNT(*) AS total, COALESCE(SUM(s.status = 'open'), 0) AS open FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`).get() as { total: number; open: number };
   const memories: Record<string, { active: number; superseded: number; forgotten: number }> = {};
@@ -271,6 +271,7 @@ export function projectOverview(db: Database, projectId: string, opts: { nowMs: 
     memories,
     pinned: marks.pinned,
     wrong: marks.wrong,
+    global_style: opts.userDb && opts.userId ? (opts.userDb.query(`SELECT COUNT(*) AS n FROM user_style_items WHERE user_id = ?`).get(opts.userId) as { n: number }).n : 0,
     views,
     sources,
     llm: { tokens_today: tokensToday, daily_cap: opts.dailyCap },

@@ -19,6 +19,7 @@ interface Overview {
   memories: Record<string, { active: number; superseded: number; forgotten: number }>;
   pinned: number;
   wrong: number;
+  global_style: number;
   views: Array<{ name: string; generated_at: string; stale: boolean; events_since: number }>;
   sources: Array<{ source_tool: string; events: number; last_at: string }>;
   llm: { tokens_today: number; daily_cap: number };
@@ -156,6 +157,12 @@ function ProjectOverview(props: { project: string }) {
                 </div>
                 <div class="muted">
                   active · {fmt(o.pinned)} pinned · {fmt(o.wrong)} marked wrong
+                  {o.global_style > 0 && (
+                    <>
+                      {" "}
+                      · <Link to={href("memories", { scope: "user" })}>+ {fmt(o.global_style)} global style</Link>
+                    </>
+                  )}
                 </div>
               </div>
               <div class="card">
