@@ -44,7 +44,19 @@ export default (async (opts): Promise<BenchReport> => {
     const filter: number[] = [];
     const turn: number[] = [];
     const search: number[] = [];
+    const floor: number[] = [];
     let total = 0;
+    // The browser's own floor, measured the same way: a one-line page in a fresh context.
+    const blank = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<!doctype html><p id=x>hi</p>", { headers: { "content-type": "text/html" } }) });
+    for (let i = 0; i < runs; i++) {
+      const ctx = await browser.newContext();
+      await ctx.addInitScript(`window.__seen = {}; new MutationObserver(() => { if (!window.__seen.x && document.querySelector("#x")) window.__seen.x = performance.now(); }).observe(document, { subtree: true, childList: true });`);
+      const page = await ctx.newPage();
+      await page.goto(`http://127.0.0.1:${blank.port}/`);
+      floor.push((await page.evaluate(`window.__seen.x`)) as number);
+      await ctx.close();
+    }
+    await blank.stop(true);
     for (let i = 0; i < runs; i++) {
       const url = store.loginUrl();
       const ctx = await browser.newContext({ baseURL: new URL(url).origin });
@@ -84,6 +96,8 @@ export default (async (opts): Promise<BenchReport> => {
       const s = summarize([...samples]);
       return [name, fmt(s.p50, 0), fmt(s.p95, 0), `≤ ${goal}`, s.p95 <= goal ? "yes" : "**no**"];
     });
+    const f = summarize(floor);
+    body.push(["(floor: a one-line page in a fresh browser context)", fmt(f.p50, 0), fmt(f.p95, 0), "", ""]);
     const markdown = [
       `Headless Chromium (Debian package) with ${fmt(total, 0)} active memories in one project, ${runs} runs each, times measured inside the page from navigation start (first screens) or from the click (list). Machine load average (1 min) ${fmt(loadBefore, 1)} before, ${fmt(loadavg()[0]!, 1)} after: browser, daemon and engine share the CPUs with whatever else runs.`,
       "",

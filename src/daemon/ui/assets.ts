@@ -48,7 +48,7 @@ async function load(): Promise<PageBundle> {
       else assets.set(baseName(f.path), { body, type: f.headers["content-type"], etag: f.headers.etag });
     }
   } else {
-    const built = await Bun.build({ entrypoints: [page.index], minify: true, target: "browser" });
+    const built = await Bun.build({ entrypoints: [page.index], minify: true, target: "browser", define: { "process.env.NODE_ENV": '"production"' } });
     if (!built.success) throw new Error(`bundling the ui page failed: ${built.logs.map((l) => l.message).join("; ")}`);
     for (const out of built.outputs) {
       const body = new Uint8Array(await out.arrayBuffer());
