@@ -11,7 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { SearchResponse, TaskContext } from "../../src/shared/api.ts";
+import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
 import { SQRL_BIN, tempDir } from "../helpers/sqrl.ts";
 import { chromiumPath, launchBrowser, startUiStore, UI_SEED, type UiStore } from "./harness.ts";
 
@@ -29,12 +29,14 @@ async function mcp(): Promise<Client> {
   return client;
 }
 
-async function mcpCall<T>(schema: { parse(v: unknown): T }, name: string, args: Record<string, unknown>): Promise<T> {
+/** One tool call through the real `sqrl mcp`: the text content and the structured answer the host forwards. */
+async function mcpCall(name: string, args: Record<string, unknown>): Promise<{ text: string; answer: ToolAnswer }> {
   const client = await mcp();
   try {
     const res = await client.callTool({ name, arguments: { include_seen: true, ...args } });
     expect(res.isError).toBeFalsy();
-    return schema.parse(res.structuredContent);
+    const text = (res.content as Array<{ text: string }>).map((c) => c.text).join("\n");
+    return { text, answer: ToolAnswer.parse(res.structuredContent) };
   } finally {
     await client.close();
   }
@@ -196,9 +198,12 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     await page.click("[data-action=task-context]");
     await page.waitForSelector("[data-markdown=task_context]");
     const shown = await page.textContent("[data-markdown=task_context]");
-    const viaMcp = await mcpCall(TaskContext, "get_task_context", { task_description: task, active_file_paths: ["src/routes/inventory.ts"], context_budget_tokens: 300 });
-    expect(shown).toBe(viaMcp.markdown);
-    expect(await page.textContent("[data-markdown=project_brief]")).toContain("Hono");
+    const viaMcp = await mcpCall("get_task_context", { task_description: task, active_file_paths: ["src/routes/inventory.ts"], context_budget_tokens: 300 });
+    expect(shown).toBe(viaMcp.text);
+    expect(viaMcp.answer.has_relevant_memory).toBe(true);
+    const brief = await mcpCall("get_project_brief_view", {});
+    expect(await page.textContent("[data-markdown=project_brief]")).toBe(brief.text);
+    expect(brief.text).toContain("Hono");
     expect(await page.textContent("[data-markdown=session_start]")).toContain("sqrl memory for this repo");
     await ctx.close();
   });
@@ -212,36 +217,40 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     await page.waitForSelector("[data-screen=memory]:not([data-memory-id=mem_seed_4])");
     const newId = await page.getAttribute("[data-screen=memory]", "data-memory-id");
     expect(await page.textContent("[data-screen=memory]")).toContain("Lineage (2 versions)");
-    const res = await mcpCall(SearchResponse, "search_project_memory", { query: "drizzle migrations generate", top_k: 5 });
-    expect(res.results.map((r) => r.memory_id)).toContain(newId!);
-    expect(res.results.map((r) => r.memory_id)).not.toContain("mem_seed_4");
-    expect(res.markdown).toContain("--name <change>");
+    expect(newId).toStartWith("mem_");
+    const res = await mcpCall("search_project_memory", { query: "drizzle migrations generate", top_k: 5 });
+    expect(res.text).toContain("--name <change>");
+    expect(res.text).not.toContain("migrations in drizzle/ are generated with");
     await ctx.close();
   });
 
   test("forget: gone from MCP search; the page shows it as forgotten", async () => {
     const { ctx, page } = await loggedIn();
-    const before = await mcpCall(SearchResponse, "search_project_memory", { query: "soft delete inventory orders", top_k: 5 });
-    expect(before.results.map((r) => r.memory_id)).toContain("mem_seed_7");
+    const soft = "a hard DELETE broke the orders page";
+    const before = await mcpCall("search_project_memory", { query: "soft delete inventory orders", top_k: 5 });
+    expect(before.text).toContain(soft);
     await page.goto(screen("memories/mem_seed_7"));
     await page.click("[data-action=forget]");
     await page.click("[data-confirm=forget]");
     await page.waitForSelector("[data-screen=memory][data-status=forgotten]");
-    const after = await mcpCall(SearchResponse, "search_project_memory", { query: "soft delete inventory orders", top_k: 5 });
-    expect(after.results.map((r) => r.memory_id)).not.toContain("mem_seed_7");
+    const after = await mcpCall("search_project_memory", { query: "soft delete inventory orders", top_k: 5 });
+    expect(after.text).not.toContain(soft);
     await ctx.close();
   });
 
-  test("pin: always eligible — get_task_context serves it for an unrelated task, with its fixed importance", async () => {
+  test("pin: always eligible — get_task_context serves it for an unrelated task; its importance is fixed at 1", async () => {
     const task = "Rename the CSS class of the footer";
-    const before = await mcpCall(TaskContext, "get_task_context", { task_description: task });
-    expect(before.memory_ids).not.toContain("mem_seed_8");
+    const recipe = "run `pnpm drizzle-kit generate`, then `pnpm db:migrate`";
+    const before = await mcpCall("get_task_context", { task_description: task });
+    expect(before.text).not.toContain(recipe);
     const { ctx, page } = await loggedIn();
     await page.goto(screen("memories/mem_seed_8"));
     await page.click("[data-action=pin]");
     await page.waitForSelector("[data-screen=memory] .badge.pin");
-    const after = await mcpCall(TaskContext, "get_task_context", { task_description: task });
-    expect(after.selected_memories).toContainEqual(expect.objectContaining({ memory_id: "mem_seed_8", importance: 1 }));
+    const after = await mcpCall("get_task_context", { task_description: task });
+    expect(after.answer.has_relevant_memory).toBe(true);
+    expect(after.text).toContain(recipe);
+    expect(await page.textContent("[data-screen=memory]")).toContain("importance 1.00");
     await ctx.close();
   });
 
@@ -253,8 +262,8 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     await page.click("[data-confirm=wrong]");
     await page.waitForSelector("[data-screen=memory][data-status=forgotten]");
     expect(await page.textContent("[data-screen=memory]")).toContain("we run vitest without --bail now");
-    const res = await mcpCall(SearchResponse, "search_project_memory", { query: "vitest bail tests before committing", top_k: 5 });
-    expect(res.results.map((r) => r.memory_id)).not.toContain("mem_seed_1");
+    const res = await mcpCall("search_project_memory", { query: "vitest bail tests before committing", top_k: 5 });
+    expect(res.text).not.toContain("pnpm vitest run --bail 1");
     await ctx.close();
   });
 

@@ -171,33 +171,61 @@ async function api(req: Request, url: URL, deps: UiDeps): Promise<Response> {
 }
 
 /**
- * "What the agent sees": the exact get_task_context answer for a task and files at a budget, the
- * three views as served, and the SessionStart hook's text, all from the same engine answers the MCP
- * tools and the hook use.
+ * "What the agent sees": the MCP tools' own answers — get_task_context for a task, files and budget,
+ * and the three views — produced by the same tool code `sqrl mcp` runs (an in-process MCP server and
+ * SDK client over an in-memory transport, on the engine; fresh session, not traced), so the page shows
+ * exactly the text and JSON a host forwards to the model. Also the engine's selection behind the task
+ * context (ids and reasons, for links) and the SessionStart hook's text.
  */
+interface ToolShown {
+  text: string;
+  structured: unknown;
+  is_error: boolean;
+}
+
 async function agentView(deps: UiDeps, project: string, body: Record<string, unknown>): Promise<Response> {
   const task = typeof body.task === "string" ? body.task.trim() : "";
   const files = Array.isArray(body.files) ? body.files.filter((f): f is string => typeof f === "string" && f.trim() !== "").map((f) => f.trim()) : [];
   const budget = typeof body.budget === "number" && Number.isInteger(body.budget) ? body.budget : undefined;
-  let taskContext: unknown = null;
-  if (task) {
-    const res = await engineJson<unknown>(deps, "/task_context", { method: "POST", body: { project_id: project, task_description: task, active_file_paths: files, ...(budget ? { context_budget_tokens: budget } : {}) } });
-    if (!res.ok) return res.res;
-    taskContext = res.value;
-  }
-  const views: Record<string, unknown> = {};
-  for (const name of ["user_style", "project_brief", "pitfalls"]) {
-    const res = await engineJson<unknown>(deps, `/views/${name}`, { query: { project_id: project, mode: "core", scope_paths: files } });
-    if (!res.ok) return res.res;
-    views[name] = res.value;
-  }
   const info = await deps.engine(ENGINE_WAIT_MS);
-  const [{ buildSessionStartContext }, { DaemonBridge }, { sessionStartBudget }] = await Promise.all([
-    import("../../mcp/session-start-hook.ts"),
+  if (!info) return jsonError(503, "engine_unavailable", "The memory engine is not running right now (starting or restarting). Retry in a few seconds.");
+  const [{ createServer }, { DaemonBridge }, { SessionDedup }, { Client }, { InMemoryTransport }, { buildSessionStartContext }, { sessionStartBudget }] = await Promise.all([
+    import("../../mcp/server.ts"),
     import("../../mcp/daemon-bridge.ts"),
+    import("../../mcp/session-dedup.ts"),
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/inMemory.js"),
+    import("../../mcp/session-start-hook.ts"),
     import("../../mcp/budgets.ts"),
   ]);
-  const bridge = new DaemonBridge({ kind: "engine", target: () => info, start: false, timeoutMs: 10_000 });
-  const sessionStart = await buildSessionStartContext({ cwd: project }, { bridge, totalBudget: await sessionStartBudget(), projects: () => listProjects() });
-  return json({ task_context: taskContext, views, session_start: sessionStart });
+  const bridge = new DaemonBridge({ kind: "engine", target: () => info, start: false, timeoutMs: 30_000 });
+  const server = createServer({ bridge, dedup: new SessionDedup(), cwd: project, projects: () => listProjects() });
+  const client = new Client({ name: "sqrl-ui", version: VERSION });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  const call = async (name: string, args: Record<string, unknown>): Promise<ToolShown> => {
+    const res = await client.callTool({ name, arguments: { include_seen: true, ...args } });
+    const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
+    return { text, structured: res.structuredContent ?? null, is_error: res.isError === true };
+  };
+  try {
+    let taskContext: ToolShown | null = null;
+    let selected: unknown = null;
+    if (task) {
+      taskContext = await call("get_task_context", { task_description: task, active_file_paths: files, ...(budget ? { context_budget_tokens: budget } : {}) });
+      const engineAnswer = await engineJson<{ selected_memories: unknown }>(deps, "/task_context", { method: "POST", body: { project_id: project, task_description: task, active_file_paths: files, ...(budget ? { context_budget_tokens: budget } : {}) } });
+      if (engineAnswer.ok) selected = engineAnswer.value.selected_memories;
+    }
+    const views = {
+      user_style: await call("get_user_style_view", {}),
+      project_brief: await call("get_project_brief_view", {}),
+      pitfalls: await call("get_pitfalls_view", { ...(files.length > 0 ? { scope_paths: files } : {}), ...(task ? { task_description: task } : {}) }),
+    };
+    const sessionStart = await buildSessionStartContext({ cwd: project }, { bridge, totalBudget: await sessionStartBudget(), projects: () => listProjects() });
+    return json({ task_context: taskContext, selected_memories: selected, views, session_start: sessionStart });
+  } finally {
+    await client.close();
+    await server.close();
+  }
 }

@@ -8,14 +8,43 @@ import { href, Link } from "../router.tsx";
  * budget footer) for a task, files and budget; the three views as served; the SessionStart hook's
  * text. All come from the same engine calls the MCP tools and the hook make.
  */
-interface View {
-  markdown: string;
-  token_estimate: number;
+/** One MCP tool's answer as the host gets it: the text content, the structured JSON it forwards to the model. */
+interface ToolShown {
+  text: string;
+  structured: { project: string; has_relevant_memory: boolean; markdown: string } | null;
+  is_error: boolean;
 }
 interface AgentAnswer {
-  task_context: (View & { has_relevant_memory: boolean; selected_memories: Array<{ memory_id: string; type: string; content: string; reason: string }> }) | null;
-  views: Record<"user_style" | "project_brief" | "pitfalls", View>;
+  task_context: ToolShown | null;
+  /** The engine's selection behind it: ids (for links) and the reason each was picked. */
+  selected_memories: Array<{ memory_id: string; type: string; content: string; reason: string }> | null;
+  views: Record<"user_style" | "project_brief" | "pitfalls", ToolShown>;
   session_start: { additionalContext: string; token_estimate: number; budget: number; error: string | null };
+}
+
+function footerTokens(text: string): string | undefined {
+  return /Budget: ~(\d+)\/(\d+) tokens/.exec(text)?.slice(1, 3).join(" of ");
+}
+
+function ToolCard(props: { name: string; shown: ToolShown; id: string }) {
+  const t = footerTokens(props.shown.text);
+  return (
+    <div class="card stack" data-tool={props.id}>
+      <div class="row">
+        <h2>{props.name}</h2>
+        {t && <span class="badge">{t} tokens</span>}
+        {props.shown.structured && !props.shown.structured.has_relevant_memory && <span class="badge warn">nothing relevant</span>}
+        {props.shown.is_error && <span class="badge bad">error</span>}
+      </div>
+      <pre data-markdown={props.id}>{props.shown.text}</pre>
+      {props.shown.structured && (
+        <details>
+          <summary class="muted small">The JSON the host forwards to the model (structuredContent)</summary>
+          <pre>{JSON.stringify(props.shown.structured)}</pre>
+        </details>
+      )}
+    </div>
+  );
 }
 
 export function AgentScreen(props: { project: string }) {
@@ -103,32 +132,24 @@ export function AgentScreen(props: { project: string }) {
         {error && <p class="err">{error}</p>}
       </div>
       {answer?.task_context && (
-        <div class="card stack" style={{ marginTop: "14px" }} data-task-context>
-          <div class="row">
-            <h2>get_task_context</h2>
-            <span class="badge">{answer.task_context.token_estimate} tokens</span>
-            {!answer.task_context.has_relevant_memory && <span class="badge warn">abstains</span>}
-          </div>
-          <pre data-markdown="task_context">{answer.task_context.markdown}</pre>
-          {answer.task_context.selected_memories.length > 0 && (
-            <table>
-              <thead>
-                <tr>
-                  <th>Memory</th>
-                  <th>Why it was chosen</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.task_context.selected_memories.map((s) => (
-                  <tr key={s.memory_id}>
-                    <td>
-                      <TypeBadge type={s.type} /> <Link to={href(`memories/${encodeURIComponent(s.memory_id)}`)}>{s.content}</Link>
-                    </td>
-                    <td class="muted">{s.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+        <div class="stack" style={{ marginTop: "14px" }} data-task-context>
+          <ToolCard name="get_task_context" id="task_context" shown={answer.task_context} />
+          {answer.selected_memories && answer.selected_memories.length > 0 && (
+            <div class="card">
+              <h3>Why each memory was chosen</h3>
+              <table>
+                <tbody>
+                  {answer.selected_memories.map((s) => (
+                    <tr key={s.memory_id}>
+                      <td>
+                        <TypeBadge type={s.type} /> <Link to={href(`memories/${encodeURIComponent(s.memory_id)}`)}>{s.content}</Link>
+                      </td>
+                      <td class="muted">{s.reason}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </div>
       )}
@@ -144,16 +165,10 @@ export function AgentScreen(props: { project: string }) {
             {answer.session_start.error && <p class="err">{answer.session_start.error}</p>}
             <pre data-markdown="session_start">{answer.session_start.additionalContext || "(nothing injected)"}</pre>
           </div>
-          <div class="grid" style={{ marginTop: "14px" }}>
-            {(["user_style", "project_brief", "pitfalls"] as const).map((name) => (
-              <div class="card stack" key={name}>
-                <div class="row">
-                  <h2>{name} view</h2>
-                  <span class="badge">{answer.views[name].token_estimate} tokens</span>
-                </div>
-                <pre data-markdown={name}>{answer.views[name].markdown}</pre>
-              </div>
-            ))}
+          <div class="stack" style={{ marginTop: "14px" }}>
+            <ToolCard name="get_user_style_view" id="user_style" shown={answer.views.user_style} />
+            <ToolCard name="get_project_brief_view" id="project_brief" shown={answer.views.project_brief} />
+            <ToolCard name="get_pitfalls_view" id="pitfalls" shown={answer.views.pitfalls} />
           </div>
         </>
       )}
