@@ -12,6 +12,10 @@ export const MEMORY_TYPES = ["user_style", "project_fact", "pitfall", "recipe"] 
 export const MemoryType = z.enum(MEMORY_TYPES);
 export type MemoryType = z.infer<typeof MemoryType>;
 
+/** A memory checked against today's code when served (issue 15; src/engine/retrieve/verify). */
+export const VERIFICATION_STATUSES = ["verified", "moved", "stale", "unverifiable"] as const;
+export const Verification = z.object({ status: z.enum(VERIFICATION_STATUSES), reason: z.string() });
+
 export const ViewMode = z.enum(["core", "full"]);
 export const VIEW_NAMES = ["user_style", "project_brief", "pitfalls"] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
@@ -96,6 +100,7 @@ export const PitfallItem = z.object({
   tags: z.array(z.string()),
   importance: z.number(),
   file_paths: z.array(z.string()),
+  verification: Verification.optional(),
 });
 
 export const PitfallsView = z.object({
@@ -129,6 +134,7 @@ export const SelectedMemory = z.object({
   content: z.string(),
   importance: z.number(),
   reason: z.string(),
+  verification: Verification.optional(),
 });
 
 export const NO_RELEVANT_MEMORY = "No relevant long-term memory found for this task.";
@@ -170,6 +176,7 @@ export const SearchResult = z.object({
   score: z.number(),
   reason: z.string(),
   source: z.object({ episode_ids: z.array(z.string()), file_paths: z.array(z.string()) }),
+  verification: Verification.optional(),
 });
 
 export const SearchResponse = z.object({

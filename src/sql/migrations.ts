@@ -4,6 +4,7 @@ import dataV1 from "./schema/data-v1.sql" with { type: "text" };
 import dataV2 from "./schema/data-v2.sql" with { type: "text" };
 import dataV3 from "./schema/data-v3.sql" with { type: "text" };
 import dataV4 from "./schema/data-v4.sql" with { type: "text" };
+import dataV5 from "./schema/data-v5.sql" with { type: "text" };
 import stateV1 from "./schema/state-v1.sql" with { type: "text" };
 import userV1 from "./schema/user-v1.sql" with { type: "text" };
 
@@ -12,7 +13,7 @@ export type SchemaKind = "data" | "user" | "state";
 
 /** Migration N (1-based) takes a database from user_version N-1 to N. Append only; never edit one that shipped. */
 export const MIGRATIONS: Record<SchemaKind, readonly string[]> = {
-  data: [dataV1, dataV2, dataV3, dataV4],
+  data: [dataV1, dataV2, dataV3, dataV4, dataV5],
   user: [userV1],
   state: [stateV1],
 };

@@ -21,7 +21,7 @@ describe("data.db v4 migration", () => {
     old.query(`INSERT INTO view_meta VALUES ('pitfalls', 't', 1, 600)`).run();
     old.close();
     const db4 = openDatabase(path, "data");
-    expect(schemaVersion(db4)).toBe(4);
+    expect(schemaVersion(db4)).toBe(MIGRATIONS.data.length);
     const cols = (db4.query(`PRAGMA table_info(memory_marks)`).all() as Array<{ name: string }>).map((c) => c.name);
     expect(cols).toEqual(["memory_id", "kind", "at", "reason", "importance", "type", "key", "evidence_episode_ids", "evidence_event_ids"]);
     expect(db4.query("SELECT COUNT(*) AS n FROM view_meta").get()).toEqual({ n: 1 });

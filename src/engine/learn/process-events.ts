@@ -26,6 +26,7 @@ import { scheduleSummaries } from "./summary-scheduler.ts";
 import { offlineDigest } from "./summarize.ts";
 import { applyProjectDecision, projectAnchorItems, ruleDecision, type ApplyContext, type Decision, type ExistingItem } from "./apply/update.ts";
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
+import { recordAnchors } from "./apply/record-anchors.ts";
 
 /**
  * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
@@ -49,6 +50,8 @@ export interface EngineDeps {
   manifests: boolean;
   /** Most episodes summarized by the proactive scheduler per call. */
   summaryLimit: number;
+  /** What recorded anchors say made them ('extract'; `sqrl reprocess` passes 'reprocess'). */
+  anchorSource?: string;
 }
 
 export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
@@ -63,6 +66,7 @@ export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineD
     episodes: partial.episodes ?? { ...DEFAULT_EPISODE_CONFIG, gapMs: config["engine.episode_gap_minutes"] * 60_000 },
     manifests: partial.manifests ?? true,
     summaryLimit: partial.summaryLimit ?? 5,
+    ...(partial.anchorSource ? { anchorSource: partial.anchorSource } : {}),
   };
 }
 
@@ -236,6 +240,8 @@ export async function extractEpisode(db: Database, projectId: string, userId: st
       }
       saveEpisode(db, cur);
     }).immediate();
+    // What each stored item cites, as the repository shows it now (user-scope ids are not in data.db).
+    recordAnchors(db, projectId, ids, dtos, d.anchorSource ?? "extract", d.now());
     return ids;
   } finally {
     userDb?.close();

@@ -2,7 +2,9 @@ import type { Database } from "bun:sqlite";
 import { nowIso } from "../../shared/time.ts";
 import { closedUnextracted } from "../../sql/episodes.ts";
 import { supersedeMemoryItem } from "../../sql/memory-items.ts";
+import { unanchoredIds } from "../../sql/memory-anchors.ts";
 import { clearObservations } from "../../sql/observations.ts";
+import { recordAnchors } from "./apply/record-anchors.ts";
 import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from "./process-events.ts";
 
 /**
@@ -10,7 +12,8 @@ import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from ".
  * built by an older extractor takes the new shape. Nothing is deleted: every item the extractors
  * made (offline or LLM) is superseded — kept as history, linked to the item that now holds its
  * anchor when there is one — and items that came from elsewhere (import, a teammate's sync file)
- * stay as they are. The recurrence gate's observations are rebuilt from the episodes themselves.
+ * stay as they are. The recurrence gate's observations are rebuilt from the episodes themselves, and
+ * every valid item gets an anchor (what it cites in the repository today) when it has none.
  */
 
 export interface ReprocessProgress {
@@ -68,7 +71,7 @@ function link(db: Database, projectId: string, old: readonly OldRow[]): number {
 }
 
 export async function reprocessProject(db: Database, projectId: string, deps: Partial<EngineDeps> = {}, onProgress?: (p: ReprocessProgress) => void): Promise<ReprocessResult> {
-  const d = await resolveDeps(deps);
+  const d = await resolveDeps({ anchorSource: "reprocess", ...deps });
   return withProjectLock(projectId, async () => {
     const old = retire(db, projectId, nowIso(d.now()));
     const episodes = closedUnextracted(db, projectId);
@@ -79,6 +82,8 @@ export async function reprocessProject(db: Database, projectId: string, deps: Pa
       onProgress?.({ done: i + 1, total: episodes.length });
     }
     const replaced = link(db, projectId, old);
+    // Items that came from elsewhere (import, sync, by hand) are anchored too, so every item is checkable.
+    recordAnchors(db, projectId, unanchoredIds(db, projectId), [], "reprocess", d.now());
     const stored = (db.query(`SELECT COUNT(*) AS n FROM memory_items WHERE project_id = ? AND deleted = 0`).get(projectId) as { n: number }).n;
     return { episodes: episodes.length, superseded: old.length, replaced, stored };
   });

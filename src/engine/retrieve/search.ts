@@ -6,6 +6,7 @@ import { backfillEmbeddings, queryVector, vectorCandidates } from "../llm/embedd
 import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
 import { scoreItems } from "./rank/relevance.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
+import { asServed, outOfDateLine, statusNote, verificationField, verifyItems } from "./verify/verify.ts";
 import { ageDays, buildQueryModel, informativeQuery } from "./rank/scoring.ts";
 
 /**
@@ -39,7 +40,16 @@ export async function searchMemory(ctx: RetrievalContext, q: SearchQuery): Promi
     if (excluded.has(s.item.id)) omittedSeen++;
     else top.push(s);
   }
-  const blocks: Block[] = top.map((s) => ({ id: s.item.id, group: s.item.type, text: memoryLine(s.item, ctx.nowMs) }));
+  // Checked against today's code: an explicit search still shows a stale item, said to be out of date.
+  const checks = verifyItems(ctx.projectId, ctx.db, top.map((s) => s.item), ctx.nowMs);
+  for (const [i, s] of top.entries()) {
+    const v = checks.get(s.item.id);
+    if (v) top[i] = { ...s, item: asServed(s.item, v), reason: `${s.reason}; ${statusNote(v)}` };
+  }
+  const blocks: Block[] = top.map((s) => {
+    const v = checks.get(s.item.id);
+    return { id: s.item.id, group: s.item.type, text: v?.status === "stale" ? outOfDateLine(s.item.content, v) : memoryLine(s.item, ctx.nowMs) };
+  });
   const packed = packBlocks({
     header: `## Memory matching "${q.query.length > 80 ? `${q.query.slice(0, 77)}...` : q.query}"`,
     groups: TYPE_HEADINGS,
@@ -71,6 +81,7 @@ export async function searchMemory(ctx: RetrievalContext, q: SearchQuery): Promi
         episode_ids: [...new Set([...(s.item.source_episode_id ? [s.item.source_episode_id] : []), ...s.item.evidence_episode_ids])],
         file_paths: s.item.file_paths,
       },
+      ...verificationField(checks.get(s.item.id)),
     })),
     markdown: packed.markdown,
     memory_ids: shown.map((s) => s.item.id),

@@ -10,6 +10,7 @@ import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./ra
 import { analyzeQuery } from "../../ranker/query.ts";
 import { pinnedIds } from "../../sql/memory-marks.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
+import { asServed, statusNote, verifyItems, type Verification } from "./verify/verify.ts";
 
 /**
  * `POST /task_context` (reference §5.5), the primary tool: the memories relevant to one coding task,
@@ -89,13 +90,13 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
   const excluded = new Set(req.exclude_memory_ids);
   const taskStems = new Set(analyzeQuery(req.task_description).map((t) => t.stem));
   const pinned = pinnedIds(ctx.db);
-  let relevant = scored.flatMap((s) => {
+  let relevant: Array<Scored & { verification?: Verification }> = scored.flatMap((s) => {
     if (isRelevant(s) || pinned.has(s.item.id)) return [s];
     const subject = ruleSubjectMatch(s.item, taskStems);
     return subject ? [{ ...s, reason: `A rule you stated about ${subject}, which this task involves.` }] : [];
   });
   const omittedSeen = relevant.filter((s) => excluded.has(s.item.id)).length;
-  relevant = relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED);
+  relevant = heldBackStale(ctx, relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED * 2)).slice(0, MAX_SELECTED);
   if (ctx.noteTaker && relevant.length > 0) relevant = await chainOfNote(ctx, req.task_description, relevant);
 
   const blocks: Block[] = relevant.map((s) => ({ id: s.item.id, group: s.item.type, text: memoryLine(s.item, ctx.nowMs) }));
@@ -126,6 +127,7 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
       content: s.item.content,
       importance: s.item.importance,
       reason: s.reason,
+      ...(s.verification ? { verification: { status: s.verification.status, reason: s.verification.reason } } : {}),
     })),
     markdown: packed.markdown,
     memory_ids: selected.map((s) => s.item.id),
@@ -134,17 +136,32 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
 }
 
 /**
+ * Each candidate checked against today's code (verify/): stale ones are held back, moved ones are
+ * served with today's paths and names, and the status joins the reason.
+ */
+function heldBackStale(ctx: RetrievalContext, relevant: readonly Scored[]): Array<Scored & { verification?: Verification }> {
+  const checks = verifyItems(ctx.projectId, ctx.db, relevant.map((s) => s.item), ctx.nowMs);
+  const out: Array<Scored & { verification?: Verification }> = [];
+  for (const s of relevant) {
+    const v = checks.get(s.item.id);
+    if (v?.status === "stale") continue;
+    out.push(v ? { ...s, item: asServed(s.item, v), reason: `${s.reason}; ${statusNote(v)}`, verification: v } : s);
+  }
+  return out;
+}
+
+/**
  * Chain-of-Note: the LLM reads the task and the scored candidates, keeps those that truly matter and
  * says why. Ids it invents are ignored; if it fails, the scored selection stands.
  */
-async function chainOfNote(ctx: RetrievalContext, task: string, relevant: Scored[]): Promise<Scored[]> {
+async function chainOfNote<T extends Scored>(ctx: RetrievalContext, task: string, relevant: T[]): Promise<T[]> {
   try {
     const picks = await ctx.noteTaker!.pick(
       task,
       relevant.map((s) => ({ memory_id: s.item.id, type: s.item.type, content: s.item.content, reason: s.reason })),
     );
     const byId = new Map(relevant.map((s) => [s.item.id, s]));
-    const out: Scored[] = [];
+    const out: T[] = [];
     for (const p of picks) {
       const s = byId.get(p.memory_id);
       if (s && !out.includes(s)) out.push({ ...s, reason: p.reason.trim() || s.reason });

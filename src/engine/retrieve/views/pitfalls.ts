@@ -3,7 +3,8 @@ import { splitIdentifier } from "../../../shared/code-tokens.ts";
 import { nowIso } from "../../../shared/time.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { packBlocks, type Block } from "../render/budget.ts";
-import { itemsOfTypes } from "../rank/candidates.ts";
+import { itemsOfTypes, loadItems } from "../rank/candidates.ts";
+import { asServed, checkSignature, outOfDateLine, verificationField, verifyItems } from "../verify/verify.ts";
 import { memoryLine } from "../render/markdown.ts";
 import { scoreItems } from "../rank/relevance.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
@@ -37,18 +38,28 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
     exclude: q.exclude_memory_ids,
     schema: PitfallsView,
     fingerprint: memoryFingerprint(ctx.db, ctx.projectId, ["pitfall"]),
+    checkSig: (ids) => checkSignature(ctx.projectId, ctx.db, loadItems(ctx.db, ctx.projectId, ids), ctx.nowMs),
     build: async () => {
       const excluded = new Set(q.exclude_memory_ids);
       const candidates = itemsOfTypes(ctx.db, ctx.projectId, ["pitfall"], 2000).filter((i) => inScope(i, scope));
       const scored = await scoreItems(ctx, candidates, { text: q.task_description ?? "", paths: scope, similarity: "absolute" });
       let omitted = 0;
-      const picked = [];
+      const picked: MemoryItem[] = [];
+      const outOfDate: MemoryItem[] = [];
+      // Checked against today's code: stale pitfalls are held back (full mode lists them apart).
+      const pool = scored.slice(0, LIMITS[q.mode] * 2 + excluded.size).map((s) => s.item);
+      const checks = verifyItems(ctx.projectId, ctx.db, pool, ctx.nowMs);
       for (const s of scored) {
         if (picked.length >= LIMITS[q.mode]) break;
         if (excluded.has(s.item.id)) omitted++;
-        else picked.push(s.item);
+        else if (checks.get(s.item.id)?.status === "stale") {
+          if (q.mode === "full") outOfDate.push(s.item);
+        } else picked.push(asServed(s.item, checks.get(s.item.id)));
       }
-      const blocks: Block[] = picked.map((i) => ({ id: i.id, text: memoryLine(i, ctx.nowMs) }));
+      const blocks: Block[] = [
+        ...picked.map((i) => ({ id: i.id, text: memoryLine(i, ctx.nowMs) })),
+        ...outOfDate.map((i) => ({ id: i.id, text: outOfDateLine(i.content, checks.get(i.id)!) })),
+      ];
       const packed = packBlocks({
         header: HEADER,
         blocks,
@@ -57,17 +68,18 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
         omittedSeen: omitted,
         emptyText: omitted > 0 ? "Every pitfall for this scope was already shown earlier in this session." : scope.length > 0 ? "No known pitfalls for these paths." : "No pitfalls recorded yet.",
       });
-      const byId = new Map(picked.map((i) => [i.id, i]));
+      const byId = new Map([...picked, ...outOfDate].map((i) => [i.id, i]));
       const shown = packed.shown.map((b) => byId.get(b.id)!);
       return {
-        truncated: shown.length < picked.length,
+        truncated: shown.length < picked.length + outOfDate.length,
+        checkedIds: pool.map((i) => i.id),
         view: {
           type: "pitfalls_view" as const,
           project_id: ctx.projectId,
           generated_at: nowIso(ctx.nowMs),
           token_estimate: packed.tokens,
           has_relevant_pitfalls: picked.length > 0 || omitted > 0,
-          items: shown.map((i) => ({ key: i.key, content: i.content, tags: i.tags, importance: i.importance, file_paths: i.file_paths })),
+          items: shown.map((i) => ({ key: i.key, content: i.content, tags: i.tags, importance: i.importance, file_paths: i.file_paths, ...verificationField(checks.get(i.id)) })),
           markdown: packed.markdown,
           memory_ids: shown.map((i) => i.id),
           omitted_seen: omitted,

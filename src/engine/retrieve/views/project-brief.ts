@@ -2,7 +2,8 @@ import { ProjectBriefView, type ViewQuery } from "../../../shared/api.ts";
 import { isoToMs, nowIso, relativeTime } from "../../../shared/time.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { packBlocks, type Block } from "../render/budget.ts";
-import { itemsOfTypes } from "../rank/candidates.ts";
+import { itemsOfTypes, loadItems } from "../rank/candidates.ts";
+import { asServed, checkSignature, outOfDateLine, verifyItems } from "../verify/verify.ts";
 import { listItem, memoryLine, shortPaths } from "../render/markdown.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 import { moduleOf, recencyScore } from "../rank/scoring.ts";
@@ -16,7 +17,7 @@ import { cachedView, memoryFingerprint } from "./view-cache.ts";
  * and 3 modules; full: 30 and 10.
  */
 const HEADER = "## Project overview";
-const GROUPS = { facts: "### Key facts", decisions: "### Decisions", modules: "### Modules" };
+const GROUPS = { facts: "### Key facts", decisions: "### Decisions", modules: "### Modules", stale: "### May be out of date" };
 /** Decisions (facts tagged `decision`: a choice and its reason) get a group of their own, beside the facts. */
 const LIMITS = { core: { facts: 5, decisions: 3, modules: 3 }, full: { facts: 30, decisions: 15, modules: 10 } } as const;
 const isDecision = (f: MemoryItem) => f.tags.includes("decision");
@@ -94,6 +95,7 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
     budget,
     exclude: q.exclude_memory_ids,
     schema: ProjectBriefView,
+    checkSig: (ids) => checkSignature(ctx.projectId, ctx.db, loadItems(ctx.db, ctx.projectId, ids), ctx.nowMs),
     fingerprint: `${memoryFingerprint(ctx.db, ctx.projectId, ["project_fact"])}|ep=${episodesStamp.n}@${episodesStamp.last ?? "-"}`,
     build: () => {
       const limits = LIMITS[q.mode];
@@ -105,13 +107,19 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
         .sort((a, b) => b.importance + 0.1 * recencyScore(b.updated_at, ctx.nowMs) - (a.importance + 0.1 * recencyScore(a.updated_at, ctx.nowMs)));
       let omitted = 0;
       const keptFacts: MemoryItem[] = [];
+      const outOfDate: MemoryItem[] = [];
       const taken = { facts: 0, decisions: 0 };
+      // Checked against today's code: stale facts are held back (full mode lists them apart).
+      const pool = plainFacts.slice(0, (limits.facts + limits.decisions) * 2 + excluded.size);
+      const checks = verifyItems(ctx.projectId, ctx.db, pool, ctx.nowMs);
       for (const f of plainFacts) {
         const group = isDecision(f) ? "decisions" : "facts";
         if (taken[group] >= limits[group]) continue;
         if (excluded.has(f.id)) omitted++;
-        else {
-          keptFacts.push(f);
+        else if (checks.get(f.id)?.status === "stale") {
+          if (q.mode === "full") outOfDate.push(f);
+        } else {
+          keptFacts.push(asServed(f, checks.get(f.id)));
           taken[group]++;
         }
       }
@@ -121,13 +129,16 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
       const blocks: Block[] = [
         ...keptFacts.map((f) => ({ id: f.id, group: isDecision(f) ? "decisions" : "facts", text: memoryLine(f, ctx.nowMs, { paths: false }) })),
         ...modules.map((m, i) => ({ id: m.id ?? `module:${i}`, group: "modules", text: moduleLine(m) })),
+        ...outOfDate.map((f) => ({ id: f.id, group: "stale", text: outOfDateLine(f.content, checks.get(f.id)!) })),
       ];
       const packed = packBlocks({ header: HEADER, groups: GROUPS, blocks, budget, counter: ctx.counter, omittedSeen: omitted, emptyText: "No project facts recorded yet." });
       const shownIds = new Set(packed.shown.map((b) => b.id));
       const shownFacts = keptFacts.filter((f) => shownIds.has(f.id));
+      const shownStale = outOfDate.filter((f) => shownIds.has(f.id));
       const shownModules = modules.filter((m, i) => shownIds.has(m.id ?? `module:${i}`));
       return {
         truncated: packed.shown.length < blocks.length,
+        checkedIds: pool.map((f) => f.id),
         view: {
           type: "project_brief_view" as const,
           mode: q.mode,
@@ -137,7 +148,7 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
           modules: shownModules.map((m) => ({ name: m.name, paths: m.paths, summary: m.summary })),
           key_facts: shownFacts.map((f) => f.content),
           markdown: packed.markdown,
-          memory_ids: [...shownFacts.map((f) => f.id), ...shownModules.flatMap((m) => (m.id ? [m.id] : []))],
+          memory_ids: [...shownFacts.map((f) => f.id), ...shownModules.flatMap((m) => (m.id ? [m.id] : [])), ...shownStale.map((f) => f.id)],
           omitted_seen: omitted,
         },
       };

@@ -20,7 +20,8 @@ import { isViewStale, VIEW_STALENESS, type ViewMetaRow } from "./view-staleness.
  *   a forgotten or superseded item must not linger until the TTL);
  * - it fits the asked budget: same budget, or it was not truncated and its text fits the new one
  *   (only the footer is re-rendered);
- * - none of its items is excluded by the caller's session de-dup.
+ * - none of its items is excluded by the caller's session de-dup;
+ * - the items it checked against the code still check the same (HEAD, files' mtime and size).
  * Views built with exclusions are answered but not cached.
  */
 export interface CacheStamp {
@@ -29,6 +30,8 @@ export interface CacheStamp {
   budget: number;
   truncated: boolean;
   fingerprint: string;
+  /** The items checked against the code for this view and a signature of their results (verify/). */
+  checks?: { ids: string[]; sig: string };
 }
 
 export interface CacheableView {
@@ -41,6 +44,8 @@ export interface CacheableView {
 export interface Built<V> {
   view: V;
   truncated: boolean;
+  /** Items whose check against the code decided what the view shows (shown or held back). */
+  checkedIds?: string[];
 }
 
 export interface CachedViewRequest<V extends CacheableView> {
@@ -53,6 +58,8 @@ export interface CachedViewRequest<V extends CacheableView> {
   schema: z.ZodType<V>;
   /** Changes whenever the memory the view reads changes. */
   fingerprint: string;
+  /** Signature of the code checks of some items: a cached view is rebuilt when it changes. */
+  checkSig?: (ids: readonly string[]) => string;
   build: () => Promise<Built<V>> | Built<V>;
 }
 
@@ -89,6 +96,7 @@ function reusable<V extends CacheableView>(req: CachedViewRequest<V>, key: strin
   const file = readCacheFile(ctx.projectId, name);
   const stamp = file?.cache;
   if (!file || !stamp || stamp.key !== key || stamp.fingerprint !== req.fingerprint) return undefined;
+  if (req.checkSig && (!stamp.checks || req.checkSig(stamp.checks.ids) !== stamp.checks.sig)) return undefined;
   const parsed = req.schema.safeParse(file);
   if (!parsed.success) return undefined;
   const view = parsed.data;
@@ -109,6 +117,7 @@ export async function cachedView<V extends CacheableView>(req: CachedViewRequest
   const view = req.schema.parse(built.view);
   if (req.exclude.length === 0) {
     const stamp: CacheStamp = { key, budget: req.budget, truncated: built.truncated, fingerprint: req.fingerprint };
+    if (req.checkSig) stamp.checks = { ids: built.checkedIds ?? [], sig: req.checkSig(built.checkedIds ?? []) };
     try {
       writeJsonAtomic(projectPaths.view(req.ctx.projectId, req.name), { ...view, cache: stamp });
       writeViewMeta(req.ctx.db, req.name, nowIso(req.ctx.nowMs), eventsNow);

@@ -1,0 +1,11 @@
+-- data.db version 5 (memory anchors).
+-- What each memory cites in the repository, as the repository confirmed it when recorded: files,
+-- identifiers with the line and a fingerprint of the lines around them, package scripts, and the fix
+-- or decision commit (src/engine/anchors/anchor.ts holds the JSON's shape). Memories are checked
+-- against today's code with it before they are served. Items without a row are anchored in memory
+-- on first serve; `sqrl reprocess` and `sqrl doctor` store them.
+CREATE TABLE memory_anchors (
+  memory_id TEXT PRIMARY KEY REFERENCES memory_items(id) ON DELETE CASCADE,
+  anchor_json TEXT NOT NULL,
+  recorded_at TEXT NOT NULL
+);
