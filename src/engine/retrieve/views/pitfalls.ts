@@ -46,6 +46,7 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
       let omitted = 0;
       const picked: MemoryItem[] = [];
       const outOfDate: MemoryItem[] = [];
+      let heldBack = 0;
       // Checked against today's code: stale pitfalls are held back (full mode lists them apart).
       const pool = scored.slice(0, LIMITS[q.mode] * 2 + excluded.size).map((s) => s.item);
       const checks = verifyItems(ctx.projectId, ctx.db, pool, ctx.nowMs);
@@ -53,6 +54,7 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
         if (picked.length >= LIMITS[q.mode]) break;
         if (excluded.has(s.item.id)) omitted++;
         else if (checks.get(s.item.id)?.status === "stale") {
+          heldBack++;
           if (q.mode === "full") outOfDate.push(s.item);
         } else picked.push(asServed(s.item, checks.get(s.item.id)));
       }
@@ -66,7 +68,14 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
         budget,
         counter: ctx.counter,
         omittedSeen: omitted,
-        emptyText: omitted > 0 ? "Every pitfall for this scope was already shown earlier in this session." : scope.length > 0 ? "No known pitfalls for these paths." : "No pitfalls recorded yet.",
+        emptyText:
+          omitted > 0
+            ? "Every pitfall for this scope was already shown earlier in this session."
+            : heldBack > 0
+              ? `No current pitfalls: ${heldBack} held back because the code they cite has changed (\`sqrl doctor\` lists them).`
+              : scope.length > 0
+                ? "No known pitfalls for these paths."
+                : "No pitfalls recorded yet.",
       });
       const byId = new Map([...picked, ...outOfDate].map((i) => [i.id, i]));
       const shown = packed.shown.map((b) => byId.get(b.id)!);
