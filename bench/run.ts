@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   "memory-quality": () => import("./memory-quality.ts").then((m) => m.default),
   faults: () => import("./faults.ts").then((m) => m.default),
   ui: () => import("./ui.ts").then((m) => m.default),
+  verify: () => import("./verify.ts").then((m) => m.default),
 };
 
 const argv = process.argv.slice(2);

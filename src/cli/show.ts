@@ -41,6 +41,8 @@ export interface ShowResult {
   successors: ShownVersion[];
   episodes: Array<{ id: string; start_ts: string; end_ts: string; summary: string; outcome: string }>;
   events: ShownEvent[];
+  /** The item checked against today's code (current project items only). */
+  verification?: { status: string; reason: string };
 }
 
 function eventText(e: EventDTO): string {
@@ -86,7 +88,13 @@ async function showProjectItem(db: Database, id: string): Promise<ShowResult | n
     .map((e) => ({ id: e.id, start_ts: e.start_ts, end_ts: e.end_ts, summary: e.summary, outcome: e.outcome }));
   const events = eventsByIds(db, item.source_event_ids).map((e) => ({ id: e.id, timestamp: e.timestamp, event_type: e.event_type, text: eventText(e) }));
   const { embedding: _e, ...plain } = item;
-  return { scope: "project", item: plain, predecessors: predecessors(db, id).map(version), successors, episodes, events };
+  const shown: ShowResult = { scope: "project", item: plain, predecessors: predecessors(db, id).map(version), successors, episodes, events };
+  if (!item.deleted) {
+    const { verifyItems } = await import("../engine/retrieve/verify/verify.ts");
+    const v = verifyItems(item.project_id, db, [item]).get(item.id);
+    if (v) shown.verification = { status: v.status, reason: v.reason };
+  }
+  return shown;
 }
 
 async function showUserItem(id: string): Promise<ShowResult | null> {
@@ -140,6 +148,7 @@ export function renderShow(r: ShowResult): string {
   ];
   if (Array.isArray(it.tags) && it.tags.length > 0) lines.push(`  tags: ${(it.tags as string[]).join(", ")}`);
   if (Array.isArray(it.file_paths) && it.file_paths.length > 0) lines.push(`  files: ${(it.file_paths as string[]).join(", ")}`);
+  if (r.verification) lines.push(`  checked against the code: ${r.verification.status} (${r.verification.reason})`);
   lines.push("", `Replaced (${r.predecessors.length}):`, ...(r.predecessors.length ? r.predecessors.map(renderVersion) : ["  nothing: this is the first version"]));
   lines.push("", `Replaced by (${r.successors.length}):`, ...(r.successors.length ? r.successors.map(renderVersion) : ["  nothing: this version is current"]));
   if (r.scope === "project") {

@@ -22,6 +22,8 @@ export interface RetrievalContext {
   embedder?: Embedder;
   /** Optional LLM pass over task context candidates (Chain-of-Note). */
   noteTaker?: NoteTaker;
+  /** Check memories against the code before serving them (default on; benchmarks turn it off to measure its cost). */
+  verify?: boolean;
 }
 
 export const DEFAULT_BUDGETS = { task_context: 400, view: 256, search: 600 } as const;
@@ -50,5 +52,6 @@ export function retrievalContext(db: Database, projectId: string, over: Partial<
     ...(over.userDb ? { userDb: over.userDb } : {}),
     ...(over.embedder ? { embedder: over.embedder } : {}),
     ...(over.noteTaker ? { noteTaker: over.noteTaker } : {}),
+    ...(over.verify === false ? { verify: false } : {}),
   };
 }

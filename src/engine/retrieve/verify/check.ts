@@ -72,7 +72,7 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
       checked++;
       continue;
     }
-    const to = repo.renamesSince(anchor.head).get(f);
+    const to = repo.changesSince(anchor.head).renames.get(f);
     const toStamp = to ? stampOf(repo.root, to) : null;
     if (to && toStamp) {
       deps.set(to, toStamp);
@@ -106,7 +106,7 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
       checked++;
       continue;
     }
-    const elsewhere = repo.findIdentifier(s.name, [path]);
+    const elsewhere = repo.findIdentifier(s.name, anchor.head, [path]);
     if (elsewhere) {
       deps.set(elsewhere, stampOf(repo.root, elsewhere));
       moves.push({ kind: "identifier", from: s.name, to: s.name, path: elsewhere });
@@ -116,7 +116,7 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
 
   // A deleted file whose every identifier lives on in one other file was moved by hand (no git rename).
   for (const [gone, syms] of orphans) {
-    const found = syms.map((s) => repo.findIdentifier(s.name, [gone]));
+    const found = syms.map((s) => repo.findIdentifier(s.name, anchor.head, [gone]));
     const target = found[0];
     if (!target || !found.every((f) => f === target)) continue;
     const at = problems.indexOf(`${gone} no longer exists`);

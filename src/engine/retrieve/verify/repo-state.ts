@@ -7,15 +7,21 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { gitDirs, gitStatus, readHead, runGit, type GitDirs, type Head } from "../../anchors/git.ts";
+import { readSource, wordRe } from "../../anchors/source-file.ts";
 
 export type Ancestry = "yes" | "no" | "unknown";
+
+export interface Changes {
+  renames: Map<string, string>;
+  changed: string[];
+}
 
 interface GitMemo {
   stamp: string;
   ancestry: Map<string, Ancestry>;
   exists: Map<string, boolean>;
-  renames: Map<string, Map<string, string>>;
-  grep: Map<string, string | null>;
+  changes: Map<string, Changes>;
+  texts: Map<string, string | null>;
   reverted: Map<string, string> | null;
 }
 
@@ -45,7 +51,7 @@ export class RepoState {
     const key = this.dirs?.gitDir ?? root;
     let memo = memos.get(key);
     if (!memo || memo.stamp !== this.stamp) {
-      memo = { stamp: this.stamp, ancestry: new Map(), exists: new Map(), renames: new Map(), grep: new Map(), reverted: null };
+      memo = { stamp: this.stamp, ancestry: new Map(), exists: new Map(), changes: new Map(), texts: new Map(), reverted: null };
       memos.set(key, memo);
     }
     this.memo = memo;
@@ -55,17 +61,15 @@ export class RepoState {
     return this.dirs !== null && this.head !== null;
   }
 
-  /** Is `sha` HEAD or an ancestor of it? */
+  /** Is `sha` HEAD or an ancestor of it? (A commit this clone lacks — shallow — is "unknown".) */
   ancestry(sha: string): Ancestry {
     if (!this.isGit || !this.head?.sha) return "unknown";
     if (sha === this.head.sha) return "yes";
     let a = this.memo.ancestry.get(sha);
     if (a === undefined) {
-      if (!this.commitExists(sha)) a = "unknown";
-      else {
-        const code = gitStatus(this.root, ["merge-base", "--is-ancestor", sha, this.head.sha]);
-        a = code === 0 ? "yes" : code === 1 ? "no" : "unknown";
-      }
+      // One process: exit 0 yes, 1 no, anything else (128: an object this clone lacks) unknown.
+      const code = gitStatus(this.root, ["merge-base", "--is-ancestor", sha, this.head.sha]);
+      a = code === 0 ? "yes" : code === 1 ? "no" : "unknown";
       this.memo.ancestry.set(sha, a);
     }
     return a;
@@ -82,39 +86,52 @@ export class RepoState {
     return e;
   }
 
-  /** Files renamed between commit `since` and the work tree (old path → new path). */
-  renamesSince(since: string | null): Map<string, string> {
-    const from = since && this.commitExists(since) ? since : this.head?.sha;
-    if (!this.isGit || !from) return new Map();
-    let r = this.memo.renames.get(from);
-    if (!r) {
-      r = new Map();
+  /** What changed between commit `since` (else HEAD) and the work tree: renames (old → new) and files added or modified. */
+  changesSince(since: string | null): Changes {
+    const from = since && this.ancestry(since) !== "unknown" ? since : this.head?.sha;
+    if (!this.isGit || !from) return { renames: new Map(), changed: [] };
+    let c = this.memo.changes.get(from);
+    if (!c) {
+      c = { renames: new Map(), changed: [] };
       const out = runGit(this.root, ["diff", "-M", "--name-status", "-z", from]);
       if (out) {
         const parts = out.split("\0");
         for (let i = 0; i < parts.length; ) {
           const status = parts[i] ?? "";
-          if (status.startsWith("R")) {
-            r.set(parts[i + 1]!, parts[i + 2]!);
+          if (status.startsWith("R") || status.startsWith("C")) {
+            if (status.startsWith("R")) c.renames.set(parts[i + 1]!, parts[i + 2]!);
+            c.changed.push(parts[i + 2]!);
             i += 3;
-          } else i += status.startsWith("C") ? 3 : 2;
+          } else {
+            if (status === "A" || status === "M") c.changed.push(parts[i + 1]!);
+            i += 2;
+          }
         }
       }
-      this.memo.renames.set(from, r);
+      this.memo.changes.set(from, c);
     }
-    return r;
+    return c;
   }
 
-  /** A tracked file (other than `except`) where `name` appears as a whole word, or null. */
-  findIdentifier(name: string, except: readonly string[] = []): string | null {
+  /**
+   * A file (other than `except`) where `name` now appears as a whole word. Code moved by hand to
+   * another file changed that file, so only the files changed since the anchor's commit are read —
+   * no search of the whole tree (a `git grep` per check made a cold check of a stale memory 60+ ms).
+   */
+  findIdentifier(name: string, since: string | null, except: readonly string[] = []): string | null {
     if (!this.isGit) return null;
-    const key = `${name}\0${except.join("\0")}`;
-    if (this.memo.grep.has(key)) return this.memo.grep.get(key)!;
-    let found: string | null = null;
-    const out = runGit(this.root, ["grep", "--untracked", "-l", "-I", "-w", "-F", "-e", name, "--", "."]);
-    if (out) found = out.split("\n").find((p) => p.length > 0 && !except.includes(p)) ?? null;
-    this.memo.grep.set(key, found);
-    return found;
+    const re = wordRe(name);
+    for (const path of this.changesSince(since).changed) {
+      if (except.includes(path)) continue;
+      let text = this.memo.texts.get(path);
+      if (text === undefined) {
+        const r = readSource(this.root, path);
+        text = r.ok ? r.text : null;
+        this.memo.texts.set(path, text);
+      }
+      if (text !== null && re.test(text)) return path;
+    }
+    return null;
   }
 
   /** The commit that reverted `sha` ("This reverts commit <sha>") in HEAD's history, or null. */

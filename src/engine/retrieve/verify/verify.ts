@@ -83,6 +83,7 @@ export function verifyItems(root: string, db: RetrievalContext["db"], items: rea
     return out;
   }
   const cache = mapOf(results, root);
+  const todo: Array<{ item: Checkable; a: { key: string; anchor: Anchor } }> = [];
   for (const item of project) {
     try {
       const a = anchorFor(root, item, stored.get(item.id), nowMs);
@@ -91,12 +92,17 @@ export function verifyItems(root: string, db: RetrievalContext["db"], items: rea
         continue;
       }
       const hit = cache.get(item.id);
-      let result: CheckResult;
-      if (hit && stillValid(hit, root, repo.stamp, a.key)) result = hit.result;
-      else {
-        result = checkAnchor(a.anchor, repo);
-        cache.set(item.id, { anchorKey: a.key, repoStamp: repo.stamp, result });
-      }
+      if (hit && stillValid(hit, root, repo.stamp, a.key)) out.set(item.id, { status: hit.result.status, reason: hit.result.reason, moves: hit.result.moves });
+      else todo.push({ item, a });
+    } catch (err) {
+      log.debug(`memory anchor of ${item.id} failed: ${(err as Error).message}`);
+      out.set(item.id, { status: "unverifiable", reason: "the check could not run", moves: [] });
+    }
+  }
+  for (const { item, a } of todo) {
+    try {
+      const result = checkAnchor(a.anchor, repo);
+      cache.set(item.id, { anchorKey: a.key, repoStamp: repo.stamp, result });
       out.set(item.id, { status: result.status, reason: result.reason, moves: result.moves });
     } catch (err) {
       log.debug(`memory check of ${item.id} failed: ${(err as Error).message}`);
