@@ -1,7 +1,9 @@
 /**
  * `sqrl doctor [path]`: checks every registered project's data.db (or the one given) with SQLite's
  * own `quick_check` and says what to do with a damaged one. A damaged file stops nothing else (the
- * daemon isolates it), but its project captures and learns nothing until it is replaced.
+ * daemon isolates it), but its project captures and learns nothing until it is replaced. A healthy
+ * one has every current memory checked against today's code afresh (issue 15): counts per status,
+ * each stale item with its reason, and the moved ones.
  */
 import { Database } from "bun:sqlite";
 import { defineCommand } from "citty";
@@ -15,6 +17,56 @@ export interface DbCheck {
   file: string;
   ok: boolean;
   problem: string | null;
+  /** A healthy database's memories checked against the code (absent when the file is damaged). */
+  memory?: MemoryChecks;
+}
+
+export interface MemoryChecks {
+  items: number;
+  counts: { verified: number; moved: number; stale: number; unverifiable: number };
+  stale: Array<{ memory_id: string; type: string; key: string; content: string; reason: string }>;
+  moved: Array<{ memory_id: string; key: string; reason: string }>;
+}
+
+/** Every current memory of a healthy project checked against today's code, no cached result. */
+export async function checkProjectMemory(root: string): Promise<MemoryChecks> {
+  const [{ openProjectDb }, { currentItems }, { clearVerificationCache, verifyItems }] = await Promise.all([
+    import("../sql/open.ts"),
+    import("../sql/memory-items.ts"),
+    import("../engine/retrieve/verify/verify.ts"),
+  ]);
+  const db = openProjectDb(root, { readonly: true });
+  try {
+    clearVerificationCache();
+    const items = currentItems(db, root);
+    const checks = verifyItems(root, db, items);
+    const out: MemoryChecks = { items: items.length, counts: { verified: 0, moved: 0, stale: 0, unverifiable: 0 }, stale: [], moved: [] };
+    for (const i of items) {
+      const v = checks.get(i.id);
+      if (!v) continue;
+      out.counts[v.status]++;
+      if (v.status === "stale") out.stale.push({ memory_id: i.id, type: i.type, key: i.key, content: i.content, reason: v.reason });
+      if (v.status === "moved") out.moved.push({ memory_id: i.id, key: i.key, reason: v.reason });
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+function memoryReport(m: MemoryChecks): string {
+  const c = m.counts;
+  const lines = [`  ${m.items} memories checked against the code: ${c.verified} verified, ${c.moved} moved, ${c.stale} stale, ${c.unverifiable} unverifiable.`];
+  if (m.stale.length > 0) {
+    lines.push("  Stale (held back from task context and the session hook):");
+    for (const s of m.stale) lines.push(`    ${s.memory_id}  [${s.type}] ${s.key}: ${s.reason}`, `      ${s.content.replace(/\s+/g, " ").slice(0, 160)}`);
+    lines.push("  `sqrl show <id>` shows one with its evidence; `sqrl forget <id>` retires it.");
+  }
+  if (m.moved.length > 0) {
+    lines.push("  Moved (served with today's names):");
+    for (const x of m.moved) lines.push(`    ${x.memory_id}  ${x.key}: ${x.reason}`);
+  }
+  return lines.join("\n");
 }
 
 /** `PRAGMA quick_check` of one project's data.db (read-only). */
@@ -40,21 +92,22 @@ function advice(c: DbCheck): string {
 }
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check each registered project's data.db and say what to do with a damaged one" },
+  meta: { name: "doctor", description: "Check each registered project's data.db (what to do with a damaged one) and its memories against today's code (stale items with their reasons)" },
   args: {
     path: { type: "positional", required: false, description: "Project folder (default: every registered project)" },
     json: { type: "boolean", description: "Print as JSON" },
   },
-  run({ args }) {
+  async run({ args }) {
     let roots = listProjects();
     if (args.path) {
       const dir = resolveProjectDir(args.path);
       roots = [existsSync(projectPaths.db(dir)) ? dir : (projectForPath(dir, roots) ?? dir)];
     }
     const checks = roots.map(checkProjectDb);
+    for (const c of checks) if (c.ok) c.memory = await checkProjectMemory(c.project_id);
     if (args.json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
     else if (checks.length === 0) process.stdout.write("No registered projects: run `sqrl init` in a repository.\n");
-    else for (const c of checks) process.stdout.write(c.ok ? `ok       ${c.project_id}\n` : `DAMAGED  ${c.project_id}\n${advice(c)}\n`);
+    else for (const c of checks) process.stdout.write(c.ok ? `ok       ${c.project_id}\n${c.memory ? `${memoryReport(c.memory)}\n` : ""}` : `DAMAGED  ${c.project_id}\n${advice(c)}\n`);
     if (checks.some((c) => !c.ok)) process.exitCode = 1;
   },
 });
