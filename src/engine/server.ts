@@ -28,6 +28,7 @@ import { errorResponse, errorToResponse, guardRequest, jsonResponse, queryToObje
 import { newToken } from "../shared/ids.ts";
 import { log } from "../shared/log.ts";
 import { homePaths, projectPaths } from "../shared/paths.ts";
+import { gitDirs } from "../shared/git.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { openProjectDb, openUserDb } from "../sql/open.ts";
 import { VERSION } from "../version.ts";
@@ -101,9 +102,10 @@ class EngineState {
     return this.userDb;
   }
 
-  async context(projectId: string): Promise<RetrievalContext> {
+  async context(projectId: string, workTree?: string): Promise<RetrievalContext> {
     const cfg = this.config();
     const root = this.projectRoot(projectId);
+    const tree = workTree && isWorkTreeOf(workTree, root) ? workTree : undefined;
     const embedder = embedderFromConfig(cfg);
     const noteTaker = await llmNoteTaker(cfg);
     const userDb = this.user();
@@ -115,6 +117,7 @@ class EngineState {
       ...(userDb ? { userDb } : {}),
       ...(embedder ? { embedder } : {}),
       ...(noteTaker ? { noteTaker } : {}),
+      ...(tree ? { workTree: tree } : {}),
     });
   }
 
@@ -148,6 +151,13 @@ const VIEWS: Record<ViewName, (ctx: RetrievalContext, q: ViewQuery) => Promise<u
 
 type Handler = (req: Request, url: URL, state: EngineState) => Promise<unknown>;
 
+/** Is `tree` a linked worktree of the repository at `root` (same git common directory)? Anything else is ignored. */
+function isWorkTreeOf(tree: string, root: string): boolean {
+  const dirs = gitDirs(tree);
+  const own = gitDirs(root);
+  return dirs !== null && own !== null && dirs.commonDir === own.commonDir;
+}
+
 const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
   "/health": {
     method: "GET",
@@ -166,14 +176,14 @@ const ROUTES: Record<string, { method: "GET" | "POST"; handle: Handler }> = {
     method: "POST",
     handle: async (req, _url, state) => {
       const body = TaskContextRequest.parse(await jsonBody(req));
-      return taskContext(await state.context(body.project_id), body);
+      return taskContext(await state.context(body.project_id, body.work_tree), body);
     },
   },
   "/search_memory": {
     method: "GET",
     handle: async (_req, url, state) => {
       const q = parseQuery(SearchQuery, url, SEARCH_ARRAYS, ["top_k", "context_budget_tokens"]);
-      return searchMemory(await state.context(q.project_id), q);
+      return searchMemory(await state.context(q.project_id, q.work_tree), q);
     },
   },
   "/timeline": {
@@ -273,7 +283,7 @@ for (const name of Object.keys(VIEWS) as ViewName[]) {
     method: "GET",
     handle: async (_req, url, state) => {
       const q = parseQuery(ViewQuery, url, VIEW_ARRAYS, ["context_budget_tokens"]);
-      return VIEWS[name](await state.context(q.project_id), q);
+      return VIEWS[name](await state.context(q.project_id, q.work_tree), q);
     },
   };
 }

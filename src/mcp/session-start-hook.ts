@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ProjectBriefView, UserStyleView } from "../shared/api.ts";
-import { listProjects } from "../shared/projects.ts";
+import { resolve } from "node:path";
+import { linkedWorkTree, listProjects } from "../shared/projects.ts";
 import { DaemonBridge } from "./daemon-bridge.ts";
 import { resolveProjectRoot } from "./project-root.ts";
 
@@ -111,8 +112,12 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
     error,
   });
   let projectId: string;
+  let workTree: string | undefined;
   try {
-    projectId = resolveProjectRoot(undefined, input.cwd ?? deps.fallbackCwd ?? process.cwd(), (deps.projects ?? listProjects)());
+    const cwd = resolve(input.cwd ?? deps.fallbackCwd ?? process.cwd());
+    const projects = (deps.projects ?? listProjects)();
+    projectId = resolveProjectRoot(undefined, cwd, projects);
+    workTree = linkedWorkTree(cwd, projects) ?? undefined;
   } catch (err) {
     return empty((err as Error).message);
   }
@@ -132,7 +137,7 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
     if (briefBudget >= MIN_BLOCK_TOKENS) {
       brief = await deps.bridge.request(
         "/views/project_brief",
-        { query: { project_id: projectId, mode: "core", context_budget_tokens: briefBudget, exclude_memory_ids: style.memory_ids } },
+        { query: { project_id: projectId, work_tree: workTree, mode: "core", context_budget_tokens: briefBudget, exclude_memory_ids: style.memory_ids } },
         ProjectBriefView,
       );
     }

@@ -54,6 +54,8 @@ export const ViewQuery = z.object({
   scope_paths: z.array(z.string()).default([]),
   task_description: z.string().optional(),
   exclude_memory_ids: z.array(z.string()).default([]),
+  /** A linked git worktree of the project the caller works in: memories are checked against its files. */
+  work_tree: z.string().min(1).optional(),
 });
 export type ViewQuery = z.infer<typeof ViewQuery>;
 
@@ -124,6 +126,8 @@ export const TaskContextRequest = z.object({
   context_budget_tokens: Budget.optional(),
   preferred_memory_types: z.array(MemoryType).optional(),
   exclude_memory_ids: z.array(z.string()).default([]),
+  /** A linked git worktree of the project the caller works in: memories are checked against its files. */
+  work_tree: z.string().min(1).optional(),
 });
 export type TaskContextRequest = z.infer<typeof TaskContextRequest>;
 
@@ -162,6 +166,8 @@ export const SearchQuery = z.object({
   scope_paths: z.array(z.string()).default([]),
   context_budget_tokens: Budget.optional(),
   exclude_memory_ids: z.array(z.string()).default([]),
+  /** A linked git worktree of the project the caller works in: memories are checked against its files. */
+  work_tree: z.string().min(1).optional(),
 });
 export type SearchQuery = z.infer<typeof SearchQuery>;
 

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { basename, dirname, resolve, sep } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./errors.ts";
+import { checkoutRoot, gitDirs } from "./git.ts";
 import { writeJsonAtomic } from "./fs-atomic.ts";
 import { homePaths } from "./paths.ts";
 
@@ -51,8 +52,39 @@ export function isWithin(child: string, parent: string): boolean {
 }
 
 /** The longest registered project root that contains `cwd`, or undefined. */
-export function projectForPath(cwd: string, projects: readonly string[]): string | undefined {
+function registeredFor(cwd: string, projects: readonly string[]): string | undefined {
   let best: string | undefined;
   for (const p of projects) if (isWithin(cwd, p) && (!best || p.length > best.length)) best = p;
   return best;
+}
+
+/** Checkout → the repository's main work tree (or null), memoized: capture asks once per event. */
+const mainTrees = new Map<string, string | null>();
+
+/**
+ * The project a path belongs to: the longest registered root that contains it; else, for a path in
+ * a linked git worktree (`git worktree add`), the repository it belongs to — a project is keyed on
+ * its git common directory, so every worktree of one repository shares the one data.db in the main
+ * work tree. Two clones have two common directories and stay two projects.
+ */
+export function projectForPath(cwd: string, projects: readonly string[]): string | undefined {
+  const direct = registeredFor(cwd, projects);
+  if (direct || projects.length === 0) return direct;
+  const top = checkoutRoot(cwd);
+  if (!top) return undefined;
+  let main = mainTrees.get(top);
+  if (main === undefined) {
+    const dirs = gitDirs(top);
+    main = dirs && dirs.commonDir !== dirs.gitDir && basename(dirs.commonDir) === ".git" ? dirname(dirs.commonDir) : null;
+    if (mainTrees.size > 1000) mainTrees.clear();
+    mainTrees.set(top, main);
+  }
+  return main && projects.includes(main) ? main : undefined;
+}
+
+/** The top of the checkout that `path` is in, when it is a linked worktree of a registered project (else null). */
+export function linkedWorkTree(path: string, projects: readonly string[]): string | null {
+  if (registeredFor(path, projects)) return null;
+  const top = checkoutRoot(path);
+  return top && projectForPath(path, projects) ? top : null;
 }

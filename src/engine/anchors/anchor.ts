@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { citations } from "./cite.ts";
-import { gitDirs, readHead, runGit } from "./git.ts";
+import { gitDirs, readHead, runGit } from "../../shared/git.ts";
 import { lineOf, normalizeLine, readSource, wordRe } from "./source-file.ts";
 
 export const SymbolAnchor = z.object({

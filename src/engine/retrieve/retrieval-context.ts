@@ -22,6 +22,8 @@ export interface RetrievalContext {
   embedder?: Embedder;
   /** Optional LLM pass over task context candidates (Chain-of-Note). */
   noteTaker?: NoteTaker;
+  /** The linked git worktree the caller works in (validated by the server); checks read its files. */
+  workTree?: string;
   /** Check memories against the code before serving them (default on; benchmarks turn it off to measure its cost). */
   verify?: boolean;
 }
@@ -53,5 +55,6 @@ export function retrievalContext(db: Database, projectId: string, over: Partial<
     ...(over.embedder ? { embedder: over.embedder } : {}),
     ...(over.noteTaker ? { noteTaker: over.noteTaker } : {}),
     ...(over.verify === false ? { verify: false } : {}),
+    ...(over.workTree ? { workTree: over.workTree } : {}),
   };
 }

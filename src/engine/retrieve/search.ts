@@ -6,7 +6,7 @@ import { backfillEmbeddings, queryVector, vectorCandidates } from "../llm/embedd
 import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
 import { scoreItems } from "./rank/relevance.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
-import { asServed, outOfDateLine, statusNote, verificationField, verifyItems } from "./verify/verify.ts";
+import { asServed, checkRoot, outOfDateLine, statusNote, verificationField, verifyItems } from "./verify/verify.ts";
 import { ageDays, buildQueryModel, informativeQuery } from "./rank/scoring.ts";
 
 /**
@@ -41,7 +41,7 @@ export async function searchMemory(ctx: RetrievalContext, q: SearchQuery): Promi
     else top.push(s);
   }
   // Checked against today's code: an explicit search still shows a stale item, said to be out of date.
-  const checks = verifyItems(ctx.projectId, ctx.db, top.map((s) => s.item), ctx.nowMs);
+  const checks = verifyItems(checkRoot(ctx), ctx.db, top.map((s) => s.item), ctx.nowMs);
   for (const [i, s] of top.entries()) {
     const v = checks.get(s.item.id);
     if (v) top[i] = { ...s, item: asServed(s.item, v), reason: `${s.reason}; ${statusNote(v)}` };

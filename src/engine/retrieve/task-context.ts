@@ -10,7 +10,7 @@ import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./ra
 import { analyzeQuery } from "../../ranker/query.ts";
 import { pinnedIds } from "../../sql/memory-marks.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
-import { asServed, statusNote, verifyItems, type Verification } from "./verify/verify.ts";
+import { asServed, checkRoot, statusNote, verifyItems, type Verification } from "./verify/verify.ts";
 
 /**
  * `POST /task_context` (reference §5.5), the primary tool: the memories relevant to one coding task,
@@ -141,7 +141,7 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
  */
 function heldBackStale(ctx: RetrievalContext, relevant: readonly Scored[]): Array<Scored & { verification?: Verification }> {
   if (ctx.verify === false) return [...relevant];
-  const checks = verifyItems(ctx.projectId, ctx.db, relevant.map((s) => s.item), ctx.nowMs);
+  const checks = verifyItems(checkRoot(ctx), ctx.db, relevant.map((s) => s.item), ctx.nowMs);
   const out: Array<Scored & { verification?: Verification }> = [];
   for (const s of relevant) {
     const v = checks.get(s.item.id);

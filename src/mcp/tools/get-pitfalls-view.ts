@@ -35,12 +35,13 @@ export function registerGetPitfallsViewTool(server: McpServer, deps: McpDeps): v
         budgetKey: "view",
         output: PitfallsView,
         relevant: (a) => a.has_relevant_pitfalls,
-        call: ({ projectId, budget, exclude }) =>
+        call: ({ projectId, budget, exclude, workTree }) =>
           deps.bridge.request(
             "/views/pitfalls",
             {
               query: {
                 project_id: projectId,
+                work_tree: workTree,
                 scope_paths: args.scope_paths ?? [],
                 task_description: args.task_description,
                 context_budget_tokens: budget,

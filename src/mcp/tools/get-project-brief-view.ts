@@ -33,10 +33,10 @@ export function registerGetProjectBriefViewTool(server: McpServer, deps: McpDeps
         budgetKey: "view",
         output: ProjectBriefView,
         relevant: (a) => a.key_facts.length > 0 || a.modules.length > 0,
-        call: ({ projectId, budget, exclude }) =>
+        call: ({ projectId, budget, exclude, workTree }) =>
           deps.bridge.request(
             "/views/project_brief",
-            { query: { project_id: projectId, mode: args.mode ?? "core", context_budget_tokens: budget, exclude_memory_ids: exclude } },
+            { query: { project_id: projectId, work_tree: workTree, mode: args.mode ?? "core", context_budget_tokens: budget, exclude_memory_ids: exclude } },
             ProjectBriefView,
           ),
       }),

@@ -37,13 +37,14 @@ export function registerGetTaskContextTool(server: McpServer, deps: McpDeps): vo
         budgetKey: "task_context",
         output: TaskContext,
         relevant: (a) => a.has_relevant_memory,
-        call: ({ projectId, budget, exclude }) =>
+        call: ({ projectId, budget, exclude, workTree }) =>
           deps.bridge.request(
             "/task_context",
             {
               method: "POST",
               body: {
                 project_id: projectId,
+                work_tree: workTree,
                 user_id: args.user_id,
                 task_description: args.task_description,
                 active_file_paths: args.active_file_paths ?? [],

@@ -37,12 +37,13 @@ export function registerSearchProjectMemoryTool(server: McpServer, deps: McpDeps
         budgetKey: "search",
         output: SearchResponse,
         relevant: (a) => a.results.length > 0,
-        call: ({ projectId, budget, exclude }) =>
+        call: ({ projectId, budget, exclude, workTree }) =>
           deps.bridge.request(
             "/search_memory",
             {
               query: {
                 project_id: projectId,
+                work_tree: workTree,
                 query: args.query,
                 top_k: args.top_k ?? 5,
                 types: args.types ?? [],

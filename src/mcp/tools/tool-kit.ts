@@ -1,9 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { Budget } from "../../shared/api.ts";
 import { describeError, SqrlError, UsageError } from "../../shared/errors.ts";
 import { packLimit } from "../../engine/retrieve/render/budget.ts";
 import { log } from "../../shared/log.ts";
+import { linkedWorkTree, listProjects } from "../../shared/projects.ts";
 import { configBudgets } from "../budgets.ts";
 import type { McpDeps, ToolBudgets } from "../deps.ts";
 import { resolveProjectRoot } from "../project-root.ts";
@@ -43,6 +45,8 @@ export interface CallContext {
   projectId: string;
   budget: number;
   exclude: string[];
+  /** The linked git worktree the call comes from, when it is one (memories are checked against it). */
+  workTree: string | undefined;
 }
 
 /** Fields every engine answer carries (timeline/recall have no de-dup fields). */
@@ -82,6 +86,7 @@ export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun
     const budgets = await (deps.budgets ?? configBudgets)();
     const budget = run.args.context_budget_tokens ?? budgets[run.budgetKey];
     const exclude = deps.dedup.excludeFor(run.args.include_seen);
+    const workTree = linkedWorkTree(resolve(deps.cwd, run.args.project_root ?? "."), deps.projects?.() ?? listProjects()) ?? undefined;
     const counter = await configCounter();
     const project = projectName(projectId);
     const target = fitTarget(budget, counter);
@@ -92,7 +97,7 @@ export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun
     for (let attempt = 0; attempt < FIT_ATTEMPTS; attempt++) {
       let raw: T;
       try {
-        raw = run.output.parse(await run.call({ projectId, budget: ask, exclude }));
+        raw = run.output.parse(await run.call({ projectId, budget: ask, exclude, workTree }));
       } catch (err) {
         if (!(err instanceof SqrlError && err.code === "budget_too_small")) throw err;
         if (fitted) break; // a smaller ask was refused: the last answer is cut to size below

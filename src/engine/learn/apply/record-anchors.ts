@@ -12,7 +12,7 @@ import { nowIso } from "../../../shared/time.ts";
 import { anchorJsonOf, putAnchorJson } from "../../../sql/memory-anchors.ts";
 import { getMemoryItem, type MemoryItem } from "../../../sql/memory-items.ts";
 import { buildAnchor } from "../../anchors/anchor.ts";
-import { runGit } from "../../anchors/git.ts";
+import { runGit } from "../../../shared/git.ts";
 
 interface EpisodeCommit {
   sha: string;

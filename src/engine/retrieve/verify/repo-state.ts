@@ -6,7 +6,7 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { gitDirs, gitStatus, readHead, runGit, type GitDirs, type Head } from "../../anchors/git.ts";
+import { gitDirs, gitStatus, readHead, runGit, type GitDirs, type Head } from "../../../shared/git.ts";
 import { readSource, wordRe } from "../../anchors/source-file.ts";
 
 export type Ancestry = "yes" | "no" | "unknown";

@@ -112,6 +112,11 @@ export function verifyItems(root: string, db: RetrievalContext["db"], items: rea
   return out;
 }
 
+/** Where a read's memories are checked: the caller's linked worktree, else the project root. */
+export function checkRoot(ctx: Pick<RetrievalContext, "projectId" | "workTree">): string {
+  return ctx.workTree ?? ctx.projectId;
+}
+
 /** The item as served: moved paths and renamed identifiers written as they are today. */
 export function asServed<T extends Pick<MemoryItem, "content" | "file_paths">>(item: T, v: Verification | undefined): T {
   if (!v || v.moves.length === 0) return item;

@@ -4,7 +4,7 @@ import { nowIso } from "../../../shared/time.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { packBlocks, type Block } from "../render/budget.ts";
 import { itemsOfTypes, loadItems } from "../rank/candidates.ts";
-import { asServed, checkSignature, outOfDateLine, verificationField, verifyItems } from "../verify/verify.ts";
+import { asServed, checkRoot, checkSignature, outOfDateLine, verificationField, verifyItems } from "../verify/verify.ts";
 import { memoryLine } from "../render/markdown.ts";
 import { scoreItems } from "../rank/relevance.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
@@ -33,12 +33,12 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
   return cachedView({
     ctx,
     name: "pitfalls",
-    key: `${q.mode}|scope=${scope.join(",")}|task=${q.task_description ?? ""}`,
+    key: `${q.mode}|scope=${scope.join(",")}|task=${q.task_description ?? ""}${ctx.workTree ? `|tree=${ctx.workTree}` : ""}`,
     budget,
     exclude: q.exclude_memory_ids,
     schema: PitfallsView,
     fingerprint: memoryFingerprint(ctx.db, ctx.projectId, ["pitfall"]),
-    checkSig: (ids) => checkSignature(ctx.projectId, ctx.db, loadItems(ctx.db, ctx.projectId, ids), ctx.nowMs),
+    checkSig: (ids) => checkSignature(checkRoot(ctx), ctx.db, loadItems(ctx.db, ctx.projectId, ids), ctx.nowMs),
     build: async () => {
       const excluded = new Set(q.exclude_memory_ids);
       const candidates = itemsOfTypes(ctx.db, ctx.projectId, ["pitfall"], 2000).filter((i) => inScope(i, scope));
@@ -49,7 +49,7 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
       let heldBack = 0;
       // Checked against today's code: stale pitfalls are held back (full mode lists them apart).
       const pool = scored.slice(0, LIMITS[q.mode] * 2 + excluded.size).map((s) => s.item);
-      const checks = verifyItems(ctx.projectId, ctx.db, pool, ctx.nowMs);
+      const checks = verifyItems(checkRoot(ctx), ctx.db, pool, ctx.nowMs);
       for (const s of scored) {
         if (picked.length >= LIMITS[q.mode]) break;
         if (excluded.has(s.item.id)) omitted++;

@@ -3,7 +3,7 @@ import { isoToMs, nowIso, relativeTime } from "../../../shared/time.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { packBlocks, type Block } from "../render/budget.ts";
 import { itemsOfTypes, loadItems } from "../rank/candidates.ts";
-import { asServed, checkSignature, outOfDateLine, verifyItems } from "../verify/verify.ts";
+import { asServed, checkRoot, checkSignature, outOfDateLine, verifyItems } from "../verify/verify.ts";
 import { listItem, memoryLine, shortPaths } from "../render/markdown.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 import { moduleOf, recencyScore } from "../rank/scoring.ts";
@@ -91,11 +91,11 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
   return cachedView({
     ctx,
     name: "project_brief",
-    key: q.mode,
+    key: ctx.workTree ? `${q.mode}|tree=${ctx.workTree}` : q.mode,
     budget,
     exclude: q.exclude_memory_ids,
     schema: ProjectBriefView,
-    checkSig: (ids) => checkSignature(ctx.projectId, ctx.db, loadItems(ctx.db, ctx.projectId, ids), ctx.nowMs),
+    checkSig: (ids) => checkSignature(checkRoot(ctx), ctx.db, loadItems(ctx.db, ctx.projectId, ids), ctx.nowMs),
     fingerprint: `${memoryFingerprint(ctx.db, ctx.projectId, ["project_fact"])}|ep=${episodesStamp.n}@${episodesStamp.last ?? "-"}`,
     build: () => {
       const limits = LIMITS[q.mode];
@@ -111,7 +111,7 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
       const taken = { facts: 0, decisions: 0 };
       // Checked against today's code: stale facts are held back (full mode lists them apart).
       const pool = plainFacts.slice(0, (limits.facts + limits.decisions) * 2 + excluded.size);
-      const checks = verifyItems(ctx.projectId, ctx.db, pool, ctx.nowMs);
+      const checks = verifyItems(checkRoot(ctx), ctx.db, pool, ctx.nowMs);
       for (const f of plainFacts) {
         const group = isDecision(f) ? "decisions" : "facts";
         if (taken[group] >= limits[group]) continue;
