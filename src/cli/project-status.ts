@@ -4,7 +4,8 @@ import { homePaths } from "../shared/paths.ts";
 import { utcDay } from "../shared/time.ts";
 import { isViewStale } from "../engine/retrieve/views/view-staleness.ts";
 import { countEvents } from "../sql/events.ts";
-import { countItemsByType } from "../sql/memory-items.ts";
+import { countItemsByType, currentItems } from "../sql/memory-items.ts";
+import { verifyItems } from "../engine/retrieve/verify/verify.ts";
 import { openDatabase, openProjectDb } from "../sql/open.ts";
 
 export interface ProjectStatus {
@@ -15,6 +16,24 @@ export interface ProjectStatus {
   user_style_items: number;
   views: Array<{ name: string; generated_at: string; stale: boolean; events_since: number }>;
   llm: { tokens_today: number };
+  /** Memories checked against today's code (as many as fit in CHECK_BUDGET_MS), and how many decayed for disuse. */
+  checks: { checked: number; of: number; verified: number; moved: number; stale: number; unverifiable: number; decayed: number };
+}
+
+/** Status stays quick on large stores: what is not checked in this time is left to `sqrl doctor`. */
+const CHECK_BUDGET_MS = 1500;
+
+function memoryChecks(db: Database, root: string): ProjectStatus["checks"] {
+  const items = currentItems(db, root);
+  const out = { checked: 0, of: items.length, verified: 0, moved: 0, stale: 0, unverifiable: 0, decayed: 0 };
+  out.decayed = (db.query(`SELECT COUNT(*) AS n FROM memory_outcomes o JOIN memory_items m ON m.id = o.memory_id WHERE m.project_id = ? AND m.deleted = 0 AND o.decay_steps > 0`).get(root) as { n: number }).n;
+  const started = performance.now();
+  for (let i = 0; i < items.length && performance.now() - started < CHECK_BUDGET_MS; i += 250) {
+    const chunk = items.slice(i, i + 250);
+    for (const v of verifyItems(root, db, chunk).values()) out[v.status]++;
+    out.checked += chunk.length;
+  }
+  return out;
 }
 
 function withDb<T>(open: () => Database, fn: (db: Database) => T, fallback: T): T {
@@ -58,6 +77,7 @@ export function readProjectStatus(root: string, nowMs = Date.now()): ProjectStat
       user_style_items: userStyle,
       views,
       llm: { tokens_today: tokensToday },
+      checks: memoryChecks(db, root),
     };
   } finally {
     db.close();

@@ -23,6 +23,13 @@ async function engineNextRun(unprocessed: number): Promise<EngineNextRun> {
   return { daemon_running: false, within_s: null, text: unprocessed > 0 ? "the daemon is not running: `sqrl daemon start` (or any read command such as `sqrl context`) sends them to the engine" : "the daemon is not running (`sqrl daemon start`)" };
 }
 
+function checksLine(c: ProjectStatus["checks"]): string {
+  if (c.of === 0) return "nothing to check yet";
+  const part = c.checked < c.of ? ` (${c.checked} of ${c.of} checked; \`sqrl doctor\` checks all)` : "";
+  const stale = c.stale > 0 ? "; `sqrl doctor` lists the stale ones" : "";
+  return `against the code: ${c.verified} verified, ${c.moved} moved, ${c.stale} stale, ${c.unverifiable} unverifiable${part}; ${c.decayed} decayed for disuse${stale}`;
+}
+
 interface HostLine {
   host: string;
   scope: string;
@@ -62,6 +69,7 @@ function render(s: ProjectStatus & { engine_next_run: EngineNextRun }, hosts: Ho
     `Events    ${s.events.total} stored, ${s.events.unprocessed} waiting for the engine; ${s.engine_next_run.text}`,
     `Episodes  ${s.episodes.total} (${s.episodes.open} open)`,
     `Memory    ${s.memory_items.total} items${s.memory_items.total > 0 ? `: ${Object.entries(s.memory_items.by_type).map(([t, n]) => `${n} ${t}`).join(", ")}` : ""}`,
+    `Checked   ${checksLine(s.checks)}`,
     `Global    ${s.user_style_items} user-style items in user.db`,
     `LLM       ${s.llm.tokens_today} tokens used today`,
     `Views     ${s.views.length === 0 ? "none generated yet" : s.views.map((v) => `${v.name} (${v.stale ? "stale" : "fresh"}, ${v.generated_at})`).join(", ")}`,

@@ -9,3 +9,15 @@ CREATE TABLE memory_anchors (
   anchor_json TEXT NOT NULL,
   recorded_at TEXT NOT NULL
 );
+
+-- What happened to a memory after it was stored (outcome grading and decay): a recipe whose commands
+-- kept failing, a pitfall whose error came back after its fix, a memory that went unused so long that
+-- its importance decayed. Never deletes anything; `sqrl status` counts them, `sqrl show` says why.
+CREATE TABLE memory_outcomes (
+  memory_id TEXT PRIMARY KEY REFERENCES memory_items(id) ON DELETE CASCADE,
+  flag TEXT,                        -- 'recipe_failing' | 'fix_insufficient' | NULL
+  flag_reason TEXT,
+  flagged_at TEXT,
+  decay_steps INTEGER NOT NULL DEFAULT 0,
+  decayed_at TEXT                   -- when importance last decayed for disuse
+);
