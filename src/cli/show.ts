@@ -43,6 +43,8 @@ export interface ShowResult {
   events: ShownEvent[];
   /** The item checked against today's code (current project items only). */
   verification?: { status: string; reason: string };
+  /** What grading did to it: a flag with its reason, decay steps for disuse. */
+  outcome?: { flag: string | null; flag_reason: string | null; decay_steps: number };
 }
 
 function eventText(e: EventDTO): string {
@@ -89,6 +91,8 @@ async function showProjectItem(db: Database, id: string): Promise<ShowResult | n
   const events = eventsByIds(db, item.source_event_ids).map((e) => ({ id: e.id, timestamp: e.timestamp, event_type: e.event_type, text: eventText(e) }));
   const { embedding: _e, ...plain } = item;
   const shown: ShowResult = { scope: "project", item: plain, predecessors: predecessors(db, id).map(version), successors, episodes, events };
+  const outcome = db.query(`SELECT flag, flag_reason, decay_steps FROM memory_outcomes WHERE memory_id = ?`).get(id) as ShowResult["outcome"] | null;
+  if (outcome) shown.outcome = outcome;
   if (!item.deleted) {
     const { verifyItems } = await import("../engine/retrieve/verify/verify.ts");
     const v = verifyItems(item.project_id, db, [item]).get(item.id);
@@ -149,6 +153,8 @@ export function renderShow(r: ShowResult): string {
   if (Array.isArray(it.tags) && it.tags.length > 0) lines.push(`  tags: ${(it.tags as string[]).join(", ")}`);
   if (Array.isArray(it.file_paths) && it.file_paths.length > 0) lines.push(`  files: ${(it.file_paths as string[]).join(", ")}`);
   if (r.verification) lines.push(`  checked against the code: ${r.verification.status} (${r.verification.reason})`);
+  if (r.outcome?.flag) lines.push(`  flagged ${r.outcome.flag}: ${r.outcome.flag_reason ?? ""}`);
+  if (r.outcome && r.outcome.decay_steps > 0) lines.push(`  importance decayed ${r.outcome.decay_steps}× for disuse (neither served nor seen again)`);
   lines.push("", `Replaced (${r.predecessors.length}):`, ...(r.predecessors.length ? r.predecessors.map(renderVersion) : ["  nothing: this is the first version"]));
   lines.push("", `Replaced by (${r.successors.length}):`, ...(r.successors.length ? r.successors.map(renderVersion) : ["  nothing: this version is current"]));
   if (r.scope === "project") {

@@ -60,6 +60,7 @@ export const CONFIG_KEYS = {
   "daemon.batch_max_events": key(positiveInt, 200, "Largest batch sent to the engine."),
 
   "engine.episode_gap_minutes": key(positiveInt, 20, "A gap longer than this starts a new episode."),
+  "memory.decay_days": key(positiveInt, 90, "A memory neither served nor seen again for this many days loses a fifth of its importance (never deleted)."),
 } satisfies Record<string, ConfigKeyDef<any>>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

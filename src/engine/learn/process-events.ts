@@ -27,6 +27,7 @@ import { offlineDigest } from "./summarize.ts";
 import { applyProjectDecision, projectAnchorItems, ruleDecision, type ApplyContext, type Decision, type ExistingItem } from "./apply/update.ts";
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
 import { recordAnchors } from "./apply/record-anchors.ts";
+import { gradeOutcomes } from "./outcomes.ts";
 
 /**
  * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
@@ -149,6 +150,8 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
     memoryIds.push(...(await extractEpisode(db, body.project_id, body.user_id, ep, d, manifests)));
     manifests = false;
   }
+  // What happened next grades what was stored: failing recipes flagged, unused memories decayed.
+  if (ready.length > 0) gradeOutcomes(db, body.project_id, nowMs, d.config["memory.decay_days"]);
   if (d.summaryLimit > 0 && d.llm) {
     await scheduleSummaries({ db, projectId: body.project_id, llm: d.llm, ledger: d.ledger, contextWindowTokens: d.config["llm.context_window_tokens"], limit: d.summaryLimit });
   }

@@ -1,0 +1,121 @@
+/**
+ * Outcome grading and decay (issue 15 item 3), run after episodes are extracted:
+ * - a recipe whose commands failed in two or more later episodes, with no success after them, is
+ *   demoted (importance halved) and flagged `recipe_failing`;
+ * - a memory neither served (no MCP call delivered it) nor seen again (no episode refreshed it) for
+ *   `memory.decay_days` days loses a fifth of its importance, once per such period — never below
+ *   0.05, never deleted.
+ * A decision or rule a later user statement contradicts is already superseded by the update step
+ * (DELETE_AND_ADD with lineage). What this pass changed is kept in `memory_outcomes`.
+ */
+import type { Database } from "bun:sqlite";
+import { isoToMs, nowIso } from "../../shared/time.ts";
+import { currentItems, updateMemoryItem, type MemoryItem } from "../../sql/memory-items.ts";
+import { commandRuns, mainStep } from "../events/commands.ts";
+import { toEngineEvent } from "../events/event-view.ts";
+import type { EventDTO } from "../../shared/event.ts";
+
+const DAY = 86_400_000;
+export const DECAY_FACTOR = 0.8;
+export const DECAY_FLOOR = 0.05;
+/** Failing episodes (after the last success) that flag a recipe. */
+export const RECIPE_FAILURES = 2;
+
+export interface OutcomeResult {
+  flagged: string[];
+  decayed: string[];
+}
+
+interface OutcomeRow {
+  memory_id: string;
+  flag: string | null;
+  decay_steps: number;
+  decayed_at: string | null;
+}
+
+function outcomeOf(db: Database, id: string): OutcomeRow | null {
+  return db.query(`SELECT memory_id, flag, decay_steps, decayed_at FROM memory_outcomes WHERE memory_id = ?`).get(id) as OutcomeRow | null;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** The commands a recipe runs: its backticked spans that look like a command line. */
+export function recipeCommands(content: string): string[] {
+  return [...content.matchAll(/`([^`\n]{3,160})`/g)].map((m) => m[1]!.trim()).filter((c) => /\s/.test(c) || /^[\w.-]+$/.test(c));
+}
+
+/** Per episode after `sinceIso`, whether a recipe command passed or failed there (its last run wins). */
+function commandHistory(db: Database, projectId: string, commands: readonly string[], sinceIso: string): Array<{ episode: string; end: string; pass: boolean }> {
+  const rows = db
+    .query(
+      `SELECT e.*, ee.episode_id AS episode_id, ep.end_ts AS end_ts FROM events e JOIN episode_events ee ON ee.event_id = e.id JOIN episodes ep ON ep.id = ee.episode_id
+       WHERE e.project_id = ? AND e.event_type IN ('command_run', 'test_run') AND e.timestamp > ? ORDER BY e.timestamp`,
+    )
+    .all(projectId, sinceIso) as Array<EventDTO & { episode_id: string; end_ts: string }>;
+  const byEpisode = new Map<string, { end: string; pass: boolean }>();
+  for (const r of rows) {
+    const run = commandRuns([toEngineEvent(r)])[0];
+    if (!run || (run.outcome !== "pass" && run.outcome !== "fail")) continue;
+    const step = mainStep(run);
+    const text = step?.base ?? step?.text ?? "";
+    if (!commands.some((c) => text === c || text.startsWith(`${c} `) || c.startsWith(`${text} `) || c === step?.text)) continue;
+    byEpisode.set(r.episode_id, { end: r.end_ts, pass: run.outcome === "pass" });
+  }
+  return [...byEpisode].map(([episode, v]) => ({ episode, ...v })).sort((a, b) => (a.end < b.end ? -1 : 1));
+}
+
+function gradeRecipe(db: Database, projectId: string, item: MemoryItem, at: string): boolean {
+  const commands = recipeCommands(item.content);
+  if (commands.length === 0) return false;
+  const history = commandHistory(db, projectId, commands, item.created_at).filter((h) => h.episode !== item.source_episode_id);
+  const lastPass = history.map((h) => h.pass).lastIndexOf(true);
+  const failing = history.slice(lastPass + 1).filter((h) => !h.pass);
+  if (failing.length < RECIPE_FAILURES) return false;
+  const reason = `its commands failed in ${failing.length} later episodes without a success since (last ${failing.at(-1)!.end})`;
+  db.query(
+    `INSERT INTO memory_outcomes (memory_id, flag, flag_reason, flagged_at) VALUES (?, 'recipe_failing', ?, ?)
+     ON CONFLICT (memory_id) DO UPDATE SET flag = excluded.flag, flag_reason = excluded.flag_reason, flagged_at = excluded.flagged_at`,
+  ).run(item.id, reason, at);
+  updateMemoryItem(db, item.id, { importance: round2(Math.max(DECAY_FLOOR, item.importance / 2)), updated_at: item.updated_at });
+  return true;
+}
+
+/** Ids delivered by any MCP call since `sinceIso` (the trace in tool_calls). */
+function servedSince(db: Database, sinceIso: string): Set<string> {
+  const served = new Set<string>();
+  for (const r of db.query(`SELECT memory_ids FROM tool_calls WHERE ts > ? AND memory_ids != '[]'`).all(sinceIso) as Array<{ memory_ids: string }>) {
+    try {
+      for (const id of JSON.parse(r.memory_ids) as string[]) served.add(id);
+    } catch {
+      // A damaged trace row says nothing about what was served.
+    }
+  }
+  return served;
+}
+
+/** Grade the project's current memories against what happened since they were stored (one transaction). */
+export function gradeOutcomes(db: Database, projectId: string, nowMs: number, decayDays = 90): OutcomeResult {
+  const at = nowIso(nowMs);
+  const cutoff = nowIso(nowMs - decayDays * DAY);
+  const result: OutcomeResult = { flagged: [], decayed: [] };
+  db.transaction(() => {
+    const items = currentItems(db, projectId);
+    for (const item of items) {
+      if (item.type !== "recipe" || outcomeOf(db, item.id)?.flag === "recipe_failing") continue;
+      if (gradeRecipe(db, projectId, item, at)) result.flagged.push(item.id);
+    }
+    const served = servedSince(db, cutoff);
+    for (const item of currentItems(db, projectId)) {
+      if (item.updated_at > cutoff || served.has(item.id) || item.importance <= DECAY_FLOOR) continue;
+      const o = outcomeOf(db, item.id);
+      if (o?.decayed_at && isoToMs(o.decayed_at) > nowMs - decayDays * DAY) continue;
+      db.query(
+        `INSERT INTO memory_outcomes (memory_id, decay_steps, decayed_at) VALUES (?, 1, ?)
+         ON CONFLICT (memory_id) DO UPDATE SET decay_steps = decay_steps + 1, decayed_at = excluded.decayed_at`,
+      ).run(item.id, at);
+      updateMemoryItem(db, item.id, { importance: round2(Math.max(DECAY_FLOOR, item.importance * DECAY_FACTOR)), updated_at: item.updated_at });
+      result.decayed.push(item.id);
+    }
+  }).immediate();
+  return result;
+}

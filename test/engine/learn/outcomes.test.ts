@@ -1,0 +1,85 @@
+/**
+ * Outcome grading and decay (issue 15 item 3) on a real data.db: a recipe whose commands fail in two
+ * later episodes is demoted and flagged (not when a success follows); a memory neither served nor
+ * seen for the decay period loses a fifth of its importance, once per period, and is never deleted.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { gradeOutcomes } from "../../../src/engine/learn/outcomes.ts";
+import { nowIso } from "../../../src/shared/time.ts";
+import { getMemoryItem } from "../../../src/sql/memory-items.ts";
+import { addEpisode, addItem, tempProject } from "../retrieve/helpers.ts";
+
+const NOW = Date.parse("2026-03-01T12:00:00.000Z");
+const DAY = 86_400_000;
+let p: ReturnType<typeof tempProject>;
+beforeEach(() => {
+  p = tempProject("sqrl-outcomes-");
+});
+afterEach(() => p.cleanup());
+
+const RECIPE = "Before pushing, run `npm run lint` and then `npm test`.";
+
+function lintEpisode(id: string, daysAgo: number, exit: number): void {
+  addEpisode(
+    p.db,
+    p.root,
+    {
+      id,
+      days_ago: daysAgo,
+      summary: "lint",
+      events: [{ type: "command_run", at: 1, content: { command: "npm run lint", exit_code: exit, is_error: exit !== 0, output: exit === 0 ? "ok" : "error: 3 problems" } }],
+    },
+    NOW,
+  );
+}
+
+const outcome = (id: string) => p.db.query("SELECT * FROM memory_outcomes WHERE memory_id = ?").get(id) as { flag: string | null; flag_reason: string | null; decay_steps: number } | null;
+
+describe("recipes graded by what happened next", () => {
+  test("commands failing in two later episodes without a success since: demoted and flagged", () => {
+    const r = addItem(p.db, p.root, { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 }, NOW);
+    lintEpisode("ep_a", 5, 1);
+    expect(gradeOutcomes(p.db, p.root, NOW).flagged).toEqual([]);
+    lintEpisode("ep_b", 3, 1);
+    expect(gradeOutcomes(p.db, p.root, NOW).flagged).toEqual([r.id]);
+    expect(getMemoryItem(p.db, r.id)!.importance).toBe(0.3);
+    expect(outcome(r.id)).toMatchObject({ flag: "recipe_failing" });
+    expect(outcome(r.id)!.flag_reason).toContain("failed in 2 later episodes");
+    // Graded once: a later pass does not halve it again.
+    gradeOutcomes(p.db, p.root, NOW);
+    expect(getMemoryItem(p.db, r.id)!.importance).toBe(0.3);
+  });
+
+  test("a success after the failures keeps the recipe", () => {
+    const r = addItem(p.db, p.root, { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 }, NOW);
+    lintEpisode("ep_a", 6, 1);
+    lintEpisode("ep_b", 5, 1);
+    lintEpisode("ep_c", 2, 0);
+    expect(gradeOutcomes(p.db, p.root, NOW).flagged).toEqual([]);
+    expect(getMemoryItem(p.db, r.id)!.importance).toBe(0.6);
+  });
+});
+
+describe("decay of unused memories", () => {
+  test("neither served nor seen for 90 days: importance × 0.8 once per period, never deleted; a served one keeps its importance", () => {
+    const old = addItem(p.db, p.root, { type: "project_fact", key: "old", content: "The queue worker lives in worker/.", importance: 0.5, age_days: 120 }, NOW);
+    const served = addItem(p.db, p.root, { type: "project_fact", key: "served", content: "The API lives in api/.", importance: 0.5, age_days: 120 }, NOW);
+    const fresh = addItem(p.db, p.root, { type: "project_fact", key: "fresh", content: "Docs live in docs/.", importance: 0.5, age_days: 10 }, NOW);
+    p.db.query("INSERT INTO tool_calls (ts, tool, args_json, memory_ids, latency_ms) VALUES (?, 'get_task_context', '{}', ?, 1)").run(nowIso(NOW - 20 * DAY), JSON.stringify([served.id]));
+    expect(gradeOutcomes(p.db, p.root, NOW).decayed).toEqual([old.id]);
+    expect(getMemoryItem(p.db, old.id)!.importance).toBe(0.4);
+    expect(getMemoryItem(p.db, old.id)!.updated_at).toBe(old.updated_at);
+    expect(getMemoryItem(p.db, served.id)!.importance).toBe(0.5);
+    expect(getMemoryItem(p.db, fresh.id)!.importance).toBe(0.5);
+    expect(gradeOutcomes(p.db, p.root, NOW + DAY).decayed).toEqual([]);
+    expect(gradeOutcomes(p.db, p.root, NOW + 91 * DAY).decayed).toContain(old.id);
+    expect(outcome(old.id)!.decay_steps).toBe(2);
+    expect(getMemoryItem(p.db, old.id)!.deleted).toBe(false);
+  });
+
+  test("the period is configurable", () => {
+    const item = addItem(p.db, p.root, { type: "project_fact", key: "k", content: "Something true.", importance: 0.5, age_days: 20 }, NOW);
+    expect(gradeOutcomes(p.db, p.root, NOW).decayed).toEqual([]);
+    expect(gradeOutcomes(p.db, p.root, NOW, 14).decayed).toEqual([item.id]);
+  });
+});
