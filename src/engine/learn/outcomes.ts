@@ -2,6 +2,9 @@
  * Outcome grading and decay (issue 15 item 3), run after episodes are extracted:
  * - a recipe whose commands failed in two or more later episodes, with no success after them, is
  *   demoted (importance halved) and flagged `recipe_failing`;
+ * - a pitfall whose error comes back in a later episode after its recorded fix is flagged
+ *   `fix_insufficient` (the lesson still matters: it keeps its importance);
+ * - a pitfall served by an MCP call and then run into again gains importance (+0.1, once per episode);
  * - a memory neither served (no MCP call delivered it) nor seen again (no episode refreshed it) for
  *   `memory.decay_days` days loses a fifth of its importance, once per such period — never below
  *   0.05, never deleted.
@@ -14,6 +17,7 @@ import { currentItems, updateMemoryItem, type MemoryItem } from "../../sql/memor
 import { commandRuns, mainStep } from "../events/commands.ts";
 import { toEngineEvent } from "../events/event-view.ts";
 import type { EventDTO } from "../../shared/event.ts";
+import { failureKey } from "./extract/pitfalls.ts";
 
 const DAY = 86_400_000;
 export const DECAY_FACTOR = 0.8;
@@ -24,17 +28,20 @@ export const RECIPE_FAILURES = 2;
 export interface OutcomeResult {
   flagged: string[];
   decayed: string[];
+  /** Pitfalls served and then run into again: importance raised. */
+  promoted: string[];
 }
 
 interface OutcomeRow {
   memory_id: string;
   flag: string | null;
+  flagged_at: string | null;
   decay_steps: number;
   decayed_at: string | null;
 }
 
 function outcomeOf(db: Database, id: string): OutcomeRow | null {
-  return db.query(`SELECT memory_id, flag, decay_steps, decayed_at FROM memory_outcomes WHERE memory_id = ?`).get(id) as OutcomeRow | null;
+  return db.query(`SELECT memory_id, flag, flagged_at, decay_steps, decayed_at FROM memory_outcomes WHERE memory_id = ?`).get(id) as OutcomeRow | null;
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -80,6 +87,70 @@ function gradeRecipe(db: Database, projectId: string, item: MemoryItem, at: stri
   return true;
 }
 
+/** Later failures (episode, its end, the time of the failure) per pitfall key, after `sinceIso`. */
+function failuresByKey(db: Database, projectId: string, sinceIso: string): Map<string, Array<{ episode: string; end: string; at: string }>> {
+  const rows = db
+    .query(
+      `SELECT e.*, ee.episode_id AS episode_id, ep.end_ts AS end_ts FROM events e JOIN episode_events ee ON ee.event_id = e.id JOIN episodes ep ON ep.id = ee.episode_id
+       WHERE e.project_id = ? AND e.event_type IN ('command_run', 'test_run') AND e.timestamp > ? ORDER BY e.timestamp`,
+    )
+    .all(projectId, sinceIso) as Array<EventDTO & { episode_id: string; end_ts: string }>;
+  const out = new Map<string, Array<{ episode: string; end: string; at: string }>>();
+  for (const r of rows) {
+    const run = commandRuns([toEngineEvent(r)])[0];
+    const key = run ? failureKey(run) : null;
+    if (!key) continue;
+    const list = out.get(key) ?? [];
+    if (!list.some((f) => f.episode === r.episode_id)) list.push({ episode: r.episode_id, end: r.end_ts, at: r.timestamp });
+    out.set(key, list);
+  }
+  return out;
+}
+
+/** When each memory was last delivered by an MCP call (the trace in tool_calls). */
+function lastServed(db: Database): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of db.query(`SELECT ts, memory_ids FROM tool_calls WHERE memory_ids != '[]' ORDER BY ts`).all() as Array<{ ts: string; memory_ids: string }>) {
+    try {
+      for (const id of JSON.parse(r.memory_ids) as string[]) out.set(id, r.ts);
+    } catch {
+      // A damaged trace row says nothing about what was served.
+    }
+  }
+  return out;
+}
+
+function gradePitfalls(db: Database, projectId: string, items: readonly MemoryItem[], at: string, result: OutcomeResult): void {
+  const pitfalls = items.filter((i) => i.type === "pitfall");
+  if (pitfalls.length === 0) return;
+  const oldest = pitfalls.reduce((m, i) => (i.created_at < m ? i.created_at : m), pitfalls[0]!.created_at);
+  const failures = failuresByKey(db, projectId, oldest);
+  if (failures.size === 0) return;
+  const served = lastServed(db);
+  for (const item of pitfalls) {
+    const known = new Set([item.source_episode_id, ...item.evidence_episode_ids]);
+    const again = (failures.get(item.key) ?? []).filter((f) => f.at > item.created_at && !known.has(f.episode));
+    if (again.length === 0) continue;
+    const o = outcomeOf(db, item.id);
+    if (o?.flag !== "fix_insufficient") {
+      db.query(
+        `INSERT INTO memory_outcomes (memory_id, flag, flag_reason, flagged_at) VALUES (?, 'fix_insufficient', ?, ?)
+         ON CONFLICT (memory_id) DO UPDATE SET flag = excluded.flag, flag_reason = excluded.flag_reason, flagged_at = excluded.flagged_at`,
+      ).run(item.id, `the error came back after the recorded fix (episode ${again[0]!.episode}, ${again[0]!.end}): the fix was not sufficient`, at);
+      result.flagged.push(item.id);
+    }
+    // Served, then run into anyway: the warning matters more than its importance said.
+    const servedAt = served.get(item.id);
+    const afterServe = servedAt ? again.filter((f) => f.at > servedAt && f.at > (o?.flagged_at ?? "")) : [];
+    if (afterServe.length > 0) {
+      updateMemoryItem(db, item.id, { importance: round2(Math.min(1, item.importance + 0.1)), updated_at: item.updated_at });
+      // Counted up to now: the same failures never raise it twice.
+      db.query(`UPDATE memory_outcomes SET flagged_at = ? WHERE memory_id = ?`).run(at, item.id);
+      result.promoted.push(item.id);
+    }
+  }
+}
+
 /** Ids delivered by any MCP call since `sinceIso` (the trace in tool_calls). */
 function servedSince(db: Database, sinceIso: string): Set<string> {
   const served = new Set<string>();
@@ -97,13 +168,14 @@ function servedSince(db: Database, sinceIso: string): Set<string> {
 export function gradeOutcomes(db: Database, projectId: string, nowMs: number, decayDays = 90): OutcomeResult {
   const at = nowIso(nowMs);
   const cutoff = nowIso(nowMs - decayDays * DAY);
-  const result: OutcomeResult = { flagged: [], decayed: [] };
+  const result: OutcomeResult = { flagged: [], decayed: [], promoted: [] };
   db.transaction(() => {
     const items = currentItems(db, projectId);
     for (const item of items) {
       if (item.type !== "recipe" || outcomeOf(db, item.id)?.flag === "recipe_failing") continue;
       if (gradeRecipe(db, projectId, item, at)) result.flagged.push(item.id);
     }
+    gradePitfalls(db, projectId, currentItems(db, projectId, ["pitfall"]), at, result);
     const served = servedSince(db, cutoff);
     for (const item of currentItems(db, projectId)) {
       if (item.updated_at > cutoff || served.has(item.id) || item.importance <= DECAY_FLOOR) continue;

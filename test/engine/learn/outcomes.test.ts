@@ -1,9 +1,13 @@
 /**
  * Outcome grading and decay (issue 15 item 3) on a real data.db: a recipe whose commands fail in two
  * later episodes is demoted and flagged (not when a success follows); a memory neither served nor
- * seen for the decay period loses a fifth of its importance, once per period, and is never deleted.
+ * seen for the decay period loses a fifth of its importance, once per period, and is never deleted; a
+ * pitfall whose error comes back after its fix is flagged, and gains importance when it had been served.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { commandRuns } from "../../../src/engine/events/commands.ts";
+import { toEngineEvent } from "../../../src/engine/events/event-view.ts";
+import { failureKey } from "../../../src/engine/learn/extract/pitfalls.ts";
 import { gradeOutcomes } from "../../../src/engine/learn/outcomes.ts";
 import { nowIso } from "../../../src/shared/time.ts";
 import { getMemoryItem } from "../../../src/sql/memory-items.ts";
@@ -81,5 +85,41 @@ describe("decay of unused memories", () => {
     const item = addItem(p.db, p.root, { type: "project_fact", key: "k", content: "Something true.", importance: 0.5, age_days: 20 }, NOW);
     expect(gradeOutcomes(p.db, p.root, NOW).decayed).toEqual([]);
     expect(gradeOutcomes(p.db, p.root, NOW, 14).decayed).toEqual([item.id]);
+  });
+});
+
+describe("pitfalls graded by what happened next", () => {
+  const FAILING = "FAIL src/auth/jwt.test.ts\nTypeError: Cannot read properties of undefined (reading 'exp')";
+  function testEpisode(id: string, daysAgo: number): void {
+    addEpisode(
+      p.db,
+      p.root,
+      { id, days_ago: daysAgo, summary: "tests", events: [{ type: "test_run", at: 1, content: { command: "npx vitest run", exit_code: 1, is_error: true, output: FAILING, runner: "vitest", failed: 1, passed: 0 } }] },
+      NOW,
+    );
+  }
+  const keyOfFailure = () => {
+    const row = p.db.query("SELECT * FROM events WHERE event_type = 'test_run' LIMIT 1").get() as Parameters<typeof toEngineEvent>[0];
+    return failureKey(commandRuns([toEngineEvent(row)])[0]!)!;
+  };
+
+  test("the error back after the fix: the fix is marked not sufficient; served before it came back: importance raised once", () => {
+    testEpisode("ep_probe", 30);
+    const key = keyOfFailure();
+    expect(key).toStartWith("pitfall:test:");
+    p.db.query("DELETE FROM episode_events").run();
+    p.db.query("DELETE FROM events").run();
+    p.db.query("DELETE FROM episodes").run();
+    const pit = addItem(p.db, p.root, { type: "pitfall", key, content: "`npx vitest run` failed: TypeError reading 'exp'. Fix: guard a missing exp.", importance: 0.7, age_days: 10 }, NOW);
+    p.db.query("INSERT INTO tool_calls (ts, tool, args_json, memory_ids, latency_ms) VALUES (?, 'get_task_context', '{}', ?, 1)").run(nowIso(NOW - 6 * DAY), JSON.stringify([pit.id]));
+    testEpisode("ep_again", 4);
+    const res = gradeOutcomes(p.db, p.root, NOW);
+    expect(res.flagged).toEqual([pit.id]);
+    expect(res.promoted).toEqual([pit.id]);
+    expect(outcome(pit.id)).toMatchObject({ flag: "fix_insufficient" });
+    expect(outcome(pit.id)!.flag_reason).toContain("the fix was not sufficient");
+    expect(getMemoryItem(p.db, pit.id)!.importance).toBe(0.8);
+    expect(gradeOutcomes(p.db, p.root, NOW + 1000).promoted).toEqual([]);
+    expect(getMemoryItem(p.db, pit.id)!.importance).toBe(0.8);
   });
 });

@@ -294,6 +294,21 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
   };
 }
 
+/**
+ * The key a failed run's pitfall would be stored under (as chainCandidate names it), so a later
+ * failure can be matched to a stored pitfall: the same error coming back (learn/outcomes.ts).
+ */
+export function failureKey(run: CommandRun): string | null {
+  if (run.outcome !== "fail" || !PITFALL_KINDS.has(run.kind)) return null;
+  const lines = failureLines(run.ev.output, 2);
+  const telling = lines.filter((l) => !/^\[\d{1,2}:\d{2}|^\[[A-Z][\w-]*\]|^\d+\s*\|/.test(l));
+  const lintRule = run.kind === "lint" ? lintRuleOf(run.ev.output) : null;
+  if (lintRule) return `pitfall:lint-rule:${slug(lintRule, 4)}`.slice(0, 110);
+  const sigLine = signatureLine(telling.length > 0 ? telling : lines);
+  const tail = sigLine ? slug(errorSignature(sigLine), 5) : "";
+  return tail ? `pitfall:${run.kind}:${tail}`.slice(0, 110) : null;
+}
+
 /** Where a lint failure names its rule: `lint/suspicious/noEmptyBlockStatements`, `@typescript-eslint/no-floating-promises`, `(errcheck)`. */
 export function lintRuleOf(output: string): string | null {
   const m =
