@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { recordAnchors } from "../src/engine/learn/apply/record-anchors.ts";
 import { retrievalContext } from "../src/engine/retrieve/retrieval-context.ts";
 import { isRelevant, MAX_SELECTED, rankTaskCandidates, taskContext } from "../src/engine/retrieve/task-context.ts";
-import { clearRepoMemos } from "../src/engine/retrieve/verify/repo-state.ts";
+import { clearRepoMemos } from "../src/engine/anchors/repo-state.ts";
 import { clearVerificationCache, verifyItems } from "../src/engine/retrieve/verify/verify.ts";
 import { TaskContextRequest } from "../src/shared/api.ts";
 import { currentItems } from "../src/sql/memory-items.ts";

@@ -28,6 +28,7 @@ import { applyProjectDecision, projectAnchorItems, ruleDecision, type ApplyConte
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
 import { recordAnchors } from "./apply/record-anchors.ts";
 import { gradeOutcomes } from "./outcomes.ts";
+import { followMoves } from "./apply/follow-moves.ts";
 
 /**
  * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
@@ -152,6 +153,8 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   }
   // What happened next grades what was stored: failing recipes flagged, unused memories decayed.
   if (ready.length > 0) gradeOutcomes(db, body.project_id, nowMs, d.config["memory.decay_days"]);
+  // Code moved since the last batch (HEAD changed): moved memories get a version with today's names.
+  followMoves(db, body.project_id, nowMs);
   if (d.summaryLimit > 0 && d.llm) {
     await scheduleSummaries({ db, projectId: body.project_id, llm: d.llm, ledger: d.ledger, contextWindowTokens: d.config["llm.context_window_tokens"], limit: d.summaryLimit });
   }

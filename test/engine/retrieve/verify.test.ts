@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { followMoves } from "../../../src/engine/learn/apply/follow-moves.ts";
 import { recordAnchors } from "../../../src/engine/learn/apply/record-anchors.ts";
 import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
 import { searchMemory } from "../../../src/engine/retrieve/search.ts";
@@ -17,6 +18,7 @@ import { SearchQuery, TaskContextRequest, ViewQuery } from "../../../src/shared/
 import type { EventDTO } from "../../../src/shared/event.ts";
 import { nowIso } from "../../../src/shared/time.ts";
 import { anchorJsonOf } from "../../../src/sql/memory-anchors.ts";
+import { getMemoryItem } from "../../../src/sql/memory-items.ts";
 import { openProjectDb } from "../../../src/sql/open.ts";
 import { addItem, tempProject } from "./helpers.ts";
 import { commitAll, git, initRepo, JWT_TS, JWT_TS_BUGGY, writeFile } from "./git-repo.ts";
@@ -106,6 +108,21 @@ describe("scenarios in a real git repository", () => {
     expect(m.content).not.toContain("isExpired");
     expect(m.reason).toContain("moved");
     expect(res.markdown).toContain("hasExpired");
+  });
+
+  test("the engine's write path makes the move lasting: a new version with the new name and a fresh anchor, the old one kept", () => {
+    const { id } = repoWithFixedPitfall();
+    writeFile(p.root, "src/auth/jwt.ts", JWT_TS.replace("isExpired", "hasExpired"));
+    commitAll(p.root, "rename isExpired");
+    const made = followMoves(p.db, p.root, NOW, { force: true });
+    expect(made).toHaveLength(1);
+    const next = getMemoryItem(p.db, made[0]!)!;
+    expect(next.content).toContain("`hasExpired`");
+    expect(next.decision).toBe("UPDATE_EXISTING");
+    expect(getMemoryItem(p.db, id)!.superseded_by).toBe(next.id);
+    expect(JSON.parse(anchorJsonOf(p.db, [next.id]).get(next.id)!).commit).toBeTruthy();
+    expect(statusOf(next.id).status).toBe("verified");
+    expect(followMoves(p.db, p.root, NOW)).toEqual([]);
   });
 
   test("a file renamed with git mv: moved, served with the new path", async () => {

@@ -12,8 +12,8 @@ import { anchorJsonOf } from "../../../sql/memory-anchors.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { Anchor, buildAnchor } from "../../anchors/anchor.ts";
 import { stampOf } from "../../anchors/source-file.ts";
-import { applyMoves, checkAnchor, type CheckResult, type Move, type VerificationStatus } from "./check.ts";
-import { RepoState } from "./repo-state.ts";
+import { applyMoves, checkAnchor, type CheckResult, type Move, type VerificationStatus } from "../../anchors/check.ts";
+import { RepoState } from "../../anchors/repo-state.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 
 export interface Verification {

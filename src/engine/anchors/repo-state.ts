@@ -6,8 +6,8 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { gitDirs, gitStatus, readHead, runGit, type GitDirs, type Head } from "../../../shared/git.ts";
-import { readSource, wordRe } from "../../anchors/source-file.ts";
+import { gitDirs, gitStatus, readHead, runGit, type GitDirs, type Head } from "../../shared/git.ts";
+import { readSource, wordRe } from "./source-file.ts";
 
 export type Ancestry = "yes" | "no" | "unknown";
 

@@ -9,9 +9,9 @@
  *   anchor was written on a line of history HEAD does not contain (another branch) — never stale then.
  * Pure reads; never throws for a bad repository (the caller catches anything else).
  */
-import type { Anchor } from "../../anchors/anchor.ts";
-import { hasCitations, packageScripts } from "../../anchors/anchor.ts";
-import { readSource, stampOf, wordRe, type FileStamp } from "../../anchors/source-file.ts";
+import type { Anchor } from "./anchor.ts";
+import { hasCitations, packageScripts } from "./anchor.ts";
+import { readSource, stampOf, wordRe, type FileStamp } from "./source-file.ts";
 import type { RepoState } from "./repo-state.ts";
 
 export type VerificationStatus = "verified" | "moved" | "stale" | "unverifiable";
