@@ -88,8 +88,12 @@ export interface AnchorInput {
   commit?: string | null;
 }
 
-/** Record what `item` cites, as the repository at `root` shows it now. */
-export function buildAnchor(root: string, item: AnchorInput, source: string, at: string): Anchor {
+/**
+ * Record what `item` cites, as the repository at `root` shows it now. `searchRepo` (default on) looks
+ * for backticked identifiers the cited files lack with one `git grep`; anchors built while serving
+ * skip it (a process per item would cost a cold read several ms each).
+ */
+export function buildAnchor(root: string, item: AnchorInput, source: string, at: string, opts: { searchRepo?: boolean } = {}): Anchor {
   const cited = citations(item.content, item.file_paths);
   const texts = new Map<string, string>();
   const files: string[] = [];
@@ -111,7 +115,7 @@ export function buildAnchor(root: string, item: AnchorInput, source: string, at:
     else if (id.backticked) unresolved.push(id.name);
   }
   const dirs = gitDirs(root);
-  if (dirs && symbols.length < MAX_SYMBOLS) {
+  if (dirs && opts.searchRepo !== false && symbols.length < MAX_SYMBOLS) {
     for (const [name, p] of grepTracked(root, unresolved.slice(0, MAX_SYMBOLS - symbols.length))) {
       const r = readSource(root, p);
       const s = r.ok ? symbolAt(name, p, r.text) : null;

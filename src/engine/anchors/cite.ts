@@ -26,7 +26,11 @@ const SCRIPT_RE = /\b(?:npm run|pnpm(?: run)?|yarn(?: run)?|bun run)\s+([a-z0-9]
 /** pnpm/yarn words that are the package manager's own commands, not scripts. */
 const PM_BUILTINS = new Set("install i add remove rm update up exec dlx x why list ls init create publish link run test".split(" "));
 /** Words that look like code but are prose or well-known tool names. */
-const NOT_IDENTIFIERS = new Set(["e.g", "i.e", "JavaScript", "TypeScript", "GitHub", "GitLab", "PostgreSQL", "MySQL", "SQLite", "MongoDB", "GraphQL", "macOS", "iOS", "npm", "pnpm", "yarn", "bun", "node"]);
+const NOT_IDENTIFIERS = new Set([
+  ...["e.g", "i.e", "JavaScript", "TypeScript", "GitHub", "GitLab", "PostgreSQL", "MySQL", "SQLite", "MongoDB", "GraphQL", "macOS", "iOS", "npm", "pnpm", "yarn", "bun", "node"],
+  // Language keywords and literals: found in nearly every file, they say nothing about where code lives.
+  ..."await async const let var function return import export default class interface type enum extends implements new this self null undefined true false None True False nil void any unknown never string number boolean object static public private protected readonly throw throws try catch finally yield def lambda pass raise except from with while for break continue else elif switch case struct impl trait pub mut use mod fn func package go defer select chan map".split(" "),
+]);
 
 function looksLikePath(p: string): boolean {
   if (/^\d/.test(p) || /^[\d.]+$/.test(p)) return false; // versions: 1.2.3

@@ -63,7 +63,7 @@ function anchorFor(root: string, item: Checkable, stored: string | undefined, no
   const key = `lazy:${item.updated_at}:${item.content.length}`;
   const hit = lazy.get(item.id);
   if (hit && hit.key === key) return hit;
-  const built = { key, anchor: buildAnchor(root, item, "lazy", nowIso(nowMs)) };
+  const built = { key, anchor: buildAnchor(root, item, "lazy", nowIso(nowMs), { searchRepo: false }) };
   lazy.set(item.id, built);
   return built;
 }
