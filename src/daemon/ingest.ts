@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { EventContent, EventDTO, NormalizedEvent } from "../shared/event.ts";
+import { checkoutRoot, gitDirs } from "../shared/git.ts";
 import { isWithin, projectForPath } from "../shared/projects.ts";
 import { insertEvents, insertPackedEvents } from "../sql/events.ts";
 import { openProjectDb } from "../sql/open.ts";
@@ -68,13 +69,38 @@ export function mergeIngestResult(into: IngestResult, r: IngestResult): void {
   for (const [k, v] of r.addedByProject) into.addedByProject.set(k, (into.addedByProject.get(k) ?? 0) + v);
 }
 
-/** Paths made repo-relative: relative ones resolve against the record's cwd first. */
+/** cwd → the top of the linked worktree of `root` it is in (null: none), memoized per (root, cwd). */
+const worktreeTops = new Map<string, string | null>();
+
+function worktreeTop(root: string, cwd: string): string | null {
+  const key = `${root}\0${cwd}`;
+  let top = worktreeTops.get(key);
+  if (top === undefined) {
+    const t = checkoutRoot(cwd);
+    const a = t && t !== root ? gitDirs(t) : null;
+    const b = a ? gitDirs(root) : null;
+    top = a && b && a.commonDir === b.commonDir ? t : null;
+    if (worktreeTops.size > 1000) worktreeTops.clear();
+    worktreeTops.set(key, top);
+  }
+  return top;
+}
+
+/**
+ * Paths made repo-relative: relative ones resolve against the record's cwd first. A session in a
+ * linked worktree of the project (same git common directory) has its paths made relative to that
+ * worktree, so they name the same files as in the main checkout.
+ */
 export function repoRelativePaths(paths: readonly string[], root: string, cwd: string | null): string[] {
   const out = new Set<string>();
   for (const p of paths) {
     if (!p) continue;
     const abs = isAbsolute(p) ? p : resolve(cwd ?? root, p);
-    out.add(isWithin(abs, root) ? relative(root, abs) || "." : p);
+    if (isWithin(abs, root)) out.add(relative(root, abs) || ".");
+    else {
+      const tree = cwd && !isWithin(cwd, root) ? worktreeTop(root, cwd) : null;
+      out.add(tree && isWithin(abs, tree) ? relative(tree, abs) || "." : p);
+    }
   }
   return [...out];
 }
