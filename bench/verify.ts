@@ -7,7 +7,7 @@
  * The check alone is also timed on the candidates task_context passes it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { recordAnchors } from "../src/engine/learn/apply/record-anchors.ts";
 import { retrievalContext } from "../src/engine/retrieve/retrieval-context.ts";
@@ -82,22 +82,24 @@ const bench: Bench = async (opts) => {
     const paired = (on: number[]) => summarize(on.map((v, i) => v - samples.off[i]!));
     const added = { warm: paired(samples.warm).p95, cold: paired(samples.cold).p95 };
     const rows = [
-      ["task_context, check off", s.off.n, fmt(s.off.p50), fmt(s.off.p95), "—"],
-      ["task_context, check on, warm cache", s.warm.n, fmt(s.warm.p50), fmt(s.warm.p95), fmt(added.warm)],
-      ["task_context, check on, cold", s.cold.n, fmt(s.cold.p50), fmt(s.cold.p95), fmt(added.cold)],
-      ["the check alone, warm (candidates of one call)", s.checkWarm.n, fmt(s.checkWarm.p50), fmt(s.checkWarm.p95), "—"],
-      ["the check alone, cold", s.checkCold.n, fmt(s.checkCold.p50), fmt(s.checkCold.p95), "—"],
+      ["task_context, check off", s.off.n, fmt(s.off.p50), fmt(s.off.p95)],
+      ["task_context, check on, warm cache", s.warm.n, fmt(s.warm.p50), fmt(s.warm.p95)],
+      ["task_context, check on, cold", s.cold.n, fmt(s.cold.p50), fmt(s.cold.p95)],
+      ["**the check alone, warm** (the candidates of one call)", s.checkWarm.n, fmt(s.checkWarm.p50), fmt(s.checkWarm.p95)],
+      ["**the check alone, cold**", s.checkCold.n, fmt(s.checkCold.p50), fmt(s.checkCold.p95)],
     ];
     const md = [
       machineLine(),
       "",
-      `${N.toLocaleString("en")} memory items in a real git repository (the retrieval corpus; every cited file existed and held what its memories cite; then ${dropped.length} of ${files.length} files were deleted in a commit, so checks also take the slow path: renames, ancestry, a look through the files changed since); ${anchored.toLocaleString("en")} anchored in ${fmt(anchorMs / 1000, 1)} s (${fmt((anchorMs / anchored) * 1000, 0)} µs an item). ${queries.length} tasks; each checks up to ${MAX_SELECTED * 2} candidates (${fmt(served / queries.length, 1)} on average). Added p95 is the 95th percentile of the per-task difference (check on − check off); each task runs off, then cold, then warm, so the warm run also meets warmer SQLite caches and can come out faster than off — the rows timing the check alone are the cleaner figure. Git's answers come from files (HEAD) or one process each (ancestry, renames against the index), cached per HEAD and index. Goals: ≤ 2 ms added p95 warm, ≤ 15 ms cold.`,
+      `${N.toLocaleString("en")} memory items in a real git repository (the retrieval corpus; every cited file existed and held what its memories cite; then ${dropped.length} of ${files.length} files were deleted in a commit, so checks also take the slow path: renames, ancestry, a look through the files changed since); ${anchored.toLocaleString("en")} anchored in ${fmt(anchorMs / 1000, 1)} s (${fmt((anchorMs / anchored) * 1000, 0)} µs an item). ${queries.length} tasks; each checks up to ${MAX_SELECTED * 2} candidates (${fmt(served / queries.length, 1)} on average). Each task runs off, then cold, then warm, so the warm run also meets warmer SQLite caches and can come out faster than off. Git's answers come from files (HEAD) or one process each (ancestry, renames against the index), cached per HEAD and index. Goals: ≤ 2 ms added p95 warm, ≤ 15 ms cold.`,
       "",
-      table(["run", "calls", "p50 ms", "p95 ms", "added p95 ms"], rows),
+      table(["run", "calls", "p50 ms", "p95 ms"], rows),
+      "",
+      `Added by the check, timed alone on exactly the candidates task_context passes it: p95 **${fmt(s.checkWarm.p95)} ms warm** (goal ≤ 2) and **${fmt(s.checkCold.p95)} ms cold** (goal ≤ 15). The paired difference of whole calls (on − off, same task) has p95 ${fmt(added.warm)} ms warm and ${fmt(added.cold)} ms cold: it also holds the run-to-run noise of two separate calls on a shared 2-core machine (load average ${loadavg()[0]!.toFixed(1)} at the end of this run).`,
       "",
       `Statuses of the checked candidates: ${[...statuses].map(([k, v]) => `${k} ${v}`).join(", ")}.`,
     ].join("\n");
-    const headline = [`check adds ${fmt(added.warm)} ms p95 warm, ${fmt(added.cold)} ms cold at 10k items (check alone p95 ${fmt(s.checkWarm.p95)} / ${fmt(s.checkCold.p95)} ms)`];
+    const headline = [`the check adds p95 ${fmt(s.checkWarm.p95)} ms warm, ${fmt(s.checkCold.p95)} ms cold at 10k items (paired whole-call difference ${fmt(added.warm)} / ${fmt(added.cold)} ms)`];
     return { title: "Memory check against the code: cost at 10,000 items", markdown: md, headline } satisfies BenchReport;
   } finally {
     rmSync(base, { recursive: true, force: true });
