@@ -1,5 +1,5 @@
 /**
- * data.db v5 (issue 15): a v4 file gains memory_anchors and keeps its rows; an
+ * data.db v5 (issue 15): a v4 file gains memory_anchors and memory_outcomes and keeps its rows; an
  * anchor row goes with its memory.
  */
 import { Database } from "bun:sqlite";
@@ -16,7 +16,7 @@ beforeEach(() => {
 });
 afterEach(() => dir.cleanup());
 
-test("a v4 file gains memory_anchors and keeps its rows", () => {
+test("a v4 file gains memory_anchors and memory_outcomes and keeps its rows", () => {
   const path = join(dir.path, "old.db");
   const old = new Database(path, { create: true });
   for (const sql of MIGRATIONS.data.slice(0, 4)) old.exec(sql);
@@ -30,6 +30,7 @@ test("a v4 file gains memory_anchors and keeps its rows", () => {
     expect(schemaVersion(db)).toBe(5);
     const cols = (t: string) => (db.query(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
     expect(cols("memory_anchors")).toEqual(["memory_id", "anchor_json", "recorded_at"]);
+    expect(cols("memory_outcomes")).toEqual(["memory_id", "flag", "flag_reason", "flagged_at", "decay_steps", "decayed_at"]);
     expect(unanchoredIds(db, "/p")).toEqual(["mem_1"]);
     putAnchorJson(db, "mem_1", '{"files":[]}', "t2");
     expect(anchorJsonOf(db, ["mem_1", "mem_x"])).toEqual(new Map([["mem_1", '{"files":[]}']]));
