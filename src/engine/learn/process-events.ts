@@ -10,6 +10,7 @@ import { log } from "../../shared/log.ts";
 import { projectPaths } from "../../shared/paths.ts";
 import { isoToMs, nowIso } from "../../shared/time.ts";
 import { closedUnextracted, episodeEvents, getEpisode, saveEpisode, writeEpisodeFts, type Episode } from "../../sql/episodes.ts";
+import { insertEvents } from "../../sql/events.ts";
 import { openProjectDb, openUserDb } from "../../sql/open.ts";
 import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type EpisodeConfig } from "./episodes.ts";
 import type { Candidate } from "./extract/candidate.ts";
@@ -20,7 +21,9 @@ import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
 import { episodeImportance } from "./importance.ts";
 import { decideWithLlm, type DecisionCase } from "./apply/decide.ts";
+import { type Embedder, embedderFromConfig } from "../llm/embeddings.ts";
 import { createProvider, type LlmProvider } from "../llm/provider.ts";
+import { backfillEmbeddings } from "./embedding-backfill.ts";
 import { StateDbLedger, type UsageLedger } from "../llm/usage.ts";
 import { scheduleSummaries } from "./summary-scheduler.ts";
 import { offlineDigest } from "./summarize.ts";
@@ -49,6 +52,8 @@ export interface EngineDeps {
   manifests: boolean;
   /** Most episodes summarized by the proactive scheduler per call. */
   summaryLimit: number;
+  /** Embeddings stored after extraction, or null (`embeddings.provider = none`). Default: from config. */
+  embedder: Embedder | null;
 }
 
 export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
@@ -63,6 +68,7 @@ export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineD
     episodes: partial.episodes ?? { ...DEFAULT_EPISODE_CONFIG, gapMs: config["engine.episode_gap_minutes"] * 60_000 },
     manifests: partial.manifests ?? true,
     summaryLimit: partial.summaryLimit ?? 5,
+    embedder: partial.embedder !== undefined ? partial.embedder : (embedderFromConfig(config) ?? null),
   };
 }
 
@@ -103,14 +109,6 @@ function storedIds(db: Database, ids: readonly string[]): Set<string> {
   return new Set(rows.map((r) => r.id));
 }
 
-function insertMissing(db: Database, events: readonly EventDTO[]): void {
-  const stmt = db.prepare(
-    `INSERT OR IGNORE INTO events (id, project_id, user_id, source_tool, session_id, timestamp, event_type, content_json, file_paths, hash, processed_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  for (const e of events) stmt.run(e.id, e.project_id, e.user_id, e.source_tool, e.session_id, e.timestamp, e.event_type, e.content_json, JSON.stringify(e.file_paths), e.hash, e.processed_at);
-}
-
 /** Offline summary, outcome, paths and importance of an episode from its current events. */
 function refreshEpisode(db: Database, ep: Episode): void {
   const events = episodeEvents(db, ep.id).map(toEngineEvent);
@@ -128,7 +126,7 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   const nowMs = d.now();
   let eventEpisode = new Map<string, string>();
   db.transaction(() => {
-    insertMissing(db, body.events);
+    insertEvents(db, body.events); // a savepoint inside this transaction
     const present = storedIds(db, body.events.map((e) => e.id));
     const seg = segmentEvents(db, body.project_id, body.events.filter((e) => present.has(e.id)), d.episodes, nowMs);
     eventEpisode = seg.eventEpisode;
@@ -145,6 +143,7 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
     memoryIds.push(...(await extractEpisode(db, body.project_id, body.user_id, ep, d, manifests)));
     manifests = false;
   }
+  if (d.embedder) await backfillEmbeddings(db, body.project_id, d.embedder, memoryIds);
   if (d.summaryLimit > 0 && d.llm) {
     await scheduleSummaries({ db, projectId: body.project_id, llm: d.llm, ledger: d.ledger, contextWindowTokens: d.config["llm.context_window_tokens"], limit: d.summaryLimit });
   }

@@ -2,7 +2,7 @@ import { SearchResponse, type SearchQuery } from "../../shared/api.ts";
 import { nowIso } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
 import { lexicalCandidates, loadItems } from "./rank/candidates.ts";
-import { backfillEmbeddings, queryVector, vectorCandidates } from "../llm/embeddings.ts";
+import { queryVector, vectorCandidates } from "./rank/vectors.ts";
 import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
 import { scoreItems } from "./rank/relevance.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
@@ -25,9 +25,8 @@ export async function searchMemory(ctx: RetrievalContext, q: SearchQuery): Promi
   const ids = new Set(lexical.keys());
   let queryVec: Float32Array | undefined;
   if (ctx.embedder) {
-    await backfillEmbeddings(ctx.db, ctx.projectId, ctx.embedder, (ids) => loadItems(ctx.db, ctx.projectId, ids));
     queryVec = await queryVector(ctx.embedder, q.query);
-    if (queryVec) for (const id of vectorCandidates(ctx.db, ctx.projectId, queryVec, Math.max(20, q.top_k * 4)).keys()) ids.add(id);
+    if (queryVec) for (const id of (await vectorCandidates(ctx.db, ctx.projectId, ctx.embedder, queryVec, Math.max(20, q.top_k * 4))).keys()) ids.add(id);
   }
   const items = loadItems(ctx.db, ctx.projectId, ids, q.types);
   const scored = await scoreItems(ctx, items, { text: q.query, paths: q.scope_paths, similarity: "relative", lexical, model, ...(queryVec ? { queryVec } : {}) });

@@ -3,7 +3,7 @@ import { log } from "../../shared/log.ts";
 import { nowIso } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
 import { globalStyleItems, lexicalCandidates, loadItems, pathCandidates } from "./rank/candidates.ts";
-import { backfillEmbeddings, queryVector, vectorCandidates } from "../llm/embeddings.ts";
+import { queryVector, vectorCandidates } from "./rank/vectors.ts";
 import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
 import { scoreItems, type Scored } from "./rank/relevance.ts";
 import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
@@ -71,9 +71,8 @@ export async function rankTaskCandidates(
   for (const id of pinnedIds(ctx.db)) ids.add(id); // pinned by a person: always a candidate
   let queryVec: Float32Array | undefined;
   if (ctx.embedder) {
-    await backfillEmbeddings(ctx.db, ctx.projectId, ctx.embedder, (ids) => loadItems(ctx.db, ctx.projectId, ids));
     queryVec = await queryVector(ctx.embedder, req.task_description);
-    if (queryVec) for (const id of vectorCandidates(ctx.db, ctx.projectId, queryVec, 50).keys()) ids.add(id);
+    if (queryVec) for (const id of (await vectorCandidates(ctx.db, ctx.projectId, ctx.embedder, queryVec, 50)).keys()) ids.add(id);
   }
   const items = loadItems(ctx.db, ctx.projectId, ids, types);
   if (types.includes("user_style") && model.terms.length > 0) {

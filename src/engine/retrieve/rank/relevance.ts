@@ -1,5 +1,5 @@
 import type { MemoryItem } from "../../../sql/memory-items.ts";
-import { cosine, itemVectors, queryVector } from "../../llm/embeddings.ts";
+import { cosine, itemVectors, queryVector } from "./vectors.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 import type { LexicalCandidate } from "./candidates.ts";
 import { buildQueryModel, combine, explain, itemStems, pathMatch, recencyScore, stemsOfWords, termCoverage, type QueryModel, type ScoreParts } from "./scoring.ts";
@@ -40,7 +40,7 @@ export async function scoreItems(ctx: RetrievalContext, items: readonly MemoryIt
   let vectors: Map<string, Float32Array> | undefined;
   if (ctx.embedder && items.length > 0) {
     qv ??= await queryVector(ctx.embedder, opts.text);
-    if (qv) vectors = await itemVectors(ctx.db, items, ctx.embedder);
+    if (qv) vectors = await itemVectors(ctx.db, ctx.projectId, items, ctx.embedder);
   }
   let maxLex = 0;
   if (opts.lexical) for (const v of opts.lexical.values()) maxLex = Math.max(maxLex, v.score);
