@@ -1,6 +1,6 @@
 /** Id and body of FTS5 rows by rowid, read from the table's plain content table when it has one. */
 import type { Database } from "bun:sqlite";
-import type { Candidate, PoolSource } from "./pool.ts";
+import type { Candidate, PoolSource } from "./types.ts";
 
 export function bodies(db: Database, src: PoolSource, rowids: readonly number[]): Candidate[] {
   const byRow = bodyRows(db, src, rowids);

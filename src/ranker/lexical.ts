@@ -3,11 +3,12 @@ import { docTerms, idf, scoreDoc, stemMatcher, type Bm25Params, type DocScore, t
 import { boostLabels, smoothWithNeighbours, type Neighbour } from "./context.ts";
 import { expansionTerms, type FeedbackParams } from "./feedback.ts";
 import { assertIdentifier, collectionStats, documentFrequencies } from "./fts-stats.ts";
-import { fetchPool, type Candidate, type PoolSource, type PoolStrategy, type PoolTerm } from "./pool.ts";
+import { fetchPool } from "./pool.ts";
+import type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
 import { analyzeQuery } from "./query.ts";
 
 export type { Neighbour } from "./context.ts";
-export type { PoolStrategy } from "./pool.ts";
+export type { PoolStrategy } from "./types.ts";
 
 /**
  * Lexical ranking over an FTS5 table `(id UNINDEXED, body)` whose bodies were written with

@@ -1,9 +1,12 @@
 import type { Database, Statement } from "bun:sqlite";
-import { docTerms, stemMatcher, type DocTerms, type StemMatcher } from "./bm25.ts";
+import { docTerms, stemMatcher } from "./bm25.ts";
 import { cachedDoclist, parseRowids } from "./doclist-cache.ts";
 import { bodies, bodyRows } from "./fts-bodies.ts";
 import { matchExpression } from "./fts-query.ts";
 import { groupRows, Masks, poolThreshold, popcount, type Group } from "./term-masks.ts";
+import type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
+
+export type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
 
 /**
  * The candidate pool: the rows the ranker rescores in JS (BM25 × coverage over their bodies).
@@ -26,39 +29,8 @@ import { groupRows, Masks, poolThreshold, popcount, type Group } from "./term-ma
  * `auto` (the default) uses `rank` while the terms' summed document frequency stays under
  * RANK_ROW_BUDGET (a store of a few thousand items, a LoCoMo conversation) and `coverage` above it.
  */
-export type PoolStrategy = "auto" | "rank" | "coverage";
-
 /** Summed document frequency above which `auto` switches from `rank` to `coverage`. */
 export const RANK_ROW_BUDGET = 1000;
-
-export interface PoolTerm {
-  /** Surface word FTS5 is asked to match. */
-  word: string;
-  /** Its stem, as the index stores it. */
-  stem: string;
-  /** Weight of the term in the coverage mass (its idf × query weight). */
-  weight: number;
-  /** Rows containing the term (document frequency). */
-  df: number;
-}
-
-export interface PoolSource {
-  table: string;
-  idColumn: string;
-  bodyColumn: string;
-  /**
-   * The rescoring's matcher (every query stem). When given, bodies the pool tokenizes to learn
-   * their exact term sets carry the result, and the rescoring does not tokenize them again.
-   */
-  matcher?: StemMatcher;
-}
-
-export interface Candidate {
-  id: string;
-  body: string;
-  /** Terms of the body, counted with `matcher` (see PoolSource.matcher). */
-  terms?: { matcher: StemMatcher; doc: DocTerms };
-}
 
 export function chooseStrategy(strategy: PoolStrategy, terms: readonly PoolTerm[]): "rank" | "coverage" {
   if (strategy !== "auto") return strategy;

@@ -1,5 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./provider.ts";
+import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
 
 /** Claude through the official SDK (Messages API). Retries are sqrl's business, so the SDK makes none. */
 export class AnthropicProvider implements LlmProvider {

@@ -3,7 +3,7 @@ import { describeZodError } from "../../shared/http-guard.ts";
 import { SqrlError } from "../../shared/errors.ts";
 import { redactText } from "../../shared/privacy/redact.ts";
 import { estimateTokens } from "../../shared/tokens.ts";
-import type { LlmProvider, LlmRequest } from "./provider.ts";
+import type { LlmProvider, LlmRequest } from "./types.ts";
 import type { UsageLedger } from "./usage.ts";
 
 /** The daily cap would be crossed: no call was made. */

@@ -1,6 +1,6 @@
 import { ofetch } from "ofetch";
 import { z } from "zod";
-import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./provider.ts";
+import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
 
 const ChatResponse = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })).min(1),

@@ -1,34 +1,12 @@
+/**
+ * The configured chat model: `createProvider(config)` loads the Anthropic or OpenAI-compatible
+ * adapter on demand, or answers null when sqrl runs offline.
+ */
 import type { ConfigValues } from "../../shared/config-keys.ts";
-import { SqrlError } from "../../shared/errors.ts";
+import type { LlmProvider } from "./types.ts";
 import { log } from "../../shared/log.ts";
 
-/** One completion request: a system prompt, one user prompt, an output ceiling. */
-export interface LlmRequest {
-  system: string;
-  prompt: string;
-  maxTokens: number;
-}
-
-export interface LlmResponse {
-  text: string;
-  inputTokens: number;
-  outputTokens: number;
-}
-
-/** A chat model behind sqrl's extraction, summaries and update decisions. */
-export interface LlmProvider {
-  readonly name: "anthropic" | "openai_compatible";
-  readonly model: string;
-  complete(req: LlmRequest): Promise<LlmResponse>;
-}
-
-/** A provider call failed (HTTP error, timeout, refusal): the caller falls back to offline. */
-export class LlmCallError extends SqrlError {
-  override readonly name = "LlmCallError";
-  constructor(message: string, cause?: unknown) {
-    super("llm_call_failed", message, { exitCode: 1, status: 502, cause });
-  }
-}
+export { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
 
 export type LlmConfig = Pick<ConfigValues, "llm.provider" | "llm.model" | "llm.base_url" | "llm.api_key_env" | "llm.timeout_ms">;
 
