@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { DaemonStatus } from "../shared/api.ts";
-import { callApi } from "../shared/api-client.ts";
+import { type DaemonStatus, ROUTES } from "../shared/api.ts";
+import { callRoute } from "../shared/api-client.ts";
 import { daemonHealthy, ensureDaemon } from "../shared/daemon-launch.ts";
 import { UsageError } from "../shared/errors.ts";
 import { sqrlHome } from "../shared/paths.ts";
@@ -172,7 +172,7 @@ const status = defineCommand({
       process.exitCode = 1;
       return;
     }
-    const s = await callApi<DaemonStatus>("daemon", "/status", {}, info);
+    const s = await callRoute("daemon", ROUTES.status, {}, { info });
     if (args.json) out(JSON.stringify({ running: true, ...s }, null, 2));
     else out(renderStatus(s));
   },

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { callApi, type CallOptions } from "../shared/api-client.ts";
+import type { Route } from "../shared/api.ts";
+import { callRoute } from "../shared/api-client.ts";
 import { ensureDaemon } from "../shared/daemon-launch.ts";
 import { ProjectNotRegisteredError, UsageError } from "../shared/errors.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
@@ -32,11 +33,11 @@ export function splitList(raw: unknown): string[] {
   return typeof raw === "string" ? raw.split(",").map((s) => s.trim()).filter(Boolean) : [];
 }
 
-/** Call a daemon read path (starting the daemon when none answers). */
-export async function callDaemon<T>(path: string, opts: CallOptions): Promise<T> {
+/** Call a daemon route of the table (starting the daemon when none answers); the answer is validated. */
+export async function callDaemon<R extends Route>(r: R, input: unknown): Promise<ReturnType<R["response"]["parse"]>> {
   // Starting a background process is said, not done silently.
   const info = await ensureDaemon({ onStart: () => process.stderr.write("sqrl: starting the daemon (it keeps capturing in the background; `sqrl daemon stop` stops it)\n") });
-  return callApi<T>("daemon", path, { timeoutMs: 30_000, ...opts }, info);
+  return callRoute("daemon", r, input, { timeoutMs: 30_000, info });
 }
 
 export function print(text: string): void {

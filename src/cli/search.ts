@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { MEMORY_TYPES, type SearchResponse } from "../shared/api.ts";
+import { MEMORY_TYPES, ROUTES } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";
 import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor, splitList } from "./memory-cli.ts";
 
@@ -30,7 +30,7 @@ export default defineCommand({
       ...(args.paths ? { scope_paths: splitList(args.paths) } : {}),
       ...(budget ? { context_budget_tokens: budget } : {}),
     };
-    const res = await callDaemon<SearchResponse>("/search_memory", { query });
+    const res = await callDaemon(ROUTES.search_memory, query);
     if (args.json) return printJson(res);
     if (res.results.length === 0) return print(res.markdown);
     for (const r of res.results) {

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import type { Timeline } from "../shared/api.ts";
+import { ROUTES } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";
 import { parseSince } from "../shared/since.ts";
 import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor } from "./memory-cli.ts";
@@ -24,7 +24,7 @@ export default defineCommand({
       ...(args.since ? { since: args.since } : {}),
       ...(budget ? { context_budget_tokens: budget } : {}),
     };
-    const res = await callDaemon<Timeline>("/timeline", { query });
+    const res = await callDaemon(ROUTES.timeline, query);
     if (args.json) return printJson(res);
     print(res.markdown);
   },

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { VIEW_NAMES, type ViewName } from "../shared/api.ts";
+import { ROUTES, VIEW_NAMES, type ViewName } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";
 import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor, splitList } from "./memory-cli.ts";
 
@@ -27,7 +27,7 @@ export default defineCommand({
       ...(args.paths ? { scope_paths: splitList(args.paths) } : {}),
       ...(args.task ? { task_description: args.task } : {}),
     };
-    const res = await callDaemon<{ markdown: string }>(`/views/${name}`, { query });
+    const res = await callDaemon(ROUTES[name], query);
     if (args.json) return printJson(res);
     print(res.markdown);
   },

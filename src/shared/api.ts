@@ -1,12 +1,14 @@
-import { z } from "zod";
-import { EventDTO } from "./event.ts";
-
 /**
  * The HTTP contract of the engine (`sqrl engine`) and of the daemon, which serves the same read
  * paths by forwarding them to the engine. Shapes follow reference §5 and are binding; the extra
  * fields sqrl adds everywhere are `memory_ids` (what this answer shows, for per-session de-dup)
  * and `omitted_seen` (how many were left out because the caller had already seen them).
+ * `ROUTES` at the end is the one route table: the engine server, the daemon's forwarder, the MCP
+ * bridge and the CLI client all derive from it.
  */
+import { z } from "zod";
+import { ERROR_CODES } from "./errors.ts";
+import { EventDTO } from "./event.ts";
 
 export const MEMORY_TYPES = ["user_style", "project_fact", "pitfall", "recipe"] as const;
 export const MemoryType = z.enum(MEMORY_TYPES);
@@ -19,7 +21,7 @@ export type ViewName = (typeof VIEW_NAMES)[number];
 export const Budget = z.number().int().min(1).max(100_000);
 
 /** Errors of both APIs: `{error, code}` with a matching HTTP status. */
-export const ApiError = z.object({ error: z.string(), code: z.string() });
+export const ApiError = z.object({ error: z.string(), code: z.enum(ERROR_CODES) });
 export type ApiError = z.infer<typeof ApiError>;
 
 const DedupFields = {
@@ -426,3 +428,98 @@ export const CallLog = z.object({
   per_day: z.array(z.object({ day: z.string(), tokens: z.number().int(), calls: z.number().int() })),
 });
 export type CallLog = z.infer<typeof CallLog>;
+
+// ---- tool-call trace -----------------------------------------------------------------------------
+/** One MCP tool call, for the project's `tool_calls` table (`sqrl log`). */
+export const ToolCallTrace = z.object({
+  project_id: z.string().min(1),
+  ts: z.string(),
+  tool: z.string().min(1).max(200),
+  args: z.record(z.string(), z.unknown()),
+  memory_ids: z.array(z.string()),
+  token_estimate: z.number().int().nullable(),
+  latency_ms: z.number().nonnegative(),
+  error: z.string().nullable(),
+});
+export type ToolCallTrace = z.infer<typeof ToolCallTrace>;
+
+export const Accepted = z.object({ ok: z.literal(true) });
+export type Accepted = z.infer<typeof Accepted>;
+
+// ---- the route table -----------------------------------------------------------------------------
+/** Longest query or task text the read paths rank by; longer text is clipped and the answer says so. */
+export const MAX_QUERY_CHARS = 4_000;
+
+export interface Route<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+  path: string;
+  /** How clients call it: GET with a query string, or POST with a JSON body. */
+  method: "GET" | "POST";
+  request: Req;
+  response: Res;
+  /** Where it is answered: by the engine (the daemon forwards it unless `forwarded` is false) or by the daemon alone. */
+  server: "engine" | "daemon" | "both";
+  /** false: the daemon does not forward it (its own batcher calls the engine). */
+  forwarded?: boolean;
+  /**
+   * A POST route that also answers GET with a query string (reference §5 names GET): the fields
+   * that are arrays (repeatable, or comma-separated) and numbers in that form.
+   */
+  query?: { arrays: readonly string[]; numeric: readonly string[] };
+}
+
+const route = <Req extends z.ZodType, Res extends z.ZodType>(r: Route<Req, Res>): Route<Req, Res> => r;
+const NoInput = z.object({});
+const VIEW_QUERY = { arrays: ["scope_paths", "exclude_memory_ids"], numeric: ["context_budget_tokens"] } as const;
+
+export const ROUTES = {
+  health: route({ path: "/health", method: "GET", request: NoInput, response: Health, server: "both" }),
+  status: route({ path: "/status", method: "GET", request: NoInput, response: DaemonStatus, server: "daemon" }),
+  process_events: route({ path: "/process_events", method: "POST", request: ProcessEventsRequest, response: ProcessEventsResponse, server: "engine", forwarded: false }),
+  task_context: route({ path: "/task_context", method: "POST", request: TaskContextRequest, response: TaskContext, server: "engine" }),
+  search_memory: route({
+    path: "/search_memory",
+    method: "POST",
+    request: SearchQuery,
+    response: SearchResponse,
+    server: "engine",
+    query: { arrays: ["types", "scope_paths", "exclude_memory_ids"], numeric: ["top_k", "context_budget_tokens"] },
+  }),
+  user_style: route({ path: "/views/user_style", method: "POST", request: ViewQuery, response: UserStyleView, server: "engine", query: VIEW_QUERY }),
+  project_brief: route({ path: "/views/project_brief", method: "POST", request: ViewQuery, response: ProjectBriefView, server: "engine", query: VIEW_QUERY }),
+  pitfalls: route({ path: "/views/pitfalls", method: "POST", request: ViewQuery, response: PitfallsView, server: "engine", query: VIEW_QUERY }),
+  timeline: route({ path: "/timeline", method: "GET", request: TimelineQuery, response: Timeline, server: "engine", query: { arrays: [], numeric: ["limit", "context_budget_tokens"] } }),
+  recall: route({ path: "/recall", method: "GET", request: RecallQuery, response: EpisodeRecall, server: "engine", query: { arrays: [], numeric: ["context_budget_tokens"] } }),
+  tool_calls: route({ path: "/tool_calls", method: "POST", request: ToolCallTrace, response: Accepted, server: "engine" }),
+  // sqrl ui: browsing, and the corrections it makes (writes go through the engine like every other)
+  memories: route({ path: "/memories", method: "GET", request: MemoryListQuery, response: MemoryList, server: "engine", query: { arrays: ["types"], numeric: ["offset", "limit"] } }),
+  memory: route({ path: "/memory", method: "GET", request: MemoryDetailQuery, response: MemoryDetail, server: "engine", query: { arrays: [], numeric: [] } }),
+  overview: route({ path: "/overview", method: "GET", request: ProjectQuery, response: ProjectOverview, server: "engine", query: { arrays: [], numeric: [] } }),
+  files: route({ path: "/files", method: "GET", request: ProjectQuery, response: ProjectFiles, server: "engine", query: { arrays: [], numeric: [] } }),
+  calls: route({ path: "/calls", method: "GET", request: CallLogQuery, response: CallLog, server: "engine", query: { arrays: [], numeric: ["limit", "days"] } }),
+  memories_forget: route({ path: "/memories/forget", method: "POST", request: ForgetRequest, response: MemoryActionResponse, server: "engine" }),
+  memories_edit: route({ path: "/memories/edit", method: "POST", request: EditRequest, response: MemoryActionResponse, server: "engine" }),
+  memories_pin: route({ path: "/memories/pin", method: "POST", request: PinRequest, response: MemoryActionResponse, server: "engine" }),
+  memories_wrong: route({ path: "/memories/wrong", method: "POST", request: WrongRequest, response: MemoryActionResponse, server: "engine" }),
+  /** A one-time login code for `sqrl ui` (the page itself is served under /ui/ with its own cookie checks). */
+  ui_login_code: route({ path: "/ui_login_code", method: "POST", request: NoInput, response: z.object({ code: z.string(), port: z.number().int() }), server: "daemon" }),
+} as const;
+
+export type RouteName = keyof typeof ROUTES;
+export type AnyRoute = (typeof ROUTES)[RouteName];
+export type RequestOf<R extends Route> = z.input<R["request"]>;
+export type ResponseOf<R extends Route> = z.infer<R["response"]>;
+
+/** The route at `path`, if any. */
+export function routeAt(path: string): AnyRoute | undefined {
+  return Object.values(ROUTES).find((r) => r.path === path);
+}
+
+/** Methods a route answers: its own, plus GET when it takes a query string. */
+export function methodsOf(r: Route): Array<"GET" | "POST"> {
+  return r.method === "POST" && r.query ? ["POST", "GET"] : [r.method];
+}
+
+/** Routes the daemon passes to the engine unchanged. */
+export function forwardedRoutes(): AnyRoute[] {
+  return Object.values(ROUTES).filter((r: Route) => r.server === "engine" && r.forwarded !== false);
+}

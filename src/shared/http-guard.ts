@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { SqrlError } from "./errors.ts";
+import { type ErrorCode, publicMessage, SqrlError } from "./errors.ts";
 
 /**
  * Guard for sqrl's local HTTP APIs (daemon and engine): refuse browsers (any `Origin` header),
@@ -31,15 +31,16 @@ export function jsonResponse(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 }
 
-export function errorResponse(status: number, code: string, error: string): Response {
+export function errorResponse(status: number, code: ErrorCode, error: string): Response {
   return jsonResponse({ error, code }, status);
 }
 
 /** Map any thrown value to the `{error, code}` JSON answer with the right status. */
 export function errorToResponse(err: unknown): Response {
   if (err instanceof z.ZodError) return errorResponse(400, "bad_request", describeZodError(err));
-  if (err instanceof SqrlError) return errorResponse(err.status, err.code, err.message);
-  return errorResponse(500, "internal", err instanceof Error ? err.message : String(err));
+  if (err instanceof SqrlError) return errorResponse(err.status, err.code, publicMessage(err.message));
+  // The detail of an unexpected failure stays in the log (the servers log it); the answer says where to look.
+  return errorResponse(500, "internal", "Internal error in the memory service; `sqrl daemon logs --service engine` shows it.");
 }
 
 /** "field `a.b`: expected number" — names the field, for 400 answers and MCP errors. */

@@ -150,6 +150,31 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
     await client.close();
   });
 
+  test("a 1 MB query: clipped with a note, answered briefly; errors never echo it nor show internal URLs", async () => {
+    const client = await connect();
+    const marker = "zqxmarker";
+    const huge = `JWT login tests ${`${marker} `.repeat(Math.ceil(1_000_000 / (marker.length + 1)))}`.slice(0, 1_000_000);
+    expect(huge.length).toBe(1_000_000);
+    const res = await client.callTool({ name: "search_project_memory", arguments: { query: huge, include_seen: true } });
+    expect(res.isError, text(res).slice(0, 300)).toBeFalsy();
+    expect(ToolAnswer.parse(res.structuredContent).markdown).toContain("Query clipped");
+    expect(JSON.stringify(res).length).toBeLessThan(20_000);
+    const ctxRes = await client.callTool({ name: "get_task_context", arguments: { task_description: huge, include_seen: true } });
+    expect(ToolAnswer.parse(ctxRes.structuredContent).markdown).toContain("Query clipped");
+    expect(JSON.stringify(ctxRes).length).toBeLessThan(20_000);
+    // Past the daemon's body cap (1 MiB) the answer is a short 413 that says what to do.
+    const tooBig = `${huge} ${huge}`;
+    for (const args of [{ query: huge, top_k: 1000 }, { query: huge, project_root: join(home.root, "not-a-project") }, { query: tooBig }]) {
+      const bad = await client.callTool({ name: "search_project_memory", arguments: args });
+      expect(bad.isError).toBe(true);
+      const message = text(bad);
+      expect(message.length).toBeLessThan(600);
+      expect(message).not.toContain(marker);
+      expect(message).not.toMatch(/https?:\/\//);
+    }
+    await client.close();
+  });
+
   test("sqrl log shows the traced calls", () => {
     const res = runSqrl(["log", root, "--json", "--tool", "recall_episode"], { env: home.env });
     expect(res.code).toBe(0);

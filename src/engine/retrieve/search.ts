@@ -5,6 +5,7 @@ import { lexicalCandidates, loadItems } from "./rank/candidates.ts";
 import { queryVector, vectorCandidates } from "./rank/vectors.ts";
 import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
 import { scoreItems } from "./rank/relevance.ts";
+import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import { ageDays, buildQueryModel, informativeQuery } from "./rank/scoring.ts";
 
@@ -15,7 +16,9 @@ import { ageDays, buildQueryModel, informativeQuery } from "./rank/scoring.ts";
  * blends the BM25 score relative to the best hit, the share of query terms matched and, with
  * embeddings, cosine. Each result says why it matched and where it came from.
  */
-export async function searchMemory(ctx: RetrievalContext, q: SearchQuery): Promise<SearchResponse> {
+export async function searchMemory(ctx: RetrievalContext, request: SearchQuery): Promise<SearchResponse> {
+  const clipped = clipQuery(request.query);
+  const q = { ...request, query: clipped.text };
   const budget = q.context_budget_tokens ?? ctx.budgets.search;
   const excluded = new Set(q.exclude_memory_ids);
   const model = buildQueryModel(ctx.db, q.query);
@@ -40,7 +43,7 @@ export async function searchMemory(ctx: RetrievalContext, q: SearchQuery): Promi
   }
   const blocks: Block[] = top.map((s) => ({ id: s.item.id, group: s.item.type, text: memoryLine(s.item, ctx.nowMs) }));
   const packed = packBlocks({
-    header: `## Memory matching "${q.query.length > 80 ? `${q.query.slice(0, 77)}...` : q.query}"`,
+    header: `## Memory matching "${q.query.length > 80 ? `${q.query.slice(0, 77)}...` : q.query}"${clipped.note ? `\n${clipped.note}` : ""}`,
     groups: TYPE_HEADINGS,
     blocks,
     budget,

@@ -9,6 +9,7 @@ import { scoreItems, type Scored } from "./rank/relevance.ts";
 import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
 import { analyzeQuery } from "../../ranker/query.ts";
 import { pinnedIds } from "../../sql/memory-marks.ts";
+import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 
 /**
@@ -82,7 +83,10 @@ export async function rankTaskCandidates(
   return scoreItems(ctx, items, { text: req.task_description, paths: req.active_file_paths, similarity: "absolute", model, lexical, ...(queryVec ? { queryVec } : {}) });
 }
 
-export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest): Promise<TaskContext> {
+export async function taskContext(ctx: RetrievalContext, request: TaskContextRequest): Promise<TaskContext> {
+  const clipped = clipQuery(request.task_description);
+  const req = { ...request, task_description: clipped.text };
+  const note = clipped.note ? `\n${clipped.note}` : "";
   const budget = req.context_budget_tokens ?? ctx.budgets.task_context;
   const scored = await rankTaskCandidates(ctx, req);
   const excluded = new Set(req.exclude_memory_ids);
@@ -100,13 +104,13 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
   const blocks: Block[] = relevant.map((s) => ({ id: s.item.id, group: s.item.type, text: memoryLine(s.item, ctx.nowMs) }));
   const hasRelevant = relevant.length > 0 || omittedSeen > 0;
   const packed = packBlocks({
-    ...(hasRelevant ? { header: TASK_CONTEXT_HEADER } : {}),
+    ...(hasRelevant ? { header: `${TASK_CONTEXT_HEADER}${note}` } : {}),
     groups: TYPE_HEADINGS,
     blocks,
     budget,
     counter: ctx.counter,
     omittedSeen,
-    emptyText: hasRelevant ? ALL_SEEN : NO_RELEVANT_MEMORY,
+    emptyText: `${hasRelevant ? ALL_SEEN : NO_RELEVANT_MEMORY}${note}`,
   });
   const byId = new Map(relevant.map((s) => [s.item.id, s]));
   const selected = packed.shown.map((b) => byId.get(b.id)!);

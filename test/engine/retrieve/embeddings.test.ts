@@ -118,7 +118,7 @@ describe("embeddings (OpenAI-compatible /v1/embeddings)", () => {
         const tc = await post("/task_context", { project_id: p.root, task_description: "users cannot sign in since yesterday" });
         expect(tc.status).toBe(200);
         expect(((await tc.json()) as { selected_memories: Array<{ key: string }> }).selected_memories.map((m) => m.key)).toEqual(["login_csrf"]);
-        const search = await fetch(`http://127.0.0.1:${engine.port}/search_memory?${new URLSearchParams({ project_id: p.root, query: "authenticate" })}`, { headers: { authorization: `Bearer ${engine.token}` } });
+        const search = await post("/search_memory", { project_id: p.root, query: "authenticate" });
         expect(search.status).toBe(200);
         expect(((await search.json()) as { results: Array<{ key: string }> }).results[0]!.key).toBe("login_csrf");
       } finally {

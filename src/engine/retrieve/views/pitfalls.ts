@@ -6,6 +6,7 @@ import { packBlocks, type Block } from "../render/budget.ts";
 import { itemsOfTypes } from "../rank/candidates.ts";
 import { memoryLine } from "../render/markdown.ts";
 import { scoreItems } from "../rank/relevance.ts";
+import { clipQuery } from "../query-text.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 import { pathMatch } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
@@ -29,10 +30,11 @@ export function inScope(item: Pick<MemoryItem, "file_paths" | "tags">, scope: re
 export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise<PitfallsView> {
   const budget = q.context_budget_tokens ?? ctx.budgets.view;
   const scope = [...q.scope_paths].sort();
+  const task = clipQuery(q.task_description ?? "").text; // a ranking hint: clipped quietly, the view does not echo it
   return cachedView({
     ctx,
     name: "pitfalls",
-    key: `${q.mode}|scope=${scope.join(",")}|task=${q.task_description ?? ""}`,
+    key: `${q.mode}|scope=${scope.join(",")}|task=${task}`,
     budget,
     exclude: q.exclude_memory_ids,
     schema: PitfallsView,
@@ -40,7 +42,7 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
     build: async () => {
       const excluded = new Set(q.exclude_memory_ids);
       const candidates = itemsOfTypes(ctx.db, ctx.projectId, ["pitfall"], 2000).filter((i) => inScope(i, scope));
-      const scored = await scoreItems(ctx, candidates, { text: q.task_description ?? "", paths: scope, similarity: "absolute" });
+      const scored = await scoreItems(ctx, candidates, { text: task, paths: scope, similarity: "absolute" });
       let omitted = 0;
       const picked = [];
       for (const s of scored) {
