@@ -24,10 +24,11 @@ export const SERVER_INSTRUCTIONS = [
 
 /** Default wiring: the daemon API, a fresh session de-dup and a tracer, cwd = the process cwd. */
 export function defaultDeps(overrides: Partial<McpDeps> = {}): McpDeps {
+  const bridge = overrides.bridge ?? new DaemonBridge();
   return {
-    bridge: new DaemonBridge(),
+    bridge,
     dedup: new SessionDedup(),
-    tracer: new Tracer(),
+    tracer: new Tracer(bridge),
     cwd: process.cwd(),
     ...overrides,
   };

@@ -73,7 +73,7 @@ beforeAll(async () => {
   initProject(root);
   seedProject(root);
   engine = await startEngineServer();
-  tracer = new Tracer();
+  tracer = new Tracer(bridge());
 });
 
 afterAll(async () => {
@@ -225,7 +225,7 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     await outside.close();
   });
 
-  test("every call is traced in the project's data.db", async () => {
+  test("every call is traced in the project's data.db, through the API", async () => {
     const client = await connect();
     await client.callTool({ name: "search_project_memory", arguments: { query: "soft delete inventory", include_seen: true } });
     await client.callTool({ name: "recall_episode", arguments: { episode_id: "ep_does_not_exist" } });
