@@ -218,39 +218,42 @@ const uninstall = defineCommand({
   },
 });
 
-function lastLines(path: string, n: number): string {
+function lastLines(path: string, n: number, keep: (line: string) => boolean): string {
   const text = readFileSync(path, "utf8");
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
+  const lines = text.split("\n").filter((l) => l !== "" && keep(l));
   return lines.slice(-n).join("\n");
 }
 
 const logs = defineCommand({
-  meta: { name: "logs", description: "Print the daemon log (~/.sqrl/logs/daemon.log); -f follows it" },
+  meta: { name: "logs", description: "Print the daemon log (~/.sqrl/logs/daemon.log, daemon and engine records); -f follows it" },
   args: {
     follow: { type: "boolean", alias: "f", description: "Keep printing new lines (Ctrl-C stops)" },
     lines: { type: "string", alias: "n", description: "How many last lines to print first (default 100)" },
+    service: { type: "string", description: "Only records of this service (daemon, api, capture, batcher, supervisor, engine, learn, retrieve, llm)" },
   },
   async run({ args }) {
-    const { daemonLogPath } = await import("../daemon/log-file.ts");
+    const [{ daemonLogPath }, { serviceOfLine }] = await Promise.all([import("../daemon/log-file.ts"), import("../shared/log.ts")]);
     const path = daemonLogPath();
     const n = args.lines === undefined ? 100 : Number(args.lines);
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--lines must be a whole number, not "${args.lines}".`);
+    const service = args.service;
+    const keep = service ? (line: string) => serviceOfLine(line) === service : () => true;
     if (existsSync(path)) {
-      const text = lastLines(path, n);
+      const text = lastLines(path, n, keep);
       if (text) out(text);
     } else if (!args.follow) {
       out(`No daemon log yet at ${path}. Start the daemon with \`sqrl daemon start\`.`);
       return;
     }
-    if (args.follow) await follow(path);
+    if (args.follow) await follow(path, keep);
   },
 });
 
-/** Print what is appended to `path`, following rotation (file replaced or shrunk). */
-async function follow(path: string): Promise<never> {
+/** Print the lines appended to `path` that `keep` accepts, following rotation (file replaced or shrunk). */
+async function follow(path: string, keep: (line: string) => boolean): Promise<never> {
   let position = existsSync(path) ? statSync(path).size : 0;
   let ino = existsSync(path) ? statSync(path).ino : -1;
+  let partial = "";
   const buf = Buffer.alloc(64 * 1024);
   for (;;) {
     await Bun.sleep(250);
@@ -259,14 +262,18 @@ async function follow(path: string): Promise<never> {
     if (st.ino !== ino || st.size < position) {
       ino = st.ino;
       position = 0;
+      partial = "";
     }
     if (st.size === position) continue;
     const fd = openSync(path, "r");
     try {
       let read: number;
       while ((read = readSync(fd, buf, 0, buf.length, position)) > 0) {
-        process.stdout.write(buf.subarray(0, read));
         position += read;
+        const lines = (partial + buf.subarray(0, read).toString("utf8")).split("\n");
+        partial = lines.pop() ?? "";
+        const shown = lines.filter(keep);
+        if (shown.length > 0) process.stdout.write(`${shown.join("\n")}\n`);
       }
     } finally {
       closeSync(fd);

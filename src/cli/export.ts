@@ -2,7 +2,7 @@ import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { writeFileSync } from "node:fs";
 import { exportMemory } from "../engine/learn/memory-transfer.ts";
-import { loadConfig } from "../shared/config.ts";
+import { processConfig } from "../shared/config.ts";
 import { commonArgs, print } from "./memory-cli.ts";
 import { withProjectDbs } from "./project-db.ts";
 
@@ -14,7 +14,7 @@ export default defineCommand({
     project: commonArgs.project,
   },
   run({ args }) {
-    const userId = loadConfig().user_id;
+    const userId = processConfig().get().user_id;
     const items = withProjectDbs(args.project, (db, userDb, root) => exportMemory(db, root, args["with-user-style"] && userDb ? { userDb, userId } : {}));
     const text = items.map((i) => JSON.stringify(i)).join("\n") + (items.length ? "\n" : "");
     if (args.out) {

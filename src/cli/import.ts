@@ -2,7 +2,7 @@ import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { importMemory, parsePortableLines } from "../engine/learn/memory-transfer.ts";
-import { loadConfig } from "../shared/config.ts";
+import { processConfig } from "../shared/config.ts";
 import { UsageError } from "../shared/errors.ts";
 import { commonArgs, print, printJson } from "./memory-cli.ts";
 import { withProjectDbs } from "./project-db.ts";
@@ -17,7 +17,7 @@ export default defineCommand({
     if (args.file !== "-" && !existsSync(args.file)) throw new UsageError(`${args.file} does not exist. Pass a file written by \`sqrl export\`.`);
     const text = args.file === "-" ? await new Response(Bun.stdin.stream()).text() : readFileSync(args.file, "utf8");
     const items = parsePortableLines(text, args.file);
-    const userId = loadConfig().user_id;
+    const userId = processConfig().get().user_id;
     const outcomes = withProjectDbs(args.project, (db, userDb, root) => importMemory(db, root, items, { userDb: userDb ?? undefined, userId }));
     if (args.json) return printJson(outcomes);
     const counts = new Map<string, number>();

@@ -42,7 +42,7 @@ function progressBar(done: number, total: number, added: number): void {
 
 /** Import transcripts (given files, or every file of the enabled sources) and git history into registered projects. */
 export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> {
-  const [{ loadConfig }, { listProjects }, backfill, ingest, git, ts, { openStateDb }] = await Promise.all([
+  const [{ processConfig }, { listProjects }, backfill, ingest, git, ts, { openStateDb }] = await Promise.all([
     import("../shared/config.ts"),
     import("../shared/projects.ts"),
     import("../daemon/backfill.ts"),
@@ -51,7 +51,7 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
     import("../daemon/watchers/transcript-source.ts"),
     import("../sql/open.ts"),
   ]);
-  const cfg = loadConfig();
+  const cfg = processConfig().get();
   const projects = listProjects();
   if (projects.length === 0) throw new UsageError("No project is registered yet. Run `sqrl init` in a project first, then ingest.", "no_projects");
   const pool = new ingest.ProjectDbPool();
@@ -157,14 +157,14 @@ export interface ProcessedSummary {
  * terminal for long runs.
  */
 export async function processBackfill(root: string): Promise<ProcessedSummary> {
-  const [{ openProjectDb }, events, { processEvents }, { loadConfig }, { nowIso }] = await Promise.all([
+  const [{ openProjectDb }, events, { processEvents }, { processConfig }, { nowIso }] = await Promise.all([
     import("../sql/open.ts"),
     import("../sql/events.ts"),
     import("../engine/learn/process-events.ts"),
     import("../shared/config.ts"),
     import("../shared/time.ts"),
   ]);
-  const userId = loadConfig().user_id;
+  const userId = processConfig().get().user_id;
   const db = openProjectDb(root);
   const out: ProcessedSummary = { events: 0, episodes: 0, memories: 0 };
   const episodes = new Set<string>();

@@ -15,10 +15,10 @@ export interface EngineNextRun {
 }
 
 async function engineNextRun(unprocessed: number): Promise<EngineNextRun> {
-  const [{ readRuntimeInfo }, { daemonHealthy }, { loadConfig }] = await Promise.all([import("../shared/runtime-files.ts"), import("../shared/daemon-launch.ts"), import("../shared/config.ts")]);
+  const [{ readRuntimeInfo }, { daemonHealthy }, { processConfig }] = await Promise.all([import("../shared/runtime-files.ts"), import("../shared/daemon-launch.ts"), import("../shared/config.ts")]);
   const info = readRuntimeInfo("daemon");
   const running = info !== undefined && (await daemonHealthy(info));
-  const interval = loadConfig()["daemon.batch_interval_seconds"];
+  const interval = processConfig().get()["daemon.batch_interval_seconds"];
   if (running) return { daemon_running: true, within_s: interval, text: unprocessed > 0 ? `the engine takes them within ${interval} s (the daemon batches every ${interval} s)` : `the daemon is running; new events reach the engine within ${interval} s` };
   return { daemon_running: false, within_s: null, text: unprocessed > 0 ? "the daemon is not running: `sqrl daemon start` (or any read command such as `sqrl context`) sends them to the engine" : "the daemon is not running (`sqrl daemon start`)" };
 }

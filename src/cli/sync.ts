@@ -2,7 +2,7 @@ import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { syncProject } from "../engine/learn/team-sync.ts";
 import { gitignoreHidesShared } from "./init-project.ts";
-import { loadConfig } from "../shared/config.ts";
+import { processConfig } from "../shared/config.ts";
 import { commonArgs, print, printJson } from "./memory-cli.ts";
 import { withProjectDbs } from "./project-db.ts";
 
@@ -10,7 +10,7 @@ export default defineCommand({
   meta: { name: "sync", description: "Team memory through git: write project memory to .ctx/shared/ and merge teammates' files from there" },
   args: { ...commonArgs },
   run({ args }) {
-    const userId = loadConfig().user_id;
+    const userId = processConfig().get().user_id;
     const { report, root } = withProjectDbs(args.project, (db, _userDb, root) => ({ report: syncProject(db, root, { userId }), root }));
     if (args.json) return printJson(report);
     const lines = [

@@ -1,14 +1,16 @@
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { ProcessEventsResponse, type ProcessEventsRequest } from "../shared/api.ts";
-import { loadConfig } from "../shared/config.ts";
+import { processConfig } from "../shared/config.ts";
 import type { EventDTO } from "../shared/event.ts";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import type { RuntimeInfo } from "../shared/runtime-files.ts";
 import { nowIso } from "../shared/time.ts";
 import { countEvents, markProcessed, unprocessedEvents } from "../sql/events.ts";
 import { openProjectDb } from "../sql/open.ts";
 import { projectPaths } from "../shared/paths.ts";
+
+const log = rootLog.child({ service: "batcher" });
 
 export interface BatchSettings {
   intervalMs: number;
@@ -59,7 +61,7 @@ interface ProjectState {
 const RETRY_BASE_MS = 1_000;
 
 export function settingsFromConfig(): BatchSettings {
-  const cfg = loadConfig();
+  const cfg = processConfig().get();
   return {
     intervalMs: cfg["daemon.batch_interval_seconds"] * 1000,
     minEvents: cfg["daemon.batch_min_events"],

@@ -14,9 +14,9 @@
  */
 import type { Database } from "bun:sqlite";
 import { statSync, type Stats } from "node:fs";
-import { loadConfig } from "../shared/config.ts";
+import { processConfig } from "../shared/config.ts";
 import type { NormalizedEvent } from "../shared/event.ts";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import { listProjects } from "../shared/projects.ts";
 import { nowIso } from "../shared/time.ts";
 import { deleteFileOffset, getFileOffset, putFileOffset } from "../sql/file-offsets.ts";
@@ -26,6 +26,8 @@ import { ingestNormalized, ProjectDbPool, type IngestContext, type IngestResult 
 import { flushTail, newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts";
 import { gitCursor, GitWatcher, readGitCommits, saveGitCursor } from "./watchers/git.ts";
 import { DirWatcher, listSourceFiles, type TranscriptSource } from "./watchers/transcript-source.ts";
+
+const log = rootLog.child({ service: "capture" });
 
 export interface SourceStatus {
   name: "claude" | "codex" | "gemini" | "git";
@@ -96,7 +98,7 @@ export class CaptureService {
 
   async start(): Promise<void> {
     if (this.running) return;
-    const cfg = loadConfig();
+    const cfg = processConfig().get();
     this.enabled = { claude: cfg["watch.claude"], codex: cfg["watch.codex"], gemini: cfg["watch.gemini"], git: cfg["watch.git"] };
     this.state = openStateDb();
     this.ctx = { projects: listProjects(), userId: cfg.user_id, pool: this.pool };

@@ -1,7 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, watch, writeSync, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import type { DaemonStatus } from "../shared/api.ts";
-import { log } from "../shared/log.ts";
+import { configureLog, log as rootLog } from "../shared/log.ts";
+import { processConfig } from "../shared/config.ts";
 import { sqrlHome } from "../shared/paths.ts";
 import { listProjects } from "../shared/projects.ts";
 import { runtimeHealthy } from "../shared/daemon-launch.ts";
@@ -13,6 +14,8 @@ import { CaptureService } from "./capture-service.ts";
 import { EngineSupervisor } from "./engine-supervisor.ts";
 import { attachLogFile, type LogFileHandle } from "./log-file.ts";
 import { startDaemonServer, uptime, type DaemonServer } from "./server.ts";
+
+const log = rootLog.child({ service: "daemon" });
 
 export interface RunDaemonOptions {
   /** Started by `ensureDaemon`: stderr already goes to a file, so log only to the rotating log. */
@@ -108,6 +111,7 @@ export async function runDaemon(opts: RunDaemonOptions = {}): Promise<RunDaemonR
   if (!lock.ok) return { kind: "already_running", pid: lock.pid, info: readRuntimeInfo("daemon") };
 
   const logFile = attachLogFile({ stderr: !opts.detached });
+  configureLog(processConfig().get()["log.level"]);
   const stale = readRuntimeInfo("daemon");
   if (stale && stale.pid !== process.pid) {
     removeRuntimeInfo("daemon", stale.pid);
@@ -140,7 +144,7 @@ class Daemon {
     this.logFile = logFile;
     this.projects = this.readProjects();
     this.supervisor = new EngineSupervisor({
-      onOutput: (line) => this.logFile.raw(`engine: ${line}`),
+      onOutput: (line) => this.logFile.raw(line, "engine"),
       onReady: () => this.batcher.engineReady(),
       onDown: () => this.batcher.engineDown(),
     });

@@ -14,11 +14,14 @@
  * and never keep the process alive on their own.
  */
 import { availableParallelism, cpus } from "node:os";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import type { FileRowsSummary, PackedBatch, RowsJob } from "./file-rows.ts";
 import type { IngestWorkerReply, IngestWorkerRequest, SliceRange } from "./ingest-worker-protocol.ts";
 import { sliceFollows, stateAfter, type SliceAssumptions, type SliceSeed, type SliceState } from "./normalize/slice.ts";
 import type { ToolUseInfo } from "./normalize/types.ts";
+import { sqrlEnv } from "../shared/env.ts";
+
+const log = rootLog.child({ service: "capture" });
 
 /** Batches one worker may post ahead of this thread taking them. */
 const MAX_AHEAD = 4;
@@ -83,7 +86,7 @@ let idleTimer: ReturnType<typeof setTimeout> | null = null;
  */
 export function ingestParallelism(): number {
   if (unavailable) return 0;
-  const forced = Number.parseInt(process.env.SQRL_INGEST_WORKERS ?? "", 10);
+  const forced = Number.parseInt(sqrlEnv("SQRL_INGEST_WORKERS") ?? "", 10);
   if (Number.isInteger(forced) && forced >= 0) return Math.min(forced, 8);
   if (availableParallelism() < 2) return 0;
   return othersBusyCores() < OTHERS_BUSY_LIMIT ? 2 : 0;

@@ -8,10 +8,12 @@ import type { Server } from "bun";
 import { type AnyRoute, DaemonStatus, forwardedRoutes, type Health, methodsOf, ROUTES, routeAt } from "../shared/api.ts";
 import { errorResponse, errorToResponse, guardRequest, jsonResponse } from "../shared/http-guard.ts";
 import { newToken } from "../shared/ids.ts";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import type { RuntimeInfo } from "../shared/runtime-files.ts";
 import { UiAuth } from "./ui/auth.ts";
 import { VERSION } from "../version.ts";
+
+const log = rootLog.child({ service: "api" });
 
 export interface DaemonServerOptions {
   /** Fixed token (tests); default: a fresh random one. */

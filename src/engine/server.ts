@@ -4,12 +4,12 @@ import { resolve } from "node:path";
 import { ZodError, type z } from "zod";
 import { methodsOf, type Route, type RouteName, ROUTES, routeAt } from "../shared/api.ts";
 import { callLog, listMemories, memoryDetail, projectFiles, projectOverview } from "./retrieve/browse.ts";
-import { loadConfig } from "../shared/config.ts";
+import { type ConfigSource, processConfig } from "../shared/config.ts";
 import type { ConfigValues } from "../shared/config-keys.ts";
 import { ProjectNotRegisteredError, SqrlError } from "../shared/errors.ts";
 import { errorResponse, errorToResponse, guardRequest, jsonResponse, queryToObject } from "../shared/http-guard.ts";
 import { newToken } from "../shared/ids.ts";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import { homePaths, projectPaths } from "../shared/paths.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { openProjectDb, openUserDb } from "../sql/open.ts";
@@ -27,6 +27,8 @@ import { pitfallsView } from "./retrieve/views/pitfalls.ts";
 import { projectBriefView } from "./retrieve/views/project-brief.ts";
 import { userStyleView } from "./retrieve/views/user-style.ts";
 
+const log = rootLog.child({ service: "engine" });
+
 /**
  * The memory engine's HTTP API (`sqrl engine`), on 127.0.0.1 behind the shared guard (token, no
  * Origin, local Host). Every query/body is parsed with the zod schemas of src/shared/api.ts (a bad
@@ -37,6 +39,8 @@ export interface EngineServerOptions {
   port?: number;
   /** Fixed token (tests); default a fresh random one. */
   token?: string;
+  /** The process's config accessor (default: `processConfig()`). */
+  config?: ConfigSource;
 }
 
 export interface EngineServer {
@@ -51,14 +55,13 @@ class EngineState {
   /** Second connection per project for the tool-call trace: its writes leave the read connection's caches alone. */
   private readonly writers = new Map<string, Database>();
   private userDb: Database | undefined;
-  private cfg: { mtimeMs: number; values: ConfigValues } | undefined;
   readonly started = Date.now();
 
+  constructor(private readonly source: ConfigSource) {}
+
+  /** The process's configuration (re-read by the accessor when config.toml changes). */
   config(): ConfigValues {
-    const path = homePaths.config();
-    const mtimeMs = existsSync(path) ? statSync(path).mtimeMs : 0;
-    if (!this.cfg || this.cfg.mtimeMs !== mtimeMs) this.cfg = { mtimeMs, values: loadConfig(path) };
-    return this.cfg.values;
+    return this.source.get();
   }
 
   /** The registered project containing `projectId` (its root), or a 404 that names the path. */
@@ -258,7 +261,7 @@ function fallback(req: Request, token: string): Response {
 /** Start the engine API on 127.0.0.1. */
 export async function startEngineServer(opts: EngineServerOptions = {}): Promise<EngineServer> {
   const token = opts.token ?? newToken();
-  const state = new EngineState();
+  const state = new EngineState(opts.config ?? processConfig());
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: opts.port ?? 0,

@@ -5,8 +5,10 @@
  * and dropped.
  */
 import { ROUTES, type ToolCallTrace } from "../shared/api.ts";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import type { DaemonBridge } from "./daemon-bridge.ts";
+
+const log = rootLog.child({ service: "mcp" });
 
 /** What one tool call leaves in the trace. */
 export interface TraceEntry {

@@ -60,6 +60,8 @@ export const CONFIG_KEYS = {
   "daemon.batch_max_events": key(positiveInt, 200, "Largest batch sent to the engine."),
 
   "engine.episode_gap_minutes": key(positiveInt, 20, "A gap longer than this starts a new episode."),
+
+  "log.level": key(z.enum(["error", "warn", "info", "debug", "trace"]), "info", "Log level of the daemon and engine (SQRL_LOG_LEVEL and --debug override it)."),
 } satisfies Record<string, ConfigKeyDef<any>>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

@@ -1,4 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+/**
+ * config.toml: read, validate, write. `processConfig()` is the one accessor a process reads its
+ * configuration through: read once, read again only when the file changes (so `sqrl config set`
+ * reaches a running daemon and engine), and passed down from the process's entry point.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, isConfigKey, type ConfigKey, type ConfigValues } from "./config-keys.ts";
 import { ConfigError, UsageError } from "./errors.ts";
@@ -67,12 +72,47 @@ function defaultOf(name: ConfigKey): unknown {
   return typeof d === "function" ? (d as () => unknown)() : d;
 }
 
-/** Effective configuration: file values over defaults. */
+/** Effective configuration read now (fresh: tests and `sqrl config`); processes use `processConfig()`. */
 export function loadConfig(path = homePaths.config()): ConfigValues {
-  const file = readConfigFile(path);
-  const out: Record<string, unknown> = {};
-  for (const name of CONFIG_KEY_NAMES) out[name] = Object.hasOwn(file, name) ? file[name] : defaultOf(name);
-  return out as ConfigValues;
+  return new ConfigSource(path).get();
+}
+
+/** A process's configuration: the file's values and the effective ones, re-read when the file changes. */
+export class ConfigSource {
+  private cache: { mtimeMs: number; file: Flat; values?: ConfigValues } | undefined;
+
+  constructor(readonly path: string = homePaths.config()) {}
+
+  private current(): { mtimeMs: number; file: Flat; values?: ConfigValues } {
+    const mtimeMs = existsSync(this.path) ? statSync(this.path).mtimeMs : 0;
+    if (!this.cache || this.cache.mtimeMs !== mtimeMs) this.cache = { mtimeMs, file: readConfigFile(this.path) };
+    return this.cache;
+  }
+
+  /** Effective configuration: file values over defaults. */
+  get(): ConfigValues {
+    const c = this.current();
+    if (!c.values) {
+      const out: Record<string, unknown> = {};
+      for (const name of CONFIG_KEY_NAMES) out[name] = Object.hasOwn(c.file, name) ? c.file[name] : defaultOf(name);
+      c.values = out as ConfigValues;
+    }
+    return c.values;
+  }
+
+  /** Only what config.toml sets (no defaults computed: no git lookup for user_id). */
+  file(): Flat {
+    return this.current().file;
+  }
+}
+
+const sources = new Map<string, ConfigSource>();
+
+/** The process's config accessor for `path` (default: SQRL_HOME's config.toml, resolved now). */
+export function processConfig(path: string = homePaths.config()): ConfigSource {
+  let source = sources.get(path);
+  if (!source) sources.set(path, (source = new ConfigSource(path)));
+  return source;
 }
 
 export interface ConfigEntry {

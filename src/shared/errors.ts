@@ -128,14 +128,15 @@ export function isSqrlError(err: unknown): err is SqrlError {
 }
 
 /** Longest error text shown to a model or a terminal. */
-export const MAX_ERROR_CHARS = 400;
+export const MAX_ERROR_CHARS = 800;
 
 /**
- * Error text fit for a model or a terminal: URLs (the local APIs' addresses, a provider's endpoint)
- * become "<url>", and the text is clipped to MAX_ERROR_CHARS so that no input is echoed at length.
+ * Error text fit for a model or a terminal: one line, clipped to MAX_ERROR_CHARS so that no input is
+ * echoed at length, and any URL carrying a query string (a request echoed back) shown as "<url>".
+ * The API client and servers never put their own addresses in messages in the first place.
  */
 export function publicMessage(text: string): string {
-  const plain = text.replace(/\bhttps?:\/\/[^\s"'`)]+/g, "<url>").replace(/\s+/g, " ").trim();
+  const plain = text.replace(/\bhttps?:\/\/[^\s"'`)]*\?[^\s"'`)]*/g, "<url>").replace(/\s+/g, " ").trim();
   return plain.length <= MAX_ERROR_CHARS ? plain : `${plain.slice(0, MAX_ERROR_CHARS - 1)}…`;
 }
 

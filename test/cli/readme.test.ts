@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { CONFIG_KEY_NAMES } from "../../src/shared/config-keys.ts";
+import { SQRL_ENV } from "../../src/shared/env.ts";
 import { REPO_ROOT, runSqrl, SQRL_BIN } from "../helpers/sqrl.ts";
 
 const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
@@ -10,6 +11,21 @@ const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
 test("the README documents every config key", () => {
   const missing = CONFIG_KEY_NAMES.filter((k) => !readme.includes(`\`${k}\``));
   expect(missing).toEqual([]);
+});
+
+test("every SQRL_* variable is listed in src/shared/env.ts, read only there, and documented in the README", () => {
+  const listed = Object.keys(SQRL_ENV);
+  expect(listed.filter((v) => !readme.includes(`\`${v}\``))).toEqual([]);
+  const glob = new Bun.Glob("{src,bench,scripts}/**/*.ts");
+  const used = new Set<string>();
+  const readers: string[] = [];
+  for (const file of glob.scanSync(REPO_ROOT)) {
+    const text = readFileSync(join(REPO_ROOT, file), "utf8");
+    for (const m of text.matchAll(/\bSQRL_[A-Z0-9_]+\b/g)) if (m[0] !== "SQRL_ENV") used.add(m[0]);
+    if (file.startsWith("src/") && file !== "src/shared/env.ts" && /process\.env(\.SQRL_|\[["']SQRL_)/.test(text)) readers.push(file);
+  }
+  expect([...used].filter((v) => !listed.includes(v)).sort()).toEqual([]);
+  expect(readers).toEqual([]);
 });
 
 test("the README documents every command", () => {

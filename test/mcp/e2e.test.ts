@@ -168,7 +168,7 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
       const bad = await client.callTool({ name: "search_project_memory", arguments: args });
       expect(bad.isError).toBe(true);
       const message = text(bad);
-      expect(message.length).toBeLessThan(600);
+      expect(message.length).toBeLessThan(900);
       expect(message).not.toContain(marker);
       expect(message).not.toMatch(/https?:\/\//);
     }

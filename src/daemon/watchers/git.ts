@@ -9,10 +9,12 @@ import type { Database } from "bun:sqlite";
 import { type FSWatcher, statSync, watch } from "node:fs";
 import { join } from "node:path";
 import type { NormalizedEvent } from "../../shared/event.ts";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import { nowIso } from "../../shared/time.ts";
 import { getGitCursor, setGitCursor } from "../../sql/git-cursors.ts";
 import { commitEvent, GIT_LOG_FORMAT, parseGitLog } from "../normalize/git.ts";
+
+const log = rootLog.child({ service: "capture" });
 
 /** Commits read on the first scan of a repo (most recent first in git, stored oldest first). */
 export const GIT_BACKFILL_LIMIT = 5000;

@@ -5,9 +5,11 @@
  * path never stores vectors (retrieve/rank/vectors.ts reads them).
  */
 import type { Database } from "bun:sqlite";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import { getMemoryItem } from "../../sql/memory-items.ts";
 import { decodeEmbedding, type Embedder, embeddingText, encodeEmbedding } from "../llm/embeddings.ts";
+
+const log = rootLog.child({ service: "learn" });
 
 /** Most items embedded per call. */
 export const MAX_EMBEDDED_PER_CALL = 64;

@@ -1,12 +1,12 @@
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { ProcessEventsRequest, type ProcessEventsResponse } from "../../shared/api.ts";
-import { loadConfig } from "../../shared/config.ts";
+import { processConfig } from "../../shared/config.ts";
 import type { ConfigValues } from "../../shared/config-keys.ts";
 import { ProjectNotRegisteredError, UsageError } from "../../shared/errors.ts";
 import type { EventDTO } from "../../shared/event.ts";
 import { describeZodError } from "../../shared/http-guard.ts";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import { projectPaths } from "../../shared/paths.ts";
 import { isoToMs, nowIso } from "../../shared/time.ts";
 import { closedUnextracted, episodeEvents, getEpisode, saveEpisode, writeEpisodeFts, type Episode } from "../../sql/episodes.ts";
@@ -29,6 +29,8 @@ import { scheduleSummaries } from "./summary-scheduler.ts";
 import { offlineDigest } from "./summarize.ts";
 import { applyProjectDecision, projectAnchorItems, ruleDecision, type ApplyContext, type Decision, type ExistingItem } from "./apply/update.ts";
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
+
+const log = rootLog.child({ service: "learn" });
 
 /**
  * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
@@ -57,7 +59,7 @@ export interface EngineDeps {
 }
 
 export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
-  const config = partial.config ?? loadConfig();
+  const config = partial.config ?? processConfig().get();
   const now = partial.now ?? Date.now;
   return {
     config,

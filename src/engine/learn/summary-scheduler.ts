@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import { episodeEvents, episodesForSummary, saveEpisode, getEpisode, setEpisodeSummary, writeEpisodeFts } from "../../sql/episodes.ts";
 import { toEngineEvent } from "../events/event-view.ts";
 import { renderEpisode } from "./extract/llm-extractor.ts";
@@ -9,6 +9,8 @@ import type { LlmProvider } from "../llm/provider.ts";
 import type { UsageLedger } from "../llm/usage.ts";
 import { offlineDigest, SUMMARY_MAX_TOKENS } from "./summarize.ts";
 import { estimateTokens } from "../../shared/tokens.ts";
+
+const log = rootLog.child({ service: "learn" });
 
 /**
  * Proactive summarization: closed episodes without a summary get one, and — with an LLM configured —

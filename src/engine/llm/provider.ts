@@ -4,9 +4,11 @@
  */
 import type { ConfigValues } from "../../shared/config-keys.ts";
 import type { LlmProvider } from "./types.ts";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 
 export { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
+
+const log = rootLog.child({ service: "llm" });
 
 export type LlmConfig = Pick<ConfigValues, "llm.provider" | "llm.model" | "llm.base_url" | "llm.api_key_env" | "llm.timeout_ms">;
 

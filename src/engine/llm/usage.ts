@@ -1,8 +1,10 @@
 import type { Database } from "bun:sqlite";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import { utcDay } from "../../shared/time.ts";
 import { recordUsage, tokensOnDay } from "../../sql/llm-usage.ts";
 import { openStateDb } from "../../sql/open.ts";
+
+const log = rootLog.child({ service: "llm" });
 
 /**
  * The daily LLM budget (`llm.daily_token_cap`), kept in state.db `llm_usage` so every process and

@@ -1,5 +1,5 @@
 import { MEMORY_TYPES, NO_RELEVANT_MEMORY, TaskContext, type MemoryType, type TaskContextRequest } from "../../shared/api.ts";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import { nowIso } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
 import { globalStyleItems, lexicalCandidates, loadItems, pathCandidates } from "./rank/candidates.ts";
@@ -11,6 +11,8 @@ import { analyzeQuery } from "../../ranker/query.ts";
 import { pinnedIds } from "../../sql/memory-marks.ts";
 import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
+
+const log = rootLog.child({ service: "retrieve" });
 
 /**
  * `POST /task_context` (reference §5.5), the primary tool: the memories relevant to one coding task,

@@ -4,6 +4,7 @@ import { SqrlError } from "../../shared/errors.ts";
 import { claudeHome } from "../../shared/paths.ts";
 import { isObject, jsonEqual, readJsonEntry, readJsonObject, removeJsonEntry, upsertJsonEntry, writeJsonObject, type ChangeAction } from "./config-files.ts";
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry, type HostScope } from "./host-types.ts";
+import { sqrlEnv } from "../../shared/env.ts";
 
 /**
  * Claude Code. User scope (the default: a memory server serves every repo): `~/.claude.json` (or
@@ -27,7 +28,7 @@ function isCurrent(entry: Record<string, unknown> | undefined, ctx: HostContext)
 
 /** The `claude` CLI, when installed (SQRL_CLAUDE_BIN overrides, "" disables). */
 export function claudeCli(): string | undefined {
-  const override = process.env.SQRL_CLAUDE_BIN;
+  const override = sqrlEnv("SQRL_CLAUDE_BIN");
   if (override !== undefined) return override === "" ? undefined : override;
   return Bun.which("claude") ?? undefined;
 }

@@ -6,6 +6,7 @@ import { writeFileAtomic } from "../../shared/fs-atomic.ts";
 import { codexHome } from "../../shared/paths.ts";
 import { isObject, jsonEqual, modeFor, type ChangeAction, type JsonObject } from "./config-files.ts";
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry } from "./host-types.ts";
+import { sqrlEnv } from "../../shared/env.ts";
 
 /**
  * Codex CLI: `[mcp_servers.sqrl]` in `$CODEX_HOME/config.toml` (user scope only). The file is
@@ -85,7 +86,7 @@ function checkedWrite(path: string, before: JsonObject, nextText: string, expect
  * the user's own `env` entries stay.
  */
 function sqrlHomeEnv(existing: JsonObject | undefined): JsonObject {
-  const home = process.env.SQRL_HOME;
+  const home = sqrlEnv("SQRL_HOME");
   if (!home) return {};
   const env = isObject(existing?.env) ? existing.env : {};
   return { env: { ...env, SQRL_HOME: resolve(home) } };

@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { Budget } from "../../shared/api.ts";
 import { describeError, SqrlError, UsageError } from "../../shared/errors.ts";
-import { packLimit } from "../../engine/retrieve/render/budget.ts";
+import { packLimit } from "../../shared/tokens.ts";
 import { log } from "../../shared/log.ts";
 import { configBudgets } from "../budgets.ts";
 import type { McpDeps, ToolBudgets } from "../deps.ts";

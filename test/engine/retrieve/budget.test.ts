@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { footerLine, packBlocks, packLimit, refooter, type Block } from "../../../src/engine/retrieve/render/budget.ts";
+import { footerLine, packBlocks, refooter, type Block } from "../../../src/engine/retrieve/render/budget.ts";
+import { packLimit } from "../../../src/shared/tokens.ts";
 import { estimateTokens, tokenCounterSync } from "../../../src/shared/tokens.ts";
 
 const counter = tokenCounterSync("accurate");

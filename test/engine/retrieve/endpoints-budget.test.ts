@@ -5,7 +5,7 @@ import { searchMemory } from "../../../src/engine/retrieve/search.ts";
 import { taskContext } from "../../../src/engine/retrieve/task-context.ts";
 import { timeline } from "../../../src/engine/retrieve/timeline.ts";
 import { loadTokenCounter, tokenCounterSync, type TokenCounter } from "../../../src/shared/tokens.ts";
-import { packLimit } from "../../../src/engine/retrieve/render/budget.ts";
+import { packLimit } from "../../../src/shared/tokens.ts";
 import { pitfallsView } from "../../../src/engine/retrieve/views/pitfalls.ts";
 import { projectBriefView } from "../../../src/engine/retrieve/views/project-brief.ts";
 import { userStyleView } from "../../../src/engine/retrieve/views/user-style.ts";

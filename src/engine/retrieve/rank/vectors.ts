@@ -6,10 +6,12 @@
  * (the write path stores vectors, learn/embedding-backfill.ts).
  */
 import type { Database } from "bun:sqlite";
-import { log } from "../../../shared/log.ts";
+import { log as rootLog } from "../../../shared/log.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { decodeStoredVector, type Embedder, embeddingText, fnv1a } from "../../llm/embeddings.ts";
 import { loadItems } from "./candidates.ts";
+
+const log = rootLog.child({ service: "retrieve" });
 
 export function cosine(a: Float32Array, b: Float32Array): number {
   if (a.length !== b.length || a.length === 0) return 0;

@@ -1,6 +1,6 @@
 import { UsageError } from "../../../shared/errors.ts";
 import { singularOf } from "../../../shared/plural.ts";
-import type { TokenCounter } from "../../../shared/tokens.ts";
+import { packLimit, type TokenCounter } from "../../../shared/tokens.ts";
 
 /**
  * Budget packing: the one place that decides what fits in `context_budget_tokens`.
@@ -18,20 +18,6 @@ import type { TokenCounter } from "../../../shared/tokens.ts";
  * nothing at all fits, it refuses with one line that says so and what budget would do (a
  * UsageError, code `budget_too_small`) instead of answering with empty text.
  */
-
-/**
- * Share of the budget kept free when counting with the `accurate` estimator: on the real transcripts
- * its rendered answers undercount o200k by up to 3.8 % (recall of an episode full of Go and shell
- * output); 6 % holds that with room. The exact counters (o200k) need none; chars4 is a rough
- * counter by choice and is not corrected.
- */
-export const ESTIMATOR_MARGIN = 0.06;
-
-/** The count the packer fills to for a budget: the budget minus the estimator's safety margin. */
-export function packLimit(budget: number, counter: Pick<TokenCounter, "name">): number {
-  const b = Math.max(0, Math.floor(budget));
-  return counter.name === "accurate" ? b - Math.ceil(b * ESTIMATOR_MARGIN) : b;
-}
 
 /** The smallest budget whose limit holds `tokens`. */
 function budgetFor(tokens: number, counter: Pick<TokenCounter, "name">): number {

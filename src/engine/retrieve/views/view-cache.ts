@@ -3,12 +3,14 @@ import { existsSync, readFileSync } from "node:fs";
 import type { z } from "zod";
 import type { ViewName } from "../../../shared/api.ts";
 import { writeJsonAtomic } from "../../../shared/fs-atomic.ts";
-import { log } from "../../../shared/log.ts";
+import { log as rootLog } from "../../../shared/log.ts";
 import { projectPaths } from "../../../shared/paths.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { refooter } from "../render/budget.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 import { isViewStale, VIEW_STALENESS, type ViewMetaRow } from "./view-staleness.ts";
+
+const log = rootLog.child({ service: "retrieve" });
 
 /**
  * Cached views (reference §5.2–§5.4): the last generated view JSON lives in `.ctx/views/<name>.json`
