@@ -1,4 +1,12 @@
 #!/usr/bin/env bun
+/**
+ * The `sqrl` entry point: `sqrl mcp` goes straight to the stdio server (hosts wait on it); everything else
+ * runs the CLI.
+ */
+/**
+ * The `sqrl` entry point: `sqrl mcp` goes straight to the stdio server (hosts wait on it); everything else
+ * runs the CLI.
+ */
 export {};
 const argv = process.argv.slice(2);
 

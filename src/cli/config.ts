@@ -1,3 +1,7 @@
+/**
+ * `sqrl config get|set|unset|list|path`: read and change ~/.sqrl/config.toml, validated against the config
+ * keys.
+ */
 import { defineCommand } from "citty";
 import { listConfig, loadConfig, requireConfigKey, setConfigValue, unsetConfigValue } from "../shared/config.ts";
 import { homePaths } from "../shared/paths.ts";

@@ -1,3 +1,6 @@
+/**
+ * `sqrl context "<task>"`: the memory relevant to a task, through the daemon's task_context route.
+ */
 import { defineCommand } from "citty";
 import { MEMORY_TYPES, type MemoryType, ROUTES } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";

@@ -1,3 +1,7 @@
+/**
+ * `sqrl daemon run|start|stop|restart|status|install|uninstall|logs`: the machine's one daemon, its service
+ * unit and its log.
+ */
 import { defineCommand } from "citty";
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";

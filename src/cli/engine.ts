@@ -1,3 +1,8 @@
+/**
+ * `sqrl engine`: the memory engine's HTTP API in the foreground (normally started and supervised by
+ * the daemon). Writes memory-service.json (0600) once listening and removes it on SIGTERM/SIGINT, or
+ * when the process that started it goes away.
+ */
 import { defineCommand } from "citty";
 import { UsageError } from "../shared/errors.ts";
 import { configureLog, log as rootLog } from "../shared/log.ts";
@@ -7,11 +12,6 @@ import { removeRuntimeInfo, writeRuntimeInfo } from "../shared/runtime-files.ts"
 import { nowIso } from "../shared/time.ts";
 import { VERSION } from "../version.ts";
 
-/**
- * `sqrl engine`: the memory engine's HTTP API in the foreground (normally started and supervised by
- * the daemon). Writes memory-service.json (0600) once listening and removes it on SIGTERM/SIGINT, or
- * when the process that started it goes away.
- */
 export default defineCommand({
   meta: { name: "engine", description: "Run the memory engine's HTTP API in the foreground (the daemon starts it for you)" },
   args: {

@@ -1,3 +1,6 @@
+/**
+ * `sqrl export`: a project's valid memory (and optionally the user's global style) as JSON Lines.
+ */
 import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { writeFileSync } from "node:fs";

@@ -1,3 +1,6 @@
+/**
+ * `sqrl forget <memory-id>`: drop a memory from everything served, keeping it as history.
+ */
 import { defineCommand } from "citty";
 import { forgetMemory } from "../engine/learn/forget.ts";
 import { nowIso } from "../shared/time.ts";

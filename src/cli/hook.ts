@@ -1,3 +1,7 @@
+/**
+ * `sqrl hook claude-session-start`: the Claude Code SessionStart hook (style and brief as additional
+ * context).
+ */
 import { defineCommand } from "citty";
 
 /** Read all of stdin, giving up after `timeoutMs` (a hook must never hang its host). */

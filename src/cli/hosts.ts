@@ -1,3 +1,7 @@
+/**
+ * `sqrl hosts add|remove|list`: register the sqrl MCP server (and the Claude Code hook) with the agents'
+ * hosts.
+ */
 import { defineCommand } from "citty";
 import { resolve } from "node:path";
 import { listProjects, projectForPath } from "../shared/projects.ts";

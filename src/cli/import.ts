@@ -1,3 +1,6 @@
+/**
+ * `sqrl import <file>`: merge exported memory into this project through the update rules.
+ */
 import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";

@@ -1,3 +1,7 @@
+/**
+ * `sqrl ingest`: import transcripts and git history into registered projects in the foreground (the daemon
+ * does it live).
+ */
 import { defineCommand } from "citty";
 import { plural } from "../shared/plural.ts";
 import { existsSync, statSync } from "node:fs";

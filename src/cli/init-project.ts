@@ -1,3 +1,6 @@
+/**
+ * Registering a project: its `.ctx/` folder, data.db and projects.json entry (used by `sqrl init` and tests).
+ */
 import { existsSync, mkdirSync, readFileSync, statSync, appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { bootstrapConfig } from "../shared/config.ts";

@@ -1,3 +1,6 @@
+/**
+ * `sqrl init [path]`: set up sqrl for a repository (project files, config, optionally hosts and the daemon).
+ */
 import { defineCommand } from "citty";
 import { addCtxToGitignore, initProject } from "./init-project.ts";
 import { confirm } from "./confirm.ts";

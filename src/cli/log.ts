@@ -1,3 +1,7 @@
+/**
+ * `sqrl log`: the trace of MCP tool calls of a project (arguments, memories returned, tokens, latency,
+ * errors).
+ */
 import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";

@@ -1,3 +1,7 @@
+/**
+ * `sqrl mcp` through the full CLI (`--help`, odd flags); main.ts normally takes the fast path to the stdio
+ * server.
+ */
 import { defineCommand } from "citty";
 
 /** `sqrl mcp`: the stdio MCP server. Kept tiny: everything loads inside run(). */

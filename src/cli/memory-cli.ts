@@ -1,3 +1,7 @@
+/**
+ * Shared plumbing of the human read commands (context, search, view, timeline, recall): find the
+ * project, make sure the daemon runs, call its API, print pretty text or the exact JSON.
+ */
 import { resolve } from "node:path";
 import type { Route } from "../shared/api.ts";
 import { callRoute } from "../shared/api-client.ts";
@@ -5,10 +9,6 @@ import { ensureDaemon } from "../shared/daemon-launch.ts";
 import { ProjectNotRegisteredError, UsageError } from "../shared/errors.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 
-/**
- * Shared plumbing of the human read commands (context, search, view, timeline, recall): find the
- * project, make sure the daemon runs, call its API, print pretty text or the exact JSON.
- */
 export const commonArgs = {
   project: { type: "string", description: "Project folder (default: the registered project containing the current directory)" },
   json: { type: "boolean", description: "Print the exact API JSON" },

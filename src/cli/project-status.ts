@@ -1,3 +1,6 @@
+/**
+ * A read-only snapshot of a project's memory state for `sqrl status` (no daemon needed, nothing written).
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { homePaths } from "../shared/paths.ts";

@@ -1,3 +1,6 @@
+/**
+ * `sqrl recall <episode-id>`: one episode expanded back to its raw events.
+ */
 import { defineCommand } from "citty";
 import { ROUTES } from "../shared/api.ts";
 import { redactDeep, redactText } from "../shared/privacy/redact.ts";

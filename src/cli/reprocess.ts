@@ -1,11 +1,11 @@
-import { defineCommand } from "citty";
-import { print, printJson, projectRootFor } from "./memory-cli.ts";
-
 /**
  * `sqrl reprocess [path]`: extract every closed episode of the project again under the current
  * rules. Runs in this process against the project's data.db (SQLite's WAL lets it run beside the
  * daemon); the old items are superseded, never deleted, so `sqrl show` keeps their history.
  */
+import { defineCommand } from "citty";
+import { print, printJson, projectRootFor } from "./memory-cli.ts";
+
 export default defineCommand({
   meta: { name: "reprocess", description: "Re-extract every closed episode under the current rules; old memories become history, none is deleted" },
   args: {

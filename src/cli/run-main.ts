@@ -1,3 +1,7 @@
+/**
+ * The CLI runner: citty commands under sqrl's exit-code contract (0 ok, 1 failure, 2 bad usage) and one-line
+ * errors.
+ */
 import { renderUsage, runCommand, type CommandDef } from "citty";
 import { describeError, isSqrlError } from "../shared/errors.ts";
 import { log, setDebug } from "../shared/log.ts";

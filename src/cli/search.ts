@@ -1,3 +1,6 @@
+/**
+ * `sqrl search "<query>"`: ranked memory search with scores and reasons, through the daemon's search route.
+ */
 import { defineCommand } from "citty";
 import { MEMORY_TYPES, ROUTES } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";

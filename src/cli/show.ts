@@ -1,3 +1,8 @@
+/**
+ * `sqrl show <memory-id>`: one memory item with its lineage (the rows it replaced, the row that
+ * replaced it) and its evidence (episodes and the events they came from). Reads the project's
+ * data.db (and user.db for global style items) read-only: no daemon needed.
+ */
 import { summaryWithOutcome } from "../engine/retrieve/render/markdown.ts";
 import { plural } from "../shared/plural.ts";
 import type { Database } from "bun:sqlite";
@@ -10,11 +15,6 @@ import { listProjects, projectForPath } from "../shared/projects.ts";
 import { relativeTime } from "../shared/time.ts";
 import { resolveProjectDir } from "./init-project.ts";
 
-/**
- * `sqrl show <memory-id>`: one memory item with its lineage (the rows it replaced, the row that
- * replaced it) and its evidence (episodes and the events they came from). Reads the project's
- * data.db (and user.db for global style items) read-only: no daemon needed.
- */
 export interface ShownEvent {
   id: string;
   timestamp: string;

@@ -1,3 +1,6 @@
+/**
+ * `sqrl status`: the daemon, the engine and every registered project's memory at a glance.
+ */
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { projectPaths } from "../shared/paths.ts";

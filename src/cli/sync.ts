@@ -1,3 +1,6 @@
+/**
+ * `sqrl sync`: team memory through `.ctx/shared/` files that git carries between clones.
+ */
 import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { syncProject } from "../engine/learn/team-sync.ts";

@@ -1,3 +1,6 @@
+/**
+ * `sqrl timeline`: the project's episodes in time order.
+ */
 import { defineCommand } from "citty";
 import { ROUTES } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";

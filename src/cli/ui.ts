@@ -1,3 +1,8 @@
+/**
+ * `sqrl ui [path]`: start the daemon if needed, ask it for a one-time login code and open the page
+ * (http://127.0.0.1:<port>/ui/…) in the default browser; print the URL when no browser opens, or
+ * only print it with --no-open.
+ */
 import { defineCommand } from "citty";
 import { spawn } from "node:child_process";
 import { callApi } from "../shared/api-client.ts";
@@ -6,11 +11,6 @@ import { ProjectNotRegisteredError } from "../shared/errors.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { resolveProjectDir } from "./init-project.ts";
 
-/**
- * `sqrl ui [path]`: start the daemon if needed, ask it for a one-time login code and open the page
- * (http://127.0.0.1:<port>/ui/…) in the default browser; print the URL when no browser opens, or
- * only print it with --no-open.
- */
 function opener(): string[] | undefined {
   if (process.platform === "darwin") return ["open"];
   if (process.platform === "win32") return ["cmd", "/c", "start", ""];

@@ -1,3 +1,6 @@
+/**
+ * `sqrl view <name>`: one of the memory views (user_style, project_brief, pitfalls).
+ */
 import { defineCommand } from "citty";
 import { ROUTES, VIEW_NAMES, type ViewName } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";

@@ -1,3 +1,7 @@
+/**
+ * The daemon process: one per machine (lock file), serving its API, supervising the engine, running capture
+ * and the batcher.
+ */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, watch, writeSync, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import type { DaemonStatus } from "../shared/api.ts";

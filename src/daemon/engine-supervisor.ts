@@ -1,3 +1,7 @@
+/**
+ * The daemon's engine supervisor: runs `sqrl engine` as a child, checks its /health and restarts it with
+ * backoff.
+ */
 import type { Subprocess } from "bun";
 import { runtimeHealthy, sqrlCommand } from "../shared/daemon-launch.ts";
 import { log as rootLog } from "../shared/log.ts";

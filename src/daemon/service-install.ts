@@ -1,3 +1,7 @@
+/**
+ * `sqrl daemon install|uninstall`: a systemd user unit (Linux) or launchd agent (macOS) running `sqrl daemon
+ * run`.
+ */
 import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { homedir } from "node:os";

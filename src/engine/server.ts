@@ -1,3 +1,8 @@
+/**
+ * The memory engine's HTTP API (`sqrl engine`), on 127.0.0.1 behind the shared guard (token, no
+ * Origin, local Host). Every query/body is parsed with the zod schemas of src/shared/api.ts (a bad
+ * one → 400 naming the field); an unknown project → 404 naming the path.
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
@@ -29,11 +34,6 @@ import { userStyleView } from "./retrieve/views/user-style.ts";
 
 const log = rootLog.child({ service: "engine" });
 
-/**
- * The memory engine's HTTP API (`sqrl engine`), on 127.0.0.1 behind the shared guard (token, no
- * Origin, local Host). Every query/body is parsed with the zod schemas of src/shared/api.ts (a bad
- * one → 400 naming the field); an unknown project → 404 naming the path.
- */
 export interface EngineServerOptions {
   /** 0 (default) picks a free port. */
   port?: number;

@@ -1,11 +1,11 @@
-import { CONFIG_KEYS, type ConfigKey } from "../shared/config-keys.ts";
-import type { ToolBudgets } from "./deps.ts";
-
 /**
  * Default tool budgets from config.toml (`budgets.*`), through the process's config accessor, which
  * re-reads the file when it changes so `sqrl config set` applies to a running session. Only the file is read (no user-id lookup): the config module is imported
  * lazily so `sqrl mcp` starts without the TOML parser.
  */
+import { CONFIG_KEYS, type ConfigKey } from "../shared/config-keys.ts";
+import type { ToolBudgets } from "./deps.ts";
+
 export async function configBudgets(): Promise<ToolBudgets> {
   const { processConfig } = await import("../shared/config.ts");
   const file = processConfig().file();

@@ -1,3 +1,7 @@
+/**
+ * The sqrl MCP server: seven read-only tools over the daemon API, with the call pattern hosts are asked to
+ * follow.
+ */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { VERSION } from "../version.ts";
 import { DaemonBridge } from "./daemon-bridge.ts";

@@ -1,3 +1,6 @@
+/**
+ * The SessionStart context: the user's style and the project brief under one budget, with no line said twice.
+ */
 import { z } from "zod";
 import { ProjectBriefView, UserStyleView } from "../shared/api.ts";
 import { listProjects } from "../shared/projects.ts";

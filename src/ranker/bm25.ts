@@ -1,5 +1,3 @@
-import { bodyStems, stemCached } from "./query.ts";
-
 /**
  * BM25 with a coordination factor, computed in JS over the candidate bodies FTS5 returned.
  * FTS5's bm25() has fixed k1 = 1.2, b = 0.75; short memory-like documents rank better with a lower
@@ -7,6 +5,8 @@ import { bodyStems, stemCached } from "./query.ts";
  * (share of the query's IDF mass a document covers) keeps an item that matches one common word
  * many times below one that matches the query's rare words.
  */
+import { bodyStems, stemCached } from "./query.ts";
+
 export interface Bm25Params {
   k1: number;
   b: number;

@@ -1,12 +1,12 @@
-import { idf } from "./bm25.ts";
-import { foldToken, stemCached } from "./query.ts";
-import { isStopWord } from "./stop-words.ts";
-
 /**
  * Pseudo-relevance feedback (RM3-style): the best-scored documents of a first pass vote for the
  * words they use, weighted by how much of each document the word is, the document's score and
  * the word's rarity; the top words not already in the query are added with a small weight.
  */
+import { idf } from "./bm25.ts";
+import { foldToken, stemCached } from "./query.ts";
+import { isStopWord } from "./stop-words.ts";
+
 export interface FeedbackParams {
   /** Documents that vote. */
   docs: number;

@@ -1,5 +1,3 @@
-import type { Database } from "bun:sqlite";
-
 /**
  * Collection statistics of an FTS5 table, read from the index itself so that the ranker can score
  * candidates with its own BM25 parameters in constant time per query:
@@ -8,6 +6,8 @@ import type { Database } from "bun:sqlite";
  *   reads);
  * - document frequency per stem from a temporary `fts5vocab` table (nothing is written to the file).
  */
+import type { Database } from "bun:sqlite";
+
 export interface CollectionStats {
   /** Number of rows in the index. */
   docs: number;

@@ -1,15 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { docTerms, idf, scoreDoc, stemMatcher, type Bm25Params, type DocScore, type StemMatcher, type WeightedStem } from "./bm25.ts";
-import { boostLabels, smoothWithNeighbours, type Neighbour } from "./context.ts";
-import { expansionTerms, type FeedbackParams } from "./feedback.ts";
-import { assertIdentifier, collectionStats, documentFrequencies } from "./fts-stats.ts";
-import { fetchPool } from "./pool.ts";
-import type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
-import { analyzeQuery } from "./query.ts";
-
-export type { Neighbour } from "./context.ts";
-export type { PoolStrategy } from "./types.ts";
-
 /**
  * Lexical ranking over an FTS5 table `(id UNINDEXED, body)` whose bodies were written with
  * expandCodeTokens and `tokenize = 'porter unicode61'` (memory_fts, episode_fts, the LoCoMo bench).
@@ -25,6 +13,18 @@ export type { PoolStrategy } from "./types.ts";
  *    and label weighting (a query term in an item's key/tags/speaker).
  * Search, task context and bench/locomo.ts all call this, so a change here is measured there.
  */
+import type { Database } from "bun:sqlite";
+import { docTerms, idf, scoreDoc, stemMatcher, type Bm25Params, type DocScore, type StemMatcher, type WeightedStem } from "./bm25.ts";
+import { boostLabels, smoothWithNeighbours, type Neighbour } from "./context.ts";
+import { expansionTerms, type FeedbackParams } from "./feedback.ts";
+import { assertIdentifier, collectionStats, documentFrequencies } from "./fts-stats.ts";
+import { fetchPool } from "./pool.ts";
+import type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
+import { analyzeQuery } from "./query.ts";
+
+export type { Neighbour } from "./context.ts";
+export type { PoolStrategy } from "./types.ts";
+
 export interface LexicalHit {
   id: string;
   /** Higher is better. */

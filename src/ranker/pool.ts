@@ -1,13 +1,3 @@
-import type { Database, Statement } from "bun:sqlite";
-import { docTerms, stemMatcher } from "./bm25.ts";
-import { cachedDoclist, parseRowids } from "./doclist-cache.ts";
-import { bodies, bodyRows } from "./fts-bodies.ts";
-import { matchExpression } from "./fts-query.ts";
-import { groupRows, Masks, poolThreshold, popcount, type Group } from "./term-masks.ts";
-import type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
-
-export type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
-
 /**
  * The candidate pool: the rows the ranker rescores in JS (BM25 × coverage over their bodies).
  * Two ways to propose it:
@@ -29,6 +19,16 @@ export type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
  * `auto` (the default) uses `rank` while the terms' summed document frequency stays under
  * RANK_ROW_BUDGET (a store of a few thousand items, a LoCoMo conversation) and `coverage` above it.
  */
+import type { Database, Statement } from "bun:sqlite";
+import { docTerms, stemMatcher } from "./bm25.ts";
+import { cachedDoclist, parseRowids } from "./doclist-cache.ts";
+import { bodies, bodyRows } from "./fts-bodies.ts";
+import { matchExpression } from "./fts-query.ts";
+import { groupRows, Masks, poolThreshold, popcount, type Group } from "./term-masks.ts";
+import type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
+
+export type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
+
 /** Summed document frequency above which `auto` switches from `rank` to `coverage`. */
 export const RANK_ROW_BUDGET = 1000;
 

@@ -1,10 +1,10 @@
-import { z } from "zod";
-
 /**
  * Every config key sqrl understands, with its schema, default and meaning.
  * config.toml holds only what the user set; everything else comes from here.
  * Keys are dotted: `llm.provider` lives in the `[llm]` table of config.toml.
  */
+import { z } from "zod";
+
 export interface ConfigKeyDef<T = unknown> {
   schema: z.ZodType<T>;
   default: T | (() => T);

@@ -1,3 +1,6 @@
+/**
+ * Finding or starting the daemon: health checks of runtime files and a detached `sqrl daemon start`.
+ */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, statSync, truncateSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,12 +1,12 @@
-import { timingSafeEqual } from "node:crypto";
-import { z } from "zod";
-import { type ErrorCode, publicMessage, SqrlError } from "./errors.ts";
-
 /**
  * Guard for sqrl's local HTTP APIs (daemon and engine): refuse browsers (any `Origin` header),
  * foreign `Host` headers (DNS rebinding) and requests without the bearer token (constant-time compare).
  * Returns an error Response, or undefined when the request may pass.
  */
+import { timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { type ErrorCode, publicMessage, SqrlError } from "./errors.ts";
+
 export function guardRequest(req: Request, token: string): Response | undefined {
   if (req.headers.has("origin")) return errorResponse(403, "forbidden_origin", "Requests from browsers (with an Origin header) are refused.");
   const host = (req.headers.get("host") ?? "").replace(/:\d+$/, "");

@@ -1,3 +1,6 @@
+/**
+ * Where sqrl's files live: the per-machine folder (SQRL_HOME) and each project's `.ctx/`.
+ */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { sqrlEnv } from "./env.ts";

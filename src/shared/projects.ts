@@ -1,3 +1,6 @@
+/**
+ * The registered projects (projects.json): listing, adding, removing, and mapping a path to its project.
+ */
 import { existsSync, readFileSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import { z } from "zod";

@@ -1,5 +1,3 @@
-import { log } from "./log.ts";
-
 /**
  * The one token counter behind every budget. Three counters, picked by `tokens.counter` in config:
  * - `accurate` (default): a calibrated estimator. It splits text exactly like the o200k BPE
@@ -12,6 +10,8 @@ import { log } from "./log.ts";
  *   and says so once in the log.
  * - `chars4`: the seed's ceil(chars / 4) (undercounts logs and JSON by 40–48 %).
  */
+import { log } from "./log.ts";
+
 export type CounterName = "accurate" | "o200k" | "chars4";
 
 export interface TokenCounter {

@@ -1,3 +1,6 @@
+/**
+ * Queries of episodes (`episodes` joined with `episode_state`), their events and their FTS index.
+ */
 import type { Database } from "bun:sqlite";
 import { expandCodeTokens } from "../shared/code-tokens.ts";
 import type { EventDTO } from "../shared/event.ts";

@@ -1,3 +1,6 @@
+/**
+ * Queries of the events table: insert (plain or packed across threads), unprocessed batches, counts.
+ */
 import type { Database } from "bun:sqlite";
 import type { EventDTO } from "../shared/event.ts";
 

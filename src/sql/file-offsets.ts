@@ -1,3 +1,6 @@
+/**
+ * Queries of state.db `file_offsets`: the read position of every watched transcript file.
+ */
 import type { Database, Statement } from "bun:sqlite";
 
 /** Read position of one watched transcript file (state.db `file_offsets`). */

@@ -1,3 +1,6 @@
+/**
+ * Queries of state.db `git_cursors`: the last commit ingested per repository.
+ */
 import type { Database } from "bun:sqlite";
 
 /** Last commit ingested per repo (state.db `git_cursors`). */

@@ -1,3 +1,6 @@
+/**
+ * Queries of state.db `llm_usage`: LLM tokens spent per UTC day, provider and model.
+ */
 import type { Database } from "bun:sqlite";
 
 /** `llm_usage` in state.db: LLM tokens spent per UTC day, provider and model (the daily cap, `sqrl status`). */

@@ -1,3 +1,6 @@
+/**
+ * Queries of memory items (`memory_items` joined with `memory_meta`) and their FTS index.
+ */
 import type { Database } from "bun:sqlite";
 import type { MemoryType } from "../shared/api.ts";
 import { expandCodeTokens } from "../shared/code-tokens.ts";

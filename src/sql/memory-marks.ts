@@ -1,11 +1,11 @@
-import type { Database } from "bun:sqlite";
-import type { MemoryItem } from "./memory-items.ts";
-
 /**
  * `memory_marks` (data.db v4): what a person said about a memory. A pin keeps an item always
  * eligible with a fixed importance; a wrong mark keeps the reason and the evidence it was made from,
  * so the extractor does not make the same memory again from the same evidence.
  */
+import type { Database } from "bun:sqlite";
+import type { MemoryItem } from "./memory-items.ts";
+
 export type MarkKind = "pin" | "wrong";
 
 export interface MemoryMark {

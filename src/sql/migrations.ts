@@ -1,3 +1,6 @@
+/**
+ * Schema migrations of data.db, user.db and state.db, embedded in the binary and applied in order.
+ */
 import type { Database } from "bun:sqlite";
 import { SqrlError } from "../shared/errors.ts";
 import dataV1 from "./schema/data-v1.sql" with { type: "text" };

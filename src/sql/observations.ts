@@ -1,10 +1,10 @@
-import type { Database } from "bun:sqlite";
-
 /**
  * Observations (data-v3.sql): what one episode showed that is not a memory on its own yet. The
  * extractor records one per (kind, signature, episode) and promotes it when the same signature shows
  * up in another episode. Never served.
  */
+import type { Database } from "bun:sqlite";
+
 export type ObservationKind = "pitfall" | "recipe" | "lint_rule";
 
 export interface Observation {

@@ -1,3 +1,6 @@
+/**
+ * Opening sqrl's SQLite files: WAL, busy timeout, private modes, migrations.
+ */
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";

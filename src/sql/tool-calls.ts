@@ -1,3 +1,6 @@
+/**
+ * Queries of the `tool_calls` trace table of a project's data.db (`sqrl log`).
+ */
 import type { Database } from "bun:sqlite";
 import { redactDeep, redactText } from "../shared/privacy/redact.ts";
 

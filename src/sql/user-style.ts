@@ -1,10 +1,10 @@
-import type { Database } from "bun:sqlite";
-
 /**
  * Queries of the global style memory in `~/.sqrl/user.db`: `user_style_items` (one current row per
  * (user_id, key), reference §3.4), `user_style_meta` (evidence, confidence) and `user_style_history`
  * (every superseded version, so nothing is destroyed).
  */
+import type { Database } from "bun:sqlite";
+
 export interface StyleEvidence {
   project_id: string;
   episode_id: string;

@@ -1,5 +1,3 @@
-import page from "../../ui/index.html";
-
 /**
  * The page of `sqrl ui`, bundled into the binary by Bun's HTML import (index.html → its script and
  * stylesheet, minified, content-hashed). The daemon serves these files itself rather than through
@@ -7,6 +5,8 @@ import page from "../../ui/index.html";
  * behind the cookie. Run from source (`bun src/main.ts`), the same entry is bundled in memory on
  * first use.
  */
+import page from "../../ui/index.html";
+
 export interface Asset {
   body: Uint8Array;
   type: string;

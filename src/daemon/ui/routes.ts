@@ -1,3 +1,10 @@
+/**
+ * Everything under /ui: the page (one HTML shell for every screen, its assets) and the page's own
+ * JSON API under /ui/api/, which maps each call to one engine call (reads and writes alike, so the
+ * engine stays the only writer). Checks, in order: a local Host; on /ui/?code=… the code trade;
+ * the session cookie (401 page or JSON without it); no foreign Origin anywhere, and for every
+ * change an Origin that is this page's own.
+ */
 import { homedir } from "node:os";
 import type { DaemonStatus } from "../../shared/api.ts";
 import { listProjects } from "../../shared/projects.ts";
@@ -7,13 +14,6 @@ import { ASSET_PREFIX, pageBundle } from "./assets.ts";
 import { ownOrigins, type UiAuth } from "./auth.ts";
 import { messagePage } from "./message-page.ts";
 
-/**
- * Everything under /ui: the page (one HTML shell for every screen, its assets) and the page's own
- * JSON API under /ui/api/, which maps each call to one engine call (reads and writes alike, so the
- * engine stays the only writer). Checks, in order: a local Host; on /ui/?code=… the code trade;
- * the session cookie (401 page or JSON without it); no foreign Origin anywhere, and for every
- * change an Origin that is this page's own.
- */
 export interface UiDeps {
   auth: UiAuth;
   port: () => number;

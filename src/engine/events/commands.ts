@@ -1,9 +1,9 @@
-import type { EngineEvent } from "./event-view.ts";
-
 /**
  * Shell commands as the rules see them: split into steps, wrappers stripped, each step classified
  * (test, lint, build…), and the outcome of a run read from exit code, error flag and output.
  */
+import type { EngineEvent } from "./event-view.ts";
+
 export type CommandKind =
   | "test"
   | "lint"

@@ -1,10 +1,10 @@
-import type { EventDTO, EventContent, EventType } from "../../shared/event.ts";
-import { isoToMs } from "../../shared/time.ts";
-
 /**
  * The engine's view of one stored event: `content_json` parsed once, with the fields every rule
  * needs (text, command, outcome) pulled out. Rules read these, never the raw JSON.
  */
+import type { EventDTO, EventContent, EventType } from "../../shared/event.ts";
+import { isoToMs } from "../../shared/time.ts";
+
 export interface EngineEvent {
   id: string;
   ms: number;

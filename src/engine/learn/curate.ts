@@ -1,3 +1,10 @@
+/**
+ * Corrections a person makes to a project's memory (from `sqrl ui`, through the engine API): edit
+ * (a new version supersedes the old, history kept), forget, pin (always eligible, importance fixed)
+ * and mark wrong (forgotten, the reason kept, and the extractor held back from the same evidence).
+ * Each is one transaction; none destroys a row. Global style items (ust_…, in user.db) can be edited
+ * and forgotten; pins and wrong marks live in the project's data.db and apply to project memory.
+ */
 import type { Database } from "bun:sqlite";
 import type { EditRequest, MemoryActionResponse, PinRequest, WrongRequest } from "../../shared/api.ts";
 import { NotFoundError, SqrlError } from "../../shared/errors.ts";
@@ -8,13 +15,6 @@ import { isPinned, marksOf, putMark, removeMark } from "../../sql/memory-marks.t
 import { getUserStyleById, supersedeUserStyle } from "../../sql/user-style.ts";
 import { forgetMemory } from "./forget.ts";
 
-/**
- * Corrections a person makes to a project's memory (from `sqrl ui`, through the engine API): edit
- * (a new version supersedes the old, history kept), forget, pin (always eligible, importance fixed)
- * and mark wrong (forgotten, the reason kept, and the extractor held back from the same evidence).
- * Each is one transaction; none destroys a row. Global style items (ust_…, in user.db) can be edited
- * and forgotten; pins and wrong marks live in the project's data.db and apply to project memory.
- */
 function styleItem(userDb: Database | undefined, id: string) {
   return userDb ? getUserStyleById(userDb, id) : undefined;
 }

@@ -1,3 +1,10 @@
+/**
+ * Episode segmentation (reference §3.2): per (project, user, session), events in time order; a gap
+ * longer than `gapMs` starts a new episode; an episode of fewer than `minEvents` events is never cut
+ * off on its own — a short head keeps growing into what follows, a short tail is merged into the
+ * episode before it. An episode stays open while its session is active and is closed when the gap
+ * has passed (against newer events or the clock), or when it reaches `maxEvents`.
+ */
 import type { Database } from "bun:sqlite";
 import type { EventDTO } from "../../shared/event.ts";
 import { newId } from "../../shared/ids.ts";
@@ -15,13 +22,6 @@ import {
   type Episode,
 } from "../../sql/episodes.ts";
 
-/**
- * Episode segmentation (reference §3.2): per (project, user, session), events in time order; a gap
- * longer than `gapMs` starts a new episode; an episode of fewer than `minEvents` events is never cut
- * off on its own — a short head keeps growing into what follows, a short tail is merged into the
- * episode before it. An episode stays open while its session is active and is closed when the gap
- * has passed (against newer events or the clock), or when it reaches `maxEvents`.
- */
 export interface EpisodeConfig {
   gapMs: number;
   minEvents: number;

@@ -1,3 +1,7 @@
+/**
+ * Forget one memory: it leaves every view, search and task context at once, but like a supersede
+ * it is kept as history (valid_to set, no successor) so `sqrl show` can still explain it.
+ */
 import type { Database } from "bun:sqlite";
 import { NotFoundError } from "../../shared/errors.ts";
 import { getMemoryItem, supersedeMemoryItem } from "../../sql/memory-items.ts";
@@ -10,10 +14,6 @@ export interface ForgetResult {
   content: string;
 }
 
-/**
- * Forget one memory: it leaves every view, search and task context at once, but like a supersede
- * it is kept as history (valid_to set, no successor) so `sqrl show` can still explain it.
- */
 export function forgetMemory(projectDb: Database | null, userDb: Database | null, id: string, at: string): ForgetResult {
   if (projectDb) {
     const item = getMemoryItem(projectDb, id);

@@ -1,11 +1,11 @@
-import { commandRuns } from "../events/commands.ts";
-import { appliedChanges, rejectedCalls, userMessages, type EngineEvent } from "../events/event-view.ts";
-
 /**
  * Episode importance in [0, 1]: how much a later session would gain from this one. Work that changed
  * code, fixed a failing check, landed a commit or carried a user correction weighs more than reading
  * around; size helps a little. Deterministic (an LLM may refine it with its summary).
  */
+import { commandRuns } from "../events/commands.ts";
+import { appliedChanges, rejectedCalls, userMessages, type EngineEvent } from "../events/event-view.ts";
+
 export function episodeImportance(all: readonly EngineEvent[]): number {
   const events = all;
   const changes = appliedChanges(events).length;

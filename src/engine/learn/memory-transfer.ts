@@ -1,3 +1,9 @@
+/**
+ * The portable form of a memory item (`sqrl export`, `sqrl import`, `sqrl sync`): what it says and
+ * how sure we are, plus where it came from. Event ids point into the origin machine's data.db, so
+ * they travel only as provenance; on import the item is merged through the same update rules as
+ * freshly extracted memory (near-duplicate → NOOP, contradiction → DELETE_AND_ADD, …).
+ */
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
@@ -11,12 +17,6 @@ import type { Candidate } from "./extract/candidate.ts";
 import { applyProjectDecision, projectAnchorItems, ruleDecision, type ExistingItem } from "./apply/update.ts";
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
 
-/**
- * The portable form of a memory item (`sqrl export`, `sqrl import`, `sqrl sync`): what it says and
- * how sure we are, plus where it came from. Event ids point into the origin machine's data.db, so
- * they travel only as provenance; on import the item is merged through the same update rules as
- * freshly extracted memory (near-duplicate → NOOP, contradiction → DELETE_AND_ADD, …).
- */
 export const PORTABLE_FORMAT = "sqrl-memory/1";
 
 export const PortableMemory = z.object({

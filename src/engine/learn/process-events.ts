@@ -1,3 +1,10 @@
+/**
+ * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
+ * summarize them, and extract memory from every episode that closed — once. Idempotent: events
+ * already in an episode are skipped, extracted episodes are never extracted again, so the same batch
+ * twice changes nothing. Every write is committed before this returns (the daemon marks the events
+ * processed only after a 2xx).
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { ProcessEventsRequest, type ProcessEventsResponse } from "../../shared/api.ts";
@@ -32,13 +39,6 @@ import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts"
 
 const log = rootLog.child({ service: "learn" });
 
-/**
- * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
- * summarize them, and extract memory from every episode that closed — once. Idempotent: events
- * already in an episode are skipped, extracted episodes are never extracted again, so the same batch
- * twice changes nothing. Every write is committed before this returns (the daemon marks the events
- * processed only after a 2xx).
- */
 export interface EngineDeps {
   config: ConfigValues;
   /** The LLM, or null for the offline extractor. Default: from config and the environment. */

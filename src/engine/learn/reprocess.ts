@@ -1,10 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { nowIso } from "../../shared/time.ts";
-import { closedUnextracted } from "../../sql/episodes.ts";
-import { supersedeMemoryItem } from "../../sql/memory-items.ts";
-import { clearObservations } from "../../sql/observations.ts";
-import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from "./process-events.ts";
-
 /**
  * `sqrl reprocess`: extract every closed episode of a project again under today's rules, so a store
  * built by an older extractor takes the new shape. Nothing is deleted: every item the extractors
@@ -12,6 +5,12 @@ import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from ".
  * anchor when there is one — and items that came from elsewhere (import, a teammate's sync file)
  * stay as they are. The recurrence gate's observations are rebuilt from the episodes themselves.
  */
+import type { Database } from "bun:sqlite";
+import { nowIso } from "../../shared/time.ts";
+import { closedUnextracted } from "../../sql/episodes.ts";
+import { supersedeMemoryItem } from "../../sql/memory-items.ts";
+import { clearObservations } from "../../sql/observations.ts";
+import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from "./process-events.ts";
 
 export interface ReprocessProgress {
   done: number;

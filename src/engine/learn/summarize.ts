@@ -1,12 +1,12 @@
-import { commandRuns, mainStep, sameCheck, type CommandRun } from "../events/commands.ts";
-import { appliedChanges, cleanUserText, clip, rejectedCalls, userMessages, type EngineEvent } from "../events/event-view.ts";
-import { estimateTokens } from "../../shared/tokens.ts";
-
 /**
  * The offline episode summary: 80–150 tokens built from what happened — the goal (first user
  * message), files changed, checks run and how they ended, commits — plus the episode's outcome and
  * the repo paths it touched. With an LLM configured the extractor replaces the text (same bounds).
  */
+import { commandRuns, mainStep, sameCheck, type CommandRun } from "../events/commands.ts";
+import { appliedChanges, cleanUserText, clip, rejectedCalls, userMessages, type EngineEvent } from "../events/event-view.ts";
+import { estimateTokens } from "../../shared/tokens.ts";
+
 export const SUMMARY_MIN_TOKENS = 80;
 export const SUMMARY_MAX_TOKENS = 150;
 

@@ -1,3 +1,9 @@
+/**
+ * Proactive summarization: closed episodes without a summary get one, and — with an LLM configured —
+ * offline summaries are upgraded to LLM ones, in order of the biggest token savings (raw events
+ * minus summary). Only `episodes`, `episode_state` and `episode_fts` are written; raw events are
+ * read, never changed or deleted.
+ */
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
 import { log as rootLog } from "../../shared/log.ts";
@@ -12,12 +18,6 @@ import { estimateTokens } from "../../shared/tokens.ts";
 
 const log = rootLog.child({ service: "learn" });
 
-/**
- * Proactive summarization: closed episodes without a summary get one, and — with an LLM configured —
- * offline summaries are upgraded to LLM ones, in order of the biggest token savings (raw events
- * minus summary). Only `episodes`, `episode_state` and `episode_fts` are written; raw events are
- * read, never changed or deleted.
- */
 export interface SchedulerOptions {
   db: Database;
   projectId: string;

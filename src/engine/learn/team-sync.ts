@@ -1,3 +1,10 @@
+/**
+ * Team memory through git (`sqrl sync`): the project's valid, project-scoped memory is written as
+ * one reviewable JSON file per item under `.ctx/shared/<type>/`, named by a hash of what it says;
+ * teammates' files found there are merged through the same update rules as extracted memory.
+ * Files whose item was superseded here (after being merged or exported) are removed, so the
+ * folder converges on what is true now. Personal (user-scope) style never leaves the machine.
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -6,13 +13,6 @@ import { nowIso } from "../../shared/time.ts";
 import { currentItems } from "../../sql/memory-items.ts";
 import { importMemory, portableHash, PortableMemory, toPortable, type ImportOutcome } from "./memory-transfer.ts";
 
-/**
- * Team memory through git (`sqrl sync`): the project's valid, project-scoped memory is written as
- * one reviewable JSON file per item under `.ctx/shared/<type>/`, named by a hash of what it says;
- * teammates' files found there are merged through the same update rules as extracted memory.
- * Files whose item was superseded here (after being merged or exported) are removed, so the
- * folder converges on what is true now. Personal (user-scope) style never leaves the machine.
- */
 export interface SyncReport {
   dir: string;
   imported: ImportOutcome[];

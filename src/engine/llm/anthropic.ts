@@ -1,3 +1,6 @@
+/**
+ * The Anthropic adapter: Claude through the official SDK (Messages API).
+ */
 import Anthropic from "@anthropic-ai/sdk";
 import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
 

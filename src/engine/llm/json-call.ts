@@ -1,3 +1,7 @@
+/**
+ * One LLM call that must answer JSON of a schema: redacted prompt, daily cap, usage recorded, output
+ * validated.
+ */
 import type { z } from "zod";
 import { describeZodError } from "../../shared/http-guard.ts";
 import { SqrlError } from "../../shared/errors.ts";

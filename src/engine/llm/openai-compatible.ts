@@ -1,3 +1,6 @@
+/**
+ * The OpenAI-compatible adapter: any `/chat/completions` endpoint (Ollama, llama.cpp server, vLLM, OpenAI).
+ */
 import { ofetch } from "ofetch";
 import { z } from "zod";
 import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";

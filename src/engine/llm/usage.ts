@@ -1,3 +1,8 @@
+/**
+ * The daily LLM budget (`llm.daily_token_cap`), kept in state.db `llm_usage` so every process and
+ * `sqrl status` see the same count. Once a call would cross the cap, LLM work stops for the day and
+ * the offline extractor takes over.
+ */
 import type { Database } from "bun:sqlite";
 import { log as rootLog } from "../../shared/log.ts";
 import { utcDay } from "../../shared/time.ts";
@@ -6,11 +11,6 @@ import { openStateDb } from "../../sql/open.ts";
 
 const log = rootLog.child({ service: "llm" });
 
-/**
- * The daily LLM budget (`llm.daily_token_cap`), kept in state.db `llm_usage` so every process and
- * `sqrl status` see the same count. Once a call would cross the cap, LLM work stops for the day and
- * the offline extractor takes over.
- */
 export interface UsageLedger {
   /** Tokens left today (never negative). */
   remaining(): number;

@@ -1,12 +1,12 @@
+/**
+ * The global style memory (~/.sqrl/user.db) as `sqrl ui` lists it beside the project's: current
+ * rows are active; history rows are superseded (a successor) or forgotten (none). Reads only.
+ */
 import type { Database } from "bun:sqlite";
 import type { MemoryDetail, MemoryListQuery, MemoryRow } from "../../shared/api.ts";
 import { getEpisode } from "../../sql/episodes.ts";
 import { getUserStyleById, userStyleHistory, type StyleEvidence } from "../../sql/user-style.ts";
 
-/**
- * The global style memory (~/.sqrl/user.db) as `sqrl ui` lists it beside the project's: current
- * rows are active; history rows are superseded (a successor) or forgotten (none). Reads only.
- */
 interface StyleRow {
   id: string;
   user_id: string;

@@ -1,3 +1,8 @@
+/**
+ * What `sqrl ui` shows of a project's memory: the paginated list (filters, and search through the
+ * same ranker as search_memory), one memory with its whole lineage and evidence, the project
+ * overview and the MCP call log. Reads only.
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import {
@@ -25,11 +30,6 @@ import type { RetrievalContext } from "./retrieval-context.ts";
 import { searchMemory } from "./search.ts";
 import { isViewStale, type ViewMetaRow } from "./views/view-staleness.ts";
 
-/**
- * What `sqrl ui` shows of a project's memory: the paginated list (filters, and search through the
- * same ranker as search_memory), one memory with its whole lineage and evidence, the project
- * overview and the MCP call log. Reads only.
- */
 type Status = MemoryRow["status"];
 
 const SELECT = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_episode_ids, mm.valid_from, mm.valid_to,

@@ -1,3 +1,9 @@
+/**
+ * `GET /recall`: one episode expanded back to its raw events (the full layer under the timeline's
+ * summaries). The newest events win the budget and the text reads in time order; an event too long
+ * for what is left is cut to the part that fits, keeping its first line (what ran) and the end of its
+ * output (where errors and results are).
+ */
 import { plural } from "../../shared/plural.ts";
 import { scrubLocalPaths } from "../../shared/privacy/local-paths.ts";
 import { EpisodeRecall, type RecallQuery } from "../../shared/api.ts";
@@ -9,13 +15,6 @@ import { listItem, oneLine, shortPaths } from "./render/markdown.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import type { TokenCounter } from "../../shared/tokens.ts";
 import { getEpisode } from "./timeline.ts";
-
-/**
- * `GET /recall`: one episode expanded back to its raw events (the full layer under the timeline's
- * summaries). The newest events win the budget and the text reads in time order; an event too long
- * for what is left is cut to the part that fits, keeping its first line (what ran) and the end of its
- * output (where errors and results are).
- */
 
 /** Longest text one event contributes before budgeting (~500 tokens). */
 export const MAX_EVENT_CHARS = 2000;

@@ -1,12 +1,12 @@
-import type { Database } from "bun:sqlite";
-import type { Embedder } from "../llm/embeddings.ts";
-import { defaultCounter, type TokenCounter } from "../../shared/tokens.ts";
-
 /**
  * What every read endpoint needs besides its request: the project's open data.db, the token counter,
  * the clock and the default budgets from config. Built per request by the engine server (and directly
  * by tests and benchmarks).
  */
+import type { Database } from "bun:sqlite";
+import type { Embedder } from "../llm/embeddings.ts";
+import { defaultCounter, type TokenCounter } from "../../shared/tokens.ts";
+
 export interface RetrievalContext {
   db: Database;
   /** The project's root (its id). */

@@ -1,3 +1,10 @@
+/**
+ * `GET /search_memory` (reference §5.6): the ranker's FTS5 BM25 over code-aware tokens (plus the
+ * nearest vectors when embeddings are configured) proposes candidates; they are ordered by
+ * 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path bias (scope_paths), where similarity
+ * blends the BM25 score relative to the best hit, the share of query terms matched and, with
+ * embeddings, cosine. Each result says why it matched and where it came from.
+ */
 import { SearchResponse, type SearchQuery } from "../../shared/api.ts";
 import { nowIso } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
@@ -9,13 +16,6 @@ import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import { ageDays, buildQueryModel, informativeQuery } from "./rank/scoring.ts";
 
-/**
- * `GET /search_memory` (reference §5.6): the ranker's FTS5 BM25 over code-aware tokens (plus the
- * nearest vectors when embeddings are configured) proposes candidates; they are ordered by
- * 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path bias (scope_paths), where similarity
- * blends the BM25 score relative to the best hit, the share of query terms matched and, with
- * embeddings, cosine. Each result says why it matched and where it came from.
- */
 export async function searchMemory(ctx: RetrievalContext, request: SearchQuery): Promise<SearchResponse> {
   const clipped = clipQuery(request.query);
   const q = { ...request, query: clipped.text };

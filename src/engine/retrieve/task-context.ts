@@ -1,3 +1,13 @@
+/**
+ * `POST /task_context` (reference §5.5), the primary tool: the memories relevant to one coding task,
+ * explained, inside the budget — or an explicit abstention.
+ *
+ * Candidates come from the FTS index (task text), path look-ups (active files) and the user's global
+ * style in user.db (rows sharing a word with the task), filtered by project and type; each is scored 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
+ * (src/engine/scoring.ts). Items at or above RELEVANCE_THRESHOLD are selected, best first; if none
+ * is, the answer abstains. With an LLM configured a Chain-of-Note pass then keeps the ones that truly
+ * matter for the task and rewrites their reasons; the budget is applied after it.
+ */
 import { MEMORY_TYPES, NO_RELEVANT_MEMORY, TaskContext, type MemoryType, type TaskContextRequest } from "../../shared/api.ts";
 import { log as rootLog } from "../../shared/log.ts";
 import { nowIso } from "../../shared/time.ts";
@@ -13,17 +23,6 @@ import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 
 const log = rootLog.child({ service: "retrieve" });
-
-/**
- * `POST /task_context` (reference §5.5), the primary tool: the memories relevant to one coding task,
- * explained, inside the budget — or an explicit abstention.
- *
- * Candidates come from the FTS index (task text), path look-ups (active files) and the user's global
- * style in user.db (rows sharing a word with the task), filtered by project and type; each is scored 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
- * (src/engine/scoring.ts). Items at or above RELEVANCE_THRESHOLD are selected, best first; if none
- * is, the answer abstains. With an LLM configured a Chain-of-Note pass then keeps the ones that truly
- * matter for the task and rewrites their reasons; the budget is applied after it.
- */
 
 /**
  * Abstention gate, calibrated on the labelled set in test/fixtures/retrieval/ (`bun run bench

@@ -1,3 +1,8 @@
+/**
+ * `GET /timeline`: the compressed layer of the two-layer history — episodes in time order with their
+ * summary, time, files and outcome. The newest episodes win the budget; the text reads oldest first.
+ * `recall` expands one episode back to its raw events.
+ */
 import type { Database } from "bun:sqlite";
 import { Timeline, type TimelineEpisode, type TimelineQuery } from "../../shared/api.ts";
 import { NotFoundError } from "../../shared/errors.ts";
@@ -8,11 +13,6 @@ import { packBlocks, type Block } from "./render/budget.ts";
 import { listItem, oneLine, shortPaths, statesOutcome } from "./render/markdown.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 
-/**
- * `GET /timeline`: the compressed layer of the two-layer history — episodes in time order with their
- * summary, time, files and outcome. The newest episodes win the budget; the text reads oldest first.
- * `recall` expands one episode back to its raw events.
- */
 export type { TimelineEpisode };
 
 interface EpisodeRow {

@@ -1,3 +1,6 @@
+/**
+ * The Claude Code SessionStart hook entry in `.claude/settings.json`: added, found and removed.
+ */
 import { join } from "node:path";
 import { ConfigError } from "../../shared/errors.ts";
 import { claudeHome } from "../../shared/paths.ts";

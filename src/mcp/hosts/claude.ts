@@ -1,3 +1,10 @@
+/**
+ * Claude Code. User scope (the default: a memory server serves every repo): `~/.claude.json` (or
+ * `$CLAUDE_CONFIG_DIR/.claude.json`), trusted at once, so `claude mcp list` shows it Connected.
+ * Project scope: `<repo>/.mcp.json`, shared through git with the portable `sqrl` command; Claude
+ * Code starts it only after the user trusted the folder (its approval prompt). With the `claude`
+ * CLI on PATH, `claude mcp add/remove` does the writing; without it sqrl edits the same file.
+ */
 import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { SqrlError } from "../../shared/errors.ts";
@@ -6,13 +13,6 @@ import { isObject, jsonEqual, readJsonEntry, readJsonObject, removeJsonEntry, up
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry, type HostScope } from "./host-types.ts";
 import { sqrlEnv } from "../../shared/env.ts";
 
-/**
- * Claude Code. User scope (the default: a memory server serves every repo): `~/.claude.json` (or
- * `$CLAUDE_CONFIG_DIR/.claude.json`), trusted at once, so `claude mcp list` shows it Connected.
- * Project scope: `<repo>/.mcp.json`, shared through git with the portable `sqrl` command; Claude
- * Code starts it only after the user trusted the folder (its approval prompt). With the `claude`
- * CLI on PATH, `claude mcp add/remove` does the writing; without it sqrl edits the same file.
- */
 export function claudeConfigPath(ctx: Pick<HostContext, "projectRoot" | "scope">): string {
   if (ctx.scope === "project") return join(ctx.projectRoot, ".mcp.json");
   return process.env.CLAUDE_CONFIG_DIR ? join(claudeHome(), ".claude.json") : join(homedir(), ".claude.json");

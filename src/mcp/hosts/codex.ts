@@ -1,3 +1,8 @@
+/**
+ * Codex CLI: `[mcp_servers.sqrl]` in `$CODEX_HOME/config.toml` (user scope only). The file is
+ * edited as text — only sqrl's own table is replaced or removed — so the user's comments and
+ * layout stay; the result is parsed back and checked to hold every other entry unchanged.
+ */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse, stringify } from "smol-toml";
@@ -8,11 +13,6 @@ import { isObject, jsonEqual, modeFor, type ChangeAction, type JsonObject } from
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry } from "./host-types.ts";
 import { sqrlEnv } from "../../shared/env.ts";
 
-/**
- * Codex CLI: `[mcp_servers.sqrl]` in `$CODEX_HOME/config.toml` (user scope only). The file is
- * edited as text — only sqrl's own table is replaced or removed — so the user's comments and
- * layout stay; the result is parsed back and checked to hold every other entry unchanged.
- */
 export function codexConfigPath(): string {
   return join(codexHome(), "config.toml");
 }

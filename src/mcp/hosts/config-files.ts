@@ -1,3 +1,6 @@
+/**
+ * Reading and writing hosts' config files safely: modes, atomic writes, refusing files that do not parse.
+ */
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { ConfigError } from "../../shared/errors.ts";
 import { writeFileAtomic } from "../../shared/fs-atomic.ts";

@@ -1,3 +1,6 @@
+/**
+ * Every MCP host sqrl can register with, and parsing of host lists and scopes.
+ */
 import { UsageError } from "../../shared/errors.ts";
 import { sqrlCommand } from "../../shared/daemon-launch.ts";
 import { claudeHost } from "./claude.ts";

@@ -1,3 +1,6 @@
+/**
+ * A host adapter for hosts whose config is a JSON file with an `mcpServers` object (Gemini CLI, Cursor).
+ */
 import { jsonEqual, readJsonEntry, removeJsonEntry, upsertJsonEntry } from "./config-files.ts";
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostName, type HostScope } from "./host-types.ts";
 

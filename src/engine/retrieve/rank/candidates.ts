@@ -1,3 +1,8 @@
+/**
+ * Candidate retrieval that scales: never a scan of every item. The FTS5 index proposes the items
+ * whose text matches the query (ranker), path look-ups propose items about the active files, and only
+ * those (a few hundred at most) are loaded and scored in JS.
+ */
 import type { Database } from "bun:sqlite";
 import type { MemoryType } from "../../../shared/api.ts";
 import { splitIdentifier } from "../../../shared/code-tokens.ts";
@@ -6,11 +11,6 @@ import { listUserStyle, type UserStyleItem } from "../../../sql/user-style.ts";
 import { indexStamp } from "../../../ranker/fts-stats.ts";
 import { rankLexical } from "../../../ranker/lexical.ts";
 
-/**
- * Candidate retrieval that scales: never a scan of every item. The FTS5 index proposes the items
- * whose text matches the query (ranker), path look-ups propose items about the active files, and only
- * those (a few hundred at most) are loaded and scored in JS.
- */
 export const LEXICAL_CANDIDATES = 60;
 export const PATH_CANDIDATES = 30;
 

@@ -1,3 +1,7 @@
+/**
+ * The relevance formula applied to items: 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path,
+ * explained.
+ */
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { cosine, itemVectors, queryVector } from "./vectors.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";

@@ -1,3 +1,10 @@
+/**
+ * The relevance model shared by task_context, search and the pitfalls view (reference §5.5):
+ *   score = 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
+ * similarity is absolute (not relative to the best hit), so a threshold on it can abstain: it is the
+ * IDF-weighted share of the query's informative terms that the item contains (stemmed like the FTS5
+ * index), optionally blended with embedding cosine.
+ */
 import type { Database } from "bun:sqlite";
 import type { MemoryType } from "../../../shared/api.ts";
 import { isoToMs, relativeTime } from "../../../shared/time.ts";
@@ -7,13 +14,6 @@ import { analyzeQuery, bodyStems, foldToken, stemCached } from "../../../ranker/
 import { identifiersIn } from "../../../shared/code-tokens.ts";
 import { TYPE_NOUN } from "../render/markdown.ts";
 
-/**
- * The relevance model shared by task_context, search and the pitfalls view (reference §5.5):
- *   score = 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
- * similarity is absolute (not relative to the best hit), so a threshold on it can abstain: it is the
- * IDF-weighted share of the query's informative terms that the item contains (stemmed like the FTS5
- * index), optionally blended with embedding cosine.
- */
 export const WEIGHTS = { similarity: 0.6, importance: 0.2, recency: 0.1, path: 0.1 } as const;
 
 /** Recency halves every this many days since the item was last confirmed (updated_at). */

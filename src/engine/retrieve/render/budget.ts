@@ -1,7 +1,3 @@
-import { UsageError } from "../../../shared/errors.ts";
-import { singularOf } from "../../../shared/plural.ts";
-import { packLimit, type TokenCounter } from "../../../shared/tokens.ts";
-
 /**
  * Budget packing: the one place that decides what fits in `context_budget_tokens`.
  *
@@ -18,6 +14,9 @@ import { packLimit, type TokenCounter } from "../../../shared/tokens.ts";
  * nothing at all fits, it refuses with one line that says so and what budget would do (a
  * UsageError, code `budget_too_small`) instead of answering with empty text.
  */
+import { UsageError } from "../../../shared/errors.ts";
+import { singularOf } from "../../../shared/plural.ts";
+import { packLimit, type TokenCounter } from "../../../shared/tokens.ts";
 
 /** The smallest budget whose limit holds `tokens`. */
 function budgetFor(tokens: number, counter: Pick<TokenCounter, "name">): number {

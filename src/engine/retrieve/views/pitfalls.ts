@@ -1,3 +1,8 @@
+/**
+ * `GET /views/pitfalls` (reference §5.4): known pitfalls whose file paths (or tags) meet
+ * `scope_paths`, ranked by the relevance formula against `task_description` (importance, recency and
+ * path closeness when there is no task). Core mode: 5 items; full: 50.
+ */
 import { PitfallsView, type ViewQuery } from "../../../shared/api.ts";
 import { splitIdentifier } from "../../../shared/code-tokens.ts";
 import { nowIso } from "../../../shared/time.ts";
@@ -11,11 +16,6 @@ import type { RetrievalContext } from "../retrieval-context.ts";
 import { pathMatch } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
 
-/**
- * `GET /views/pitfalls` (reference §5.4): known pitfalls whose file paths (or tags) meet
- * `scope_paths`, ranked by the relevance formula against `task_description` (importance, recency and
- * path closeness when there is no task). Core mode: 5 items; full: 50.
- */
 const HEADER = "## Known pitfalls";
 const LIMITS = { core: 5, full: 50 } as const;
 

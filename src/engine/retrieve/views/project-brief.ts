@@ -1,3 +1,10 @@
+/**
+ * `GET /views/project_brief` (reference §5.3): key facts (project_fact items), the decisions taken
+ * (facts tagged `decision`, under their own heading; in `key_facts` too) and the project's main
+ * modules. Modules come from `module:<path>` facts when the extractor wrote them, else from where the
+ * recorded episodes actually worked (files per module, how often, how recently). Core mode: 5 facts
+ * and 3 modules; full: 30 and 10.
+ */
 import { ProjectBriefView, type ViewQuery } from "../../../shared/api.ts";
 import { isoToMs, nowIso, relativeTime } from "../../../shared/time.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
@@ -8,13 +15,6 @@ import type { RetrievalContext } from "../retrieval-context.ts";
 import { moduleOf, recencyScore } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
 
-/**
- * `GET /views/project_brief` (reference §5.3): key facts (project_fact items), the decisions taken
- * (facts tagged `decision`, under their own heading; in `key_facts` too) and the project's main
- * modules. Modules come from `module:<path>` facts when the extractor wrote them, else from where the
- * recorded episodes actually worked (files per module, how often, how recently). Core mode: 5 facts
- * and 3 modules; full: 30 and 10.
- */
 const HEADER = "## Project overview";
 const GROUPS = { facts: "### Key facts", decisions: "### Decisions", modules: "### Modules" };
 /** Decisions (facts tagged `decision`: a choice and its reason) get a group of their own, beside the facts. */

@@ -1,3 +1,8 @@
+/**
+ * `GET /views/user_style` (reference §5.2): the user's coding style — project-scoped style items of
+ * this project merged over the global ones in ~/.sqrl/user.db (same key: the project's wins), sorted
+ * by importance then recency, 5 items in core mode, up to 50 in full, packed into the budget.
+ */
 import type { Database } from "bun:sqlite";
 import { UserStyleView, type ViewQuery } from "../../../shared/api.ts";
 import { nowIso } from "../../../shared/time.ts";
@@ -8,11 +13,6 @@ import type { RetrievalContext } from "../retrieval-context.ts";
 import { recencyScore } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
 
-/**
- * `GET /views/user_style` (reference §5.2): the user's coding style — project-scoped style items of
- * this project merged over the global ones in ~/.sqrl/user.db (same key: the project's wins), sorted
- * by importance then recency, 5 items in core mode, up to 50 in full, packed into the budget.
- */
 export const CORE_ITEMS = 5;
 export const FULL_ITEMS = 50;
 const HEADER = "## Your coding style";

@@ -1,3 +1,16 @@
+/**
+ * Cached views (reference §5.2–§5.4): the last generated view JSON lives in `.ctx/views/<name>.json`
+ * and `view_meta` says when it was made and at which event count. A cached view is served again only
+ * when all of these hold:
+ * - not stale by `view_meta` (TTL or event-count delta, src/engine/view-staleness.ts);
+ * - made for the same mode and filters (scope paths, task, user) and with the same token counter;
+ * - the memory it was made from is unchanged (count and newest `updated_at` of the items it reads —
+ *   a forgotten or superseded item must not linger until the TTL);
+ * - it fits the asked budget: same budget, or it was not truncated and its text fits the new one
+ *   (only the footer is re-rendered);
+ * - none of its items is excluded by the caller's session de-dup.
+ * Views built with exclusions are answered but not cached.
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import type { z } from "zod";
@@ -12,19 +25,6 @@ import { isViewStale, VIEW_STALENESS, type ViewMetaRow } from "./view-staleness.
 
 const log = rootLog.child({ service: "retrieve" });
 
-/**
- * Cached views (reference §5.2–§5.4): the last generated view JSON lives in `.ctx/views/<name>.json`
- * and `view_meta` says when it was made and at which event count. A cached view is served again only
- * when all of these hold:
- * - not stale by `view_meta` (TTL or event-count delta, src/engine/view-staleness.ts);
- * - made for the same mode and filters (scope paths, task, user) and with the same token counter;
- * - the memory it was made from is unchanged (count and newest `updated_at` of the items it reads —
- *   a forgotten or superseded item must not linger until the TTL);
- * - it fits the asked budget: same budget, or it was not truncated and its text fits the new one
- *   (only the footer is re-rendered);
- * - none of its items is excluded by the caller's session de-dup.
- * Views built with exclusions are answered but not cached.
- */
 export interface CacheStamp {
   /** Mode, filters and counter the view was made with. */
   key: string;
