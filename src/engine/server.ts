@@ -4,7 +4,7 @@
  * one → 400 naming the field); an unknown project → 404 naming the path.
  */
 import type { Database } from "bun:sqlite";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { ZodError, type z } from "zod";
 import { methodsOf, type Route, type RouteName, ROUTES, routeAt } from "../shared/api.ts";
@@ -49,6 +49,12 @@ export interface EngineServer {
   stop(): Promise<void>;
 }
 
+function openOnce(pool: Map<string, Database>, root: string): Database {
+  let db = pool.get(root);
+  if (!db) pool.set(root, (db = openProjectDb(root)));
+  return db;
+}
+
 /** Per-server state: open project databases, config (re-read when the file changes). */
 class EngineState {
   private readonly dbs = new Map<string, Database>();
@@ -72,22 +78,14 @@ class EngineState {
     return root;
   }
 
+  /** The project's read connection (its caches live as long as it does). */
   db(root: string): Database {
-    let db = this.dbs.get(root);
-    if (!db) {
-      db = openProjectDb(root);
-      this.dbs.set(root, db);
-    }
-    return db;
+    return openOnce(this.dbs, root);
   }
 
+  /** The project's connection for the trace. */
   writer(root: string): Database {
-    let db = this.writers.get(root);
-    if (!db) {
-      db = openProjectDb(root);
-      this.writers.set(root, db);
-    }
-    return db;
+    return openOnce(this.writers, root);
   }
 
   user(): Database | undefined {
