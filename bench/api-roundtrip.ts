@@ -19,8 +19,15 @@ export default (async (opts): Promise<BenchReport> => {
     const cases: Array<{ name: string; path: string; body?: unknown }> = [
       { name: "GET /health", path: "/health" },
       { name: "GET /status", path: "/status" },
-      { name: "POST /search_memory (via engine)", path: "/search_memory", body: { project_id: project, query: "run the tests" } },
-      { name: "GET /search_memory (via engine)", path: `/search_memory?project_id=${encodeURIComponent(project)}&query=${encodeURIComponent("run the tests")}` },
+      {
+        name: "POST /search_memory (via engine)",
+        path: "/search_memory",
+        body: { project_id: project, query: "run the tests" },
+      },
+      {
+        name: "GET /search_memory (via engine)",
+        path: `/search_memory?project_id=${encodeURIComponent(project)}&query=${encodeURIComponent("run the tests")}`,
+      },
     ];
     const rows: Array<Array<string | number>> = [];
     const headline: string[] = [];
@@ -31,7 +38,13 @@ export default (async (opts): Promise<BenchReport> => {
         const t0 = performance.now();
         const res = await fetch(
           `${base}${c.path}`,
-          c.body === undefined ? { headers } : { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(c.body) },
+          c.body === undefined
+            ? { headers }
+            : {
+                method: "POST",
+                headers: { ...headers, "content-type": "application/json" },
+                body: JSON.stringify(c.body),
+              },
         );
         await res.arrayBuffer();
         const ms = performance.now() - t0;

@@ -13,7 +13,8 @@ export interface ImportEdge {
   typeOnly: boolean;
 }
 
-const SPECIFIER = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s+["']([^"']+)["']/g;
+const SPECIFIER =
+  /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s+["']([^"']+)["']/g;
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -52,7 +53,7 @@ export function cycles(edges: readonly ImportEdge[]): string[][] {
   const visit = (start: string, node: string, path: string[], seen: Set<string>) => {
     for (const n of next.get(node) ?? []) {
       if (n === start) {
-        const min = path.reduce((a, b) => (a < b ? a : b));
+        const min = [...path].sort()[0]!;
         const i = path.indexOf(min);
         const cyc = [...path.slice(i), ...path.slice(0, i)];
         found.set(cyc.join(" → "), cyc);

@@ -38,7 +38,8 @@ if (fast) {
     meta: {
       name: "sqrl",
       version: VERSION,
-      description: "Squirrel: local-first memory for coding agents. Watches your agent sessions, serves memory over MCP.",
+      description:
+        "Squirrel: local-first memory for coding agents. Watches your agent sessions, serves memory over MCP.",
     },
     args: {
       debug: { type: "boolean", description: "Print stack traces and debug logs" },

@@ -67,7 +67,11 @@ describe("architecture", () => {
   });
 
   test("every file of src/ opens with a module doc comment", () => {
-    const missing = files.filter((f) => !PENDING_DOC_COMMENTS.some((p) => f === p || f.startsWith(p)) && !/^(#![^\n]*\n)?\/\*\*/.test(readFileSync(join(SRC, f), "utf8")));
+    const missing = files.filter(
+      (f) =>
+        !PENDING_DOC_COMMENTS.some((p) => f === p || f.startsWith(p)) &&
+        !/^(#![^\n]*\n)?\/\*\*/.test(readFileSync(join(SRC, f), "utf8")),
+    );
     expect(missing).toEqual([]);
   });
 

@@ -9,7 +9,9 @@ import { homePaths } from "../shared/paths.ts";
 const json = { type: "boolean", description: "Print as JSON" } as const;
 
 function print(value: unknown, asJson: boolean | undefined): void {
-  process.stdout.write(asJson || typeof value === "object" ? `${JSON.stringify(value, null, 2)}\n` : `${String(value)}\n`);
+  process.stdout.write(
+    asJson || typeof value === "object" ? `${JSON.stringify(value, null, 2)}\n` : `${String(value)}\n`,
+  );
 }
 
 const get = defineCommand({
@@ -49,7 +51,10 @@ const list = defineCommand({
     const entries = listConfig();
     if (args.json) return print(entries, true);
     const width = Math.max(...entries.map((e) => e.key.length));
-    const lines = entries.map((e) => `${e.key.padEnd(width)}  ${JSON.stringify(e.value)}${e.source === "default" ? "  (default)" : ""}\n${" ".repeat(width + 2)}# ${e.description}`);
+    const lines = entries.map(
+      (e) =>
+        `${e.key.padEnd(width)}  ${JSON.stringify(e.value)}${e.source === "default" ? "  (default)" : ""}\n${" ".repeat(width + 2)}# ${e.description}`,
+    );
     process.stdout.write(`${lines.join("\n")}\n`);
   },
 });

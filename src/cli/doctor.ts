@@ -20,7 +20,8 @@ export interface DbCheck {
 /** `PRAGMA quick_check` of one project's data.db (read-only). */
 export function checkProjectDb(root: string): DbCheck {
   const file = projectPaths.db(root);
-  if (!existsSync(file)) return { project_id: root, file, ok: false, problem: "missing: run `sqrl init` in the project to create it" };
+  if (!existsSync(file))
+    return { project_id: root, file, ok: false, problem: "missing: run `sqrl init` in the project to create it" };
   let db: Database | undefined;
   try {
     db = new Database(file, { readonly: true });
@@ -40,7 +41,10 @@ function advice(c: DbCheck): string {
 }
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check each registered project's data.db and say what to do with a damaged one" },
+  meta: {
+    name: "doctor",
+    description: "Check each registered project's data.db and say what to do with a damaged one",
+  },
   args: {
     path: { type: "positional", required: false, description: "Project folder (default: every registered project)" },
     json: { type: "boolean", description: "Print as JSON" },
@@ -54,7 +58,9 @@ export default defineCommand({
     const checks = roots.map(checkProjectDb);
     if (args.json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
     else if (checks.length === 0) process.stdout.write("No registered projects: run `sqrl init` in a repository.\n");
-    else for (const c of checks) process.stdout.write(c.ok ? `ok       ${c.project_id}\n` : `DAMAGED  ${c.project_id}\n${advice(c)}\n`);
+    else
+      for (const c of checks)
+        process.stdout.write(c.ok ? `ok       ${c.project_id}\n` : `DAMAGED  ${c.project_id}\n${advice(c)}\n`);
     if (checks.some((c) => !c.ok)) process.exitCode = 1;
   },
 });

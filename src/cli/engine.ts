@@ -13,7 +13,10 @@ import { nowIso } from "../shared/time.ts";
 import { VERSION } from "../version.ts";
 
 export default defineCommand({
-  meta: { name: "engine", description: "Run the memory engine's HTTP API in the foreground (the daemon starts it for you)" },
+  meta: {
+    name: "engine",
+    description: "Run the memory engine's HTTP API in the foreground (the daemon starts it for you)",
+  },
   args: {
     port: { type: "string", description: "Port on 127.0.0.1 (default: a free one)" },
   },
@@ -21,13 +24,21 @@ export default defineCommand({
     // Read before anything slow: a parent that dies during start-up must still count as gone.
     const parent = process.ppid;
     const port = args.port === undefined ? 0 : Number(args.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${args.port}".`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`--port must be a port number (0-65535), got "${args.port}".`);
     const { processConfig } = await import("../shared/config.ts");
     const config = processConfig(); // read once here, passed down
     configureLog(config.get()["log.level"]);
     const { startEngineServer } = await import("../engine/server.ts");
     const server = await startEngineServer({ port, config });
-    writeRuntimeInfo("engine", { pid: process.pid, host: "127.0.0.1", port: server.port, token: server.token, started_at: nowIso(), version: VERSION });
+    writeRuntimeInfo("engine", {
+      pid: process.pid,
+      host: "127.0.0.1",
+      port: server.port,
+      token: server.token,
+      started_at: nowIso(),
+      version: VERSION,
+    });
     log.info(`engine listening on 127.0.0.1:${server.port} (pid ${process.pid})`);
     // The exact tokenizer takes ~0.5 s to load: start it now (after listening) rather than on the first request.
     const counter = config.get()["tokens.counter"];

@@ -10,7 +10,10 @@ import { commonArgs, print } from "./memory-cli.ts";
 import { withProjectDbs } from "./project-db.ts";
 
 export default defineCommand({
-  meta: { name: "export", description: "Write the project's valid memory as JSON Lines (one item per line) to stdout or a file" },
+  meta: {
+    name: "export",
+    description: "Write the project's valid memory as JSON Lines (one item per line) to stdout or a file",
+  },
   args: {
     out: { type: "string", alias: "o", description: "File to write (default: stdout)" },
     "with-user-style": { type: "boolean", description: "Include your global (cross-project) style items" },
@@ -18,7 +21,9 @@ export default defineCommand({
   },
   run({ args }) {
     const userId = processConfig().get().user_id;
-    const items = withProjectDbs(args.project, (db, userDb, root) => exportMemory(db, root, args["with-user-style"] && userDb ? { userDb, userId } : {}));
+    const items = withProjectDbs(args.project, (db, userDb, root) =>
+      exportMemory(db, root, args["with-user-style"] && userDb ? { userDb, userId } : {}),
+    );
     const text = items.map((i) => JSON.stringify(i)).join("\n") + (items.length ? "\n" : "");
     if (args.out) {
       writeFileSync(args.out, text, { mode: 0o600 });

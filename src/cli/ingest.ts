@@ -23,7 +23,14 @@ export interface IngestSummary {
   malformed: number;
   commits: number;
   by_project: Record<string, number>;
-  per_file?: Array<{ path: string; source: string; added: number; duplicates: number; malformed: number; skipped: number }>;
+  per_file?: Array<{
+    path: string;
+    source: string;
+    added: number;
+    duplicates: number;
+    malformed: number;
+    skipped: number;
+  }>;
 }
 
 export interface RunIngestOptions {
@@ -40,7 +47,9 @@ function progressBar(done: number, total: number, added: number): void {
   if (!process.stderr.isTTY) return;
   const width = 24;
   const filled = total === 0 ? width : Math.round((done / total) * width);
-  process.stderr.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} files, ${added} events added`);
+  process.stderr.write(
+    `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} files, ${added} events added`,
+  );
   if (done === total) process.stderr.write("\n");
 }
 
@@ -57,15 +66,42 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
   ]);
   const cfg = processConfig().get();
   const projects = listProjects();
-  if (projects.length === 0) throw new UsageError("No project is registered yet. Run `sqrl init` in a project first, then ingest.", "no_projects");
+  if (projects.length === 0)
+    throw new UsageError(
+      "No project is registered yet. Run `sqrl init` in a project first, then ingest.",
+      "no_projects",
+    );
   const pool = new ingest.ProjectDbPool();
-  const ctx = { projects, userId: cfg.user_id, pool, only: opts.only ? new Set(opts.only.map((p) => resolve(p))) : undefined };
-  const summary: IngestSummary = { files: 0, lines: 0, events: 0, added: 0, duplicates: 0, skipped: 0, malformed: 0, commits: 0, by_project: {}, per_file: [] };
+  const ctx = {
+    projects,
+    userId: cfg.user_id,
+    pool,
+    only: opts.only ? new Set(opts.only.map((p) => resolve(p))) : undefined,
+  };
+  const summary: IngestSummary = {
+    files: 0,
+    lines: 0,
+    events: 0,
+    added: 0,
+    duplicates: 0,
+    skipped: 0,
+    malformed: 0,
+    commits: 0,
+    by_project: {},
+    per_file: [],
+  };
   const jobs: Array<{ path: string; source: "claude" | "codex" | "gemini"; document: boolean }> = [];
   for (const f of opts.files ?? []) {
     const path = resolve(f);
-    if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${path} is not a file. Pass transcript files (.jsonl/.json) or use --backfill.`, "not_a_file");
-    if (opts.source === "git") throw new UsageError("--source git takes no files: git history is read from the registered repos with --backfill.");
+    if (!existsSync(path) || !statSync(path).isFile())
+      throw new UsageError(
+        `${path} is not a file. Pass transcript files (.jsonl/.json) or use --backfill.`,
+        "not_a_file",
+      );
+    if (opts.source === "git")
+      throw new UsageError(
+        "--source git takes no files: git history is read from the registered repos with --backfill.",
+      );
     const sniffed = backfill.sniffSource(path);
     const source = opts.source ?? sniffed.source;
     jobs.push({ path, source, document: source === "gemini" ? sniffed.document || path.endsWith(".json") : false });
@@ -89,7 +125,14 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
       summary.skipped += res.skipped;
       summary.malformed += res.malformed;
       for (const [root, n] of res.addedByProject) summary.by_project[root] = (summary.by_project[root] ?? 0) + n;
-      summary.per_file!.push({ path: job.path, source: job.source, added: res.added, duplicates: res.duplicates, malformed: res.malformed, skipped: res.skipped });
+      summary.per_file!.push({
+        path: job.path,
+        source: job.source,
+        added: res.added,
+        duplicates: res.duplicates,
+        malformed: res.malformed,
+        skipped: res.skipped,
+      });
       if (opts.progress) progressBar(summary.files, jobs.length, summary.added);
     }
     if (opts.backfill && (opts.source === undefined ? cfg["watch.git"] : opts.source === "git")) {
@@ -134,8 +177,12 @@ export function summaryLines(s: IngestSummary): string[] {
  * `sqrl init` offers to import the project's existing history (Claude Code deletes transcripts after
  * 30 days). Returns the summary line, or undefined when declined.
  */
-export async function offerBackfill(root: string, opts: { yes: boolean }): Promise<{ line: string; summary: IngestSummary & { processed: ProcessedSummary } } | undefined> {
-  if (!(await confirm("Import this project's existing agent transcripts and git history now?", { yes: opts.yes }))) return undefined;
+export async function offerBackfill(
+  root: string,
+  opts: { yes: boolean },
+): Promise<{ line: string; summary: IngestSummary & { processed: ProcessedSummary } } | undefined> {
+  if (!(await confirm("Import this project's existing agent transcripts and git history now?", { yes: opts.yes })))
+    return undefined;
   const summary = await runIngest({ backfill: true, only: [root], progress: true });
   delete summary.per_file;
   // Distil what was imported now, so the first `sqrl status` and `sqrl context` already know it
@@ -144,7 +191,9 @@ export async function offerBackfill(root: string, opts: { yes: boolean }): Promi
   return {
     line:
       `Imported history: ${summary.added} events added from ${summary.files} transcripts${summary.commits ? ` and ${summary.commits} commits` : ""} (${summary.duplicates} duplicates, ${summary.malformed} malformed lines skipped)` +
-      (processed.events > 0 ? `\nDistilled it: ${plural(processed.episodes, "episode")}, ${plural(processed.memories, "memory")}` : ""),
+      (processed.events > 0
+        ? `\nDistilled it: ${plural(processed.episodes, "episode")}, ${plural(processed.memories, "memory")}`
+        : ""),
     summary: { ...summary, processed },
   };
 }
@@ -185,7 +234,11 @@ export async function processBackfill(root: string): Promise<ProcessedSummary> {
         const res = await processEvents({ project_id: root, user_id: user || userId, events: group });
         for (const id of res.episode_ids) episodes.add(id);
         for (const id of res.memory_item_ids) memories.add(id);
-        events.markProcessed(db, group.map((e) => e.id), nowIso());
+        events.markProcessed(
+          db,
+          group.map((e) => e.id),
+          nowIso(),
+        );
         out.events += group.length;
       }
       if (bar) process.stderr.write(`\rdistilling: ${out.events}/${total} events`);
@@ -205,25 +258,48 @@ export async function processBackfill(root: string): Promise<ProcessedSummary> {
 }
 
 export default defineCommand({
-  meta: { name: "ingest", description: "Import transcripts (files, or all existing history with --backfill) into registered projects" },
+  meta: {
+    name: "ingest",
+    description: "Import transcripts (files, or all existing history with --backfill) into registered projects",
+  },
   args: {
-    files: { type: "positional", required: false, description: "Transcript files (Claude Code / Codex .jsonl, Gemini .json/.jsonl)" },
-    backfill: { type: "boolean", description: "Import every existing transcript of the enabled sources and the git history of registered repos" },
-    source: { type: "string", description: "Only this source (claude|codex|gemini|git); with files, forces their format" },
+    files: {
+      type: "positional",
+      required: false,
+      description: "Transcript files (Claude Code / Codex .jsonl, Gemini .json/.jsonl)",
+    },
+    backfill: {
+      type: "boolean",
+      description: "Import every existing transcript of the enabled sources and the git history of registered repos",
+    },
+    source: {
+      type: "string",
+      description: "Only this source (claude|codex|gemini|git); with files, forces their format",
+    },
     json: { type: "boolean", description: "Print the summary as JSON" },
   },
   async run({ args }) {
     const files = (args._ as string[] | undefined)?.filter((a) => a.length > 0) ?? [];
     const source = args.source as string | undefined;
-    if (source !== undefined && !(SOURCES as readonly string[]).includes(source)) throw new UsageError(`--source must be one of ${SOURCES.join(", ")} (got "${source}").`);
-    if (files.length === 0 && !args.backfill) throw new UsageError("Pass transcript files to import, or --backfill to import all existing history.");
-    const summary = await runIngest({ files, backfill: args.backfill === true, source: source as SourceArg | undefined, progress: !args.json });
+    if (source !== undefined && !(SOURCES as readonly string[]).includes(source))
+      throw new UsageError(`--source must be one of ${SOURCES.join(", ")} (got "${source}").`);
+    if (files.length === 0 && !args.backfill)
+      throw new UsageError("Pass transcript files to import, or --backfill to import all existing history.");
+    const summary = await runIngest({
+      files,
+      backfill: args.backfill === true,
+      source: source as SourceArg | undefined,
+      progress: !args.json,
+    });
     if (args.json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       return;
     }
     delete summary.per_file;
     process.stdout.write(`${summaryLines(summary).join("\n")}\n`);
-    if (summary.added === 0 && summary.skipped > 0) log.info("Nothing matched a registered project: records are mapped by their cwd. Run `sqrl init <path>` for the project first.");
+    if (summary.added === 0 && summary.skipped > 0)
+      log.info(
+        "Nothing matched a registered project: records are mapped by their cwd. Run `sqrl init <path>` for the project first.",
+      );
   },
 });

@@ -10,7 +10,10 @@ import { ProjectNotRegisteredError, UsageError } from "../shared/errors.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 
 export const commonArgs = {
-  project: { type: "string", description: "Project folder (default: the registered project containing the current directory)" },
+  project: {
+    type: "string",
+    description: "Project folder (default: the registered project containing the current directory)",
+  },
   json: { type: "boolean", description: "Print the exact API JSON" },
 } as const;
 
@@ -25,18 +28,29 @@ export function projectRootFor(path?: string): string {
 export function parseBudget(raw: unknown): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new UsageError(`--budget must be a whole number of tokens between 1 and 100000, got "${String(raw)}".`);
+  if (!Number.isInteger(n) || n < 1 || n > 100_000)
+    throw new UsageError(`--budget must be a whole number of tokens between 1 and 100000, got "${String(raw)}".`);
   return n;
 }
 
 export function splitList(raw: unknown): string[] {
-  return typeof raw === "string" ? raw.split(",").map((s) => s.trim()).filter(Boolean) : [];
+  return typeof raw === "string"
+    ? raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 /** Call a daemon route of the table (starting the daemon when none answers); the answer is validated. */
 export async function callDaemon<R extends Route>(r: R, input: unknown): Promise<ReturnType<R["response"]["parse"]>> {
   // Starting a background process is said, not done silently.
-  const info = await ensureDaemon({ onStart: () => process.stderr.write("sqrl: starting the daemon (it keeps capturing in the background; `sqrl daemon stop` stops it)\n") });
+  const info = await ensureDaemon({
+    onStart: () =>
+      process.stderr.write(
+        "sqrl: starting the daemon (it keeps capturing in the background; `sqrl daemon stop` stops it)\n",
+      ),
+  });
   return callRoute("daemon", r, input, { timeoutMs: 30_000, info });
 }
 

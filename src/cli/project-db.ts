@@ -8,7 +8,10 @@ import { homePaths } from "../shared/paths.ts";
 import { openProjectDb, openUserDb } from "../sql/open.ts";
 import { projectRootFor } from "./memory-cli.ts";
 
-export function withProjectDbs<T>(project: string | undefined, fn: (db: Database, userDb: Database | null, root: string) => T): T {
+export function withProjectDbs<T>(
+  project: string | undefined,
+  fn: (db: Database, userDb: Database | null, root: string) => T,
+): T {
   const root = projectRootFor(project);
   const db = openProjectDb(root);
   const userDb = existsSync(homePaths.userDb()) ? openUserDb() : null;

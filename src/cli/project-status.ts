@@ -37,19 +37,44 @@ export function readProjectStatus(root: string, nowMs = Date.now()): ProjectStat
   const db = openProjectDb(root, { readonly: true });
   try {
     const events = countEvents(db);
-    const ep = db.query(`SELECT COUNT(*) AS total, COALESCE(SUM(s.status = 'open'), 0) AS open FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`).get() as { total: number; open: number };
+    const ep = db
+      .query(
+        `SELECT COUNT(*) AS total, COALESCE(SUM(s.status = 'open'), 0) AS open FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`,
+      )
+      .get() as { total: number; open: number };
     const byType = countItemsByType(db, root);
-    const views = (db.query(`SELECT * FROM view_meta ORDER BY view_name`).all() as Array<{ view_name: string; last_generated: string; events_count_at_gen: number; ttl_seconds: number }>).map((v) => {
+    const views = (
+      db.query(`SELECT * FROM view_meta ORDER BY view_name`).all() as Array<{
+        view_name: string;
+        last_generated: string;
+        events_count_at_gen: number;
+        ttl_seconds: number;
+      }>
+    ).map((v) => {
       const eventsSince = events.total - v.events_count_at_gen;
-      return { name: v.view_name, generated_at: v.last_generated, stale: isViewStale(v, events.total, nowMs), events_since: eventsSince };
+      return {
+        name: v.view_name,
+        generated_at: v.last_generated,
+        stale: isViewStale(v, events.total, nowMs),
+        events_since: eventsSince,
+      };
     });
     const userStyle = existsSync(homePaths.userDb())
-      ? withDb(() => openDatabase(homePaths.userDb(), "user", { readonly: true }), (u) => (u.query("SELECT COUNT(*) AS n FROM user_style_items").get() as { n: number }).n, 0)
+      ? withDb(
+          () => openDatabase(homePaths.userDb(), "user", { readonly: true }),
+          (u) => (u.query("SELECT COUNT(*) AS n FROM user_style_items").get() as { n: number }).n,
+          0,
+        )
       : 0;
     const tokensToday = existsSync(homePaths.stateDb())
       ? withDb(
           () => openDatabase(homePaths.stateDb(), "state", { readonly: true }),
-          (s) => (s.query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?").get(utcDay(nowMs)) as { n: number }).n,
+          (s) =>
+            (
+              s
+                .query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?")
+                .get(utcDay(nowMs)) as { n: number }
+            ).n,
           0,
         )
       : 0;

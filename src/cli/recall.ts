@@ -16,7 +16,11 @@ export default defineCommand({
   },
   async run({ args }) {
     const budget = parseBudget(args.budget);
-    const query = { project_id: projectRootFor(args.project), episode_id: args.episode, ...(budget ? { context_budget_tokens: budget } : {}) };
+    const query = {
+      project_id: projectRootFor(args.project),
+      episode_id: args.episode,
+      ...(budget ? { context_budget_tokens: budget } : {}),
+    };
     const res = await callDaemon(ROUTES.recall, query);
     // events stored before a redaction rule existed are redacted on the way out
     if (args.json) return printJson(redactDeep(res));

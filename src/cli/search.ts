@@ -23,7 +23,8 @@ export default defineCommand({
     if (bad) throw new UsageError(`Unknown memory type "${bad}". Use: ${MEMORY_TYPES.join(", ")}.`);
     const rawTop = args["top-k"];
     const top = rawTop === undefined ? undefined : Number(rawTop);
-    if (top !== undefined && (!Number.isInteger(top) || top < 1 || top > 100)) throw new UsageError(`--top-k must be a whole number from 1 to 100, got "${rawTop}".`);
+    if (top !== undefined && (!Number.isInteger(top) || top < 1 || top > 100))
+      throw new UsageError(`--top-k must be a whole number from 1 to 100, got "${rawTop}".`);
     const budget = parseBudget(args.budget);
     const query = {
       project_id: projectRootFor(args.project),
@@ -38,7 +39,9 @@ export default defineCommand({
     if (res.results.length === 0) return print(res.markdown);
     for (const r of res.results) {
       print(`${r.score.toFixed(3)}  [${r.type}] ${r.content}`);
-      print(`       ${r.memory_id} · ${r.reason}${r.source.file_paths.length > 0 ? ` · ${r.source.file_paths.slice(0, 3).join(", ")}` : ""}`);
+      print(
+        `       ${r.memory_id} · ${r.reason}${r.source.file_paths.length > 0 ? ` · ${r.source.file_paths.slice(0, 3).join(", ")}` : ""}`,
+      );
     }
     print(`\n${res.markdown.split("\n").at(-1)}`);
   },

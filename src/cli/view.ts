@@ -19,7 +19,8 @@ export default defineCommand({
   },
   async run({ args }) {
     const name = args.name.replace(/-/g, "_") as ViewName;
-    if (!(VIEW_NAMES as readonly string[]).includes(name)) throw new UsageError(`Unknown view "${args.name}". Views: ${VIEW_NAMES.join(", ")}.`);
+    if (!(VIEW_NAMES as readonly string[]).includes(name))
+      throw new UsageError(`Unknown view "${args.name}". Views: ${VIEW_NAMES.join(", ")}.`);
     const mode = args.mode ?? "core";
     if (mode !== "core" && mode !== "full") throw new UsageError(`--mode must be core or full, got "${mode}".`);
     const budget = parseBudget(args.budget);

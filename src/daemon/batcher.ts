@@ -190,7 +190,10 @@ export class Batcher {
     // a broken connection may keep failing: open the file afresh next time
     this.dbs.get(project)?.close();
     this.dbs.delete(project);
-    if (st.failures === 1 || st.failures % 10 === 0) log.error(`memory processing of ${project} failed: ${projectPaths.db(project)}: ${message}; other projects go on. Run \`sqrl doctor ${project}\`.`);
+    if (st.failures === 1 || st.failures % 10 === 0)
+      log.error(
+        `memory processing of ${project} failed: ${projectPaths.db(project)}: ${message}; other projects go on. Run \`sqrl doctor ${project}\`.`,
+      );
   }
 
   private async flushProject(project: string, st: ProjectState): Promise<void> {
@@ -219,7 +222,9 @@ export class Batcher {
         const delay = Math.min(this.settings.intervalMs, RETRY_BASE_MS * 2 ** (st.failures - 1));
         st.retryAt = Date.now() + delay;
         st.lastError = `${nowIso()}: ${(err as Error).message}`;
-        log.warn(`batch of ${events.length} events for ${project} failed (${(err as Error).message}); kept them, retrying in ${delay} ms`);
+        log.warn(
+          `batch of ${events.length} events for ${project} failed (${(err as Error).message}); kept them, retrying in ${delay} ms`,
+        );
         return;
       }
       st.lastBatchAt = nowIso();
@@ -278,7 +283,8 @@ export class Batcher {
       } catch {
         parsed = undefined;
       }
-      if (!ProcessEventsResponse.safeParse(parsed).success) log.warn(`engine's /process_events answer is not a ProcessEventsResponse: ${text.slice(0, 200)}`);
+      if (!ProcessEventsResponse.safeParse(parsed).success)
+        log.warn(`engine's /process_events answer is not a ProcessEventsResponse: ${text.slice(0, 200)}`);
     } finally {
       if (this.inflight === controller) this.inflight = undefined;
     }
@@ -332,7 +338,13 @@ export class Batcher {
       } catch (err) {
         st.lastError ??= `${nowIso()}: ${project} (${projectPaths.db(project)}): ${(err as Error).message}. Run \`sqrl doctor ${project}\` to check the file.`;
       }
-      return { project_id: project, events: counts.total, queue_depth: counts.unprocessed, last_batch_at: st.lastBatchAt, last_error: st.lastError };
+      return {
+        project_id: project,
+        events: counts.total,
+        queue_depth: counts.unprocessed,
+        last_batch_at: st.lastBatchAt,
+        last_error: st.lastError,
+      };
     });
   }
 

@@ -56,7 +56,12 @@ export function contentSignature(content: EventContent): string {
  * and a longer version replaces the stored one (sql/events.ts).
  */
 export function growsInPlace(e: { source_tool: string; event_type: EventType; content: EventContent }): boolean {
-  return e.event_type === "assistant_response" && e.source_tool === "claude_code" && typeof e.content.record_id === "string" && e.content.record_id.length > 0;
+  return (
+    e.event_type === "assistant_response" &&
+    e.source_tool === "claude_code" &&
+    typeof e.content.record_id === "string" &&
+    e.content.record_id.length > 0
+  );
 }
 
 export function canonicalStruct(e: {

@@ -204,7 +204,12 @@ function scheduleIdleStop(): void {
  * (another file is in progress, or workers are unavailable); rejects when a worker failed part way
  * (some batches may have been taken already).
  */
-export function prepareInWorkers(job: RowsJob, slices: readonly SliceRange[], onBatch: (batch: PackedBatch) => void, workers?: number): Promise<FileRowsSummary | undefined> {
+export function prepareInWorkers(
+  job: RowsJob,
+  slices: readonly SliceRange[],
+  onBatch: (batch: PackedBatch) => void,
+  workers?: number,
+): Promise<FileRowsSummary | undefined> {
   const n = unavailable ? 0 : (workers ?? ingestParallelism());
   if (current || n === 0 || slices.length === 0) return Promise.resolve(undefined);
   while (slots.length > n) slots.pop()!.worker.terminate();
@@ -247,7 +252,14 @@ function startRead(file: FileRun, index: number, slot: number, speculative: bool
   const s = slots[slot]!;
   s.reads++;
   s.joined = true;
-  send(slot, { kind: "slice", job: file.id, spec: file.job, slice: run.range, credit: s.creditBuffer, maxAhead: MAX_AHEAD });
+  send(slot, {
+    kind: "slice",
+    job: file.id,
+    spec: file.job,
+    slice: run.range,
+    credit: s.creditBuffer,
+    maxAhead: MAX_AHEAD,
+  });
 }
 
 function onReply(slot: number, msg: IngestWorkerReply): void {
@@ -324,7 +336,11 @@ function advance(file: FileRun): void {
       break;
     }
     if (next.status === "speculating") break; // wait for it to end
-    const follows = next.status === "speculated" && head.exact && next.assumptions && sliceFollows(head.exact, next.assumptions, file.tools);
+    const follows =
+      next.status === "speculated" &&
+      head.exact &&
+      next.assumptions &&
+      sliceFollows(head.exact, next.assumptions, file.tools);
     if (!follows) {
       rereadAfter(file, head, next);
       break;

@@ -97,7 +97,9 @@ export function attachLogFile(opts: RotatingLogOptions & { path?: string; stderr
   return {
     file,
     raw: (line: string, service?: string) => {
-      const text = FORMATTED.test(line) ? line : formatRecord({ time: new Date(), level: "info", message: line, fields: service ? { service } : {} });
+      const text = FORMATTED.test(line)
+        ? line
+        : formatRecord({ time: new Date(), level: "info", message: line, fields: service ? { service } : {} });
       file.write(text);
       if (opts.stderr !== false) process.stderr.write(`${text}\n`);
     },

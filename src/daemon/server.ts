@@ -5,7 +5,15 @@
  */
 import { bodyTooLarge, DAEMON_MAX_BODY_BYTES, hardLimit } from "../shared/body-limit.ts";
 import type { Server } from "bun";
-import { type AnyRoute, DaemonStatus, forwardedRoutes, type Health, methodsOf, ROUTES, routeAt } from "../shared/api.ts";
+import {
+  type AnyRoute,
+  DaemonStatus,
+  forwardedRoutes,
+  type Health,
+  methodsOf,
+  ROUTES,
+  routeAt,
+} from "../shared/api.ts";
 import { errorResponse, errorToResponse, guardRequest, jsonResponse } from "../shared/http-guard.ts";
 import { newToken } from "../shared/ids.ts";
 import { log as rootLog } from "../shared/log.ts";
@@ -39,17 +47,23 @@ const FORWARD_TIMEOUT_MS = 15_000;
 type Handle = (req: Request) => Promise<Response>;
 
 /** Bun.serve routes: the daemon's own (/health, /status, /ui_login_code) and every forwarded route of the table. */
-function daemonRoutes(opts: DaemonServerOptions, token: string, ui: { auth: UiAuth; port: () => number }): Record<string, Partial<Record<"GET" | "POST", Handle>>> {
-  const guarded = (fn: Handle): Handle => async (req) => {
-    const refused = guardRequest(req, token) ?? bodyTooLarge(req, DAEMON_MAX_BODY_BYTES);
-    if (refused) return refused;
-    try {
-      return await fn(req);
-    } catch (err) {
-      log.debug(`daemon API ${req.method} ${new URL(req.url).pathname} failed: ${(err as Error).message}`);
-      return errorToResponse(err);
-    }
-  };
+function daemonRoutes(
+  opts: DaemonServerOptions,
+  token: string,
+  ui: { auth: UiAuth; port: () => number },
+): Record<string, Partial<Record<"GET" | "POST", Handle>>> {
+  const guarded =
+    (fn: Handle): Handle =>
+    async (req) => {
+      const refused = guardRequest(req, token) ?? bodyTooLarge(req, DAEMON_MAX_BODY_BYTES);
+      if (refused) return refused;
+      try {
+        return await fn(req);
+      } catch (err) {
+        log.debug(`daemon API ${req.method} ${new URL(req.url).pathname} failed: ${(err as Error).message}`);
+        return errorToResponse(err);
+      }
+    };
   const out: Record<string, Partial<Record<"GET" | "POST", Handle>>> = {
     [ROUTES.health.path]: {
       GET: guarded(async () => {
@@ -58,10 +72,14 @@ function daemonRoutes(opts: DaemonServerOptions, token: string, ui: { auth: UiAu
       }),
     },
     [ROUTES.status.path]: { GET: guarded(async () => jsonResponse(DaemonStatus.parse(opts.status()))) },
-    [ROUTES.ui_login_code.path]: { POST: guarded(async () => jsonResponse({ code: ui.auth.newLoginCode(), port: ui.port() })) },
+    [ROUTES.ui_login_code.path]: {
+      POST: guarded(async () => jsonResponse({ code: ui.auth.newLoginCode(), port: ui.port() })),
+    },
   };
   for (const r of forwardedRoutes()) {
-    out[r.path] = Object.fromEntries(methodsOf(r).map((m) => [m, guarded(async (req) => forward(req, await opts.engine(ENGINE_WAIT_MS)))]));
+    out[r.path] = Object.fromEntries(
+      methodsOf(r).map((m) => [m, guarded(async (req) => forward(req, await opts.engine(ENGINE_WAIT_MS)))]),
+    );
   }
   return out;
 }
@@ -88,7 +106,13 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
           const tooLarge = bodyTooLarge(req, DAEMON_MAX_BODY_BYTES);
           if (tooLarge) return tooLarge;
           const { handleUi } = await import("./ui/routes.ts");
-          return await handleUi(req, { auth, port: () => server.port!, startedAt: opts.startedAt, status: opts.status, engine: opts.engine });
+          return await handleUi(req, {
+            auth,
+            port: () => server.port!,
+            startedAt: opts.startedAt,
+            status: opts.status,
+            engine: opts.engine,
+          });
         } catch (err) {
           log.debug(`ui ${req.method} ${path} failed: ${(err as Error).message}`);
           return errorToResponse(err);
@@ -111,12 +135,17 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
 function unrouted(req: Request): Response {
   const path = new URL(req.url).pathname;
   const r: AnyRoute | undefined = routeAt(path);
-  if (r && (r.server !== "engine" || forwardedRoutes().includes(r))) return methodNotAllowed(req, methodsOf(r).join(" or "));
+  if (r && (r.server !== "engine" || forwardedRoutes().includes(r)))
+    return methodNotAllowed(req, methodsOf(r).join(" or "));
   return errorResponse(404, "not_found", `No route ${req.method} ${path}.`);
 }
 
 function methodNotAllowed(req: Request, allowed: string): Response {
-  return errorResponse(405, "method_not_allowed", `${req.method} is not allowed on ${new URL(req.url).pathname}; use ${allowed}.`);
+  return errorResponse(
+    405,
+    "method_not_allowed",
+    `${req.method} is not allowed on ${new URL(req.url).pathname}; use ${allowed}.`,
+  );
 }
 
 export function uptime(startedAt: number): number {
@@ -127,7 +156,11 @@ export function uptime(startedAt: number): number {
 async function forward(req: Request, engine: RuntimeInfo | undefined): Promise<Response> {
   const url = new URL(req.url);
   if (!engine) {
-    return errorResponse(503, "engine_unavailable", "The memory engine is not running right now (starting or restarting). Retry in a few seconds; `sqrl daemon status` shows its state.");
+    return errorResponse(
+      503,
+      "engine_unavailable",
+      "The memory engine is not running right now (starting or restarting). Retry in a few seconds; `sqrl daemon status` shows its state.",
+    );
   }
   const headers: Record<string, string> = { authorization: `Bearer ${engine.token}` };
   const contentType = req.headers.get("content-type");
@@ -142,8 +175,15 @@ async function forward(req: Request, engine: RuntimeInfo | undefined): Promise<R
     });
   } catch (err) {
     log.debug(`forwarding ${url.pathname} to the engine failed: ${(err as Error).message}`);
-    return errorResponse(503, "engine_unavailable", "The memory engine did not answer. Retry in a few seconds; `sqrl daemon status` shows its state.");
+    return errorResponse(
+      503,
+      "engine_unavailable",
+      "The memory engine did not answer. Retry in a few seconds; `sqrl daemon status` shows its state.",
+    );
   }
   const body = await res.arrayBuffer();
-  return new Response(body, { status: res.status, headers: { "content-type": res.headers.get("content-type") ?? "application/json" } });
+  return new Response(body, {
+    status: res.status,
+    headers: { "content-type": res.headers.get("content-type") ?? "application/json" },
+  });
 }

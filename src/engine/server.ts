@@ -139,7 +139,12 @@ function readHandler<N extends keyof typeof READS>(name: N): Handler<(typeof ROU
 
 /** What the engine answers, per route of the shared table (`server` engine or both). */
 const HANDLERS: { [N in RouteName]?: Handler<(typeof ROUTES)[N]> } = {
-  health: async (_input, state) => ({ ok: true, pid: process.pid, version: VERSION, uptime_s: Math.round((Date.now() - state.started) / 100) / 10 }),
+  health: async (_input, state) => ({
+    ok: true,
+    pid: process.pid,
+    version: VERSION,
+    uptime_s: Math.round((Date.now() - state.started) / 100) / 10,
+  }),
   process_events: async (input, state) => {
     state.projectRoot(input.project_id);
     const { processEvents } = await import("./learn/process-events.ts");
@@ -221,7 +226,10 @@ function endpoint(r: Route, method: "GET" | "POST", handle: Handler<Route>, toke
     if (denied) return denied;
     const started = performance.now();
     try {
-      const raw = method === "POST" ? await jsonBody(req) : queryToObject(new URL(req.url), r.query?.arrays ?? [], r.query?.numeric ?? []);
+      const raw =
+        method === "POST"
+          ? await jsonBody(req)
+          : queryToObject(new URL(req.url), r.query?.arrays ?? [], r.query?.numeric ?? []);
       const out = r.response.parse(await handle(r.request.parse(raw), state));
       log.debug(`${method} ${r.path} ${(performance.now() - started).toFixed(1)} ms`);
       return jsonResponse(out);
@@ -234,7 +242,10 @@ function endpoint(r: Route, method: "GET" | "POST", handle: Handler<Route>, toke
 }
 
 /** `Bun.serve` routes for every engine route of the table; other paths and methods fall to `fallback`. */
-function engineRoutes(token: string, state: EngineState): Record<string, Partial<Record<"GET" | "POST", (req: Request) => Promise<Response>>>> {
+function engineRoutes(
+  token: string,
+  state: EngineState,
+): Record<string, Partial<Record<"GET" | "POST", (req: Request) => Promise<Response>>>> {
   const out: Record<string, Partial<Record<"GET" | "POST", (req: Request) => Promise<Response>>>> = {};
   for (const [name, r] of Object.entries(ROUTES) as Array<[RouteName, Route]>) {
     const handle = HANDLERS[name] as Handler<Route> | undefined;

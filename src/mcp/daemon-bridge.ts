@@ -75,7 +75,12 @@ export class DaemonBridge {
 
   private async callOnce(path: string, opts: CallOptions, info?: RuntimeInfo): Promise<unknown> {
     const { callApi } = await import("../shared/api-client.ts");
-    return callApi<unknown>(this.kind, path, { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs }, info ?? this.target?.());
+    return callApi<unknown>(
+      this.kind,
+      path,
+      { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs },
+      info ?? this.target?.(),
+    );
   }
 
   private async callWithStart(path: string, opts: CallOptions): Promise<unknown> {
@@ -101,11 +106,16 @@ export class DaemonBridge {
     if (recent && Date.now() - recent.at < START_RETRY_AFTER_MS) throw recent.error;
     const starter = this.starter as DaemonStarter;
     try {
-      const info = await withTimeout(starter({ timeoutMs: this.startTimeoutMs }), this.startTimeoutMs + 1_000, "starting the daemon timed out");
+      const info = await withTimeout(
+        starter({ timeoutMs: this.startTimeoutMs }),
+        this.startTimeoutMs + 1_000,
+        "starting the daemon timed out",
+      );
       this.lastStartFailure = undefined;
       return info;
     } catch (err) {
-      const why = err instanceof DaemonUnreachableError ? detailOf(err) : err instanceof Error ? err.message : String(err);
+      const why =
+        err instanceof DaemonUnreachableError ? detailOf(err) : err instanceof Error ? err.message : String(err);
       const error = new DaemonUnreachableError(
         `${detailOf(first)}; starting it failed: ${why}; its logs are in ${homePaths.logs()}, \`sqrl daemon run\` shows errors in the foreground`,
         err,

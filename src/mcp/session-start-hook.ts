@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { ProjectBriefView, UserStyleView } from "../shared/api.ts";
 import { listProjects } from "../shared/projects.ts";
-import { DaemonBridge } from "./daemon-bridge.ts";
+import type { DaemonBridge } from "./daemon-bridge.ts";
 import { resolveProjectRoot } from "./project-root.ts";
 
 /** What Claude Code sends a SessionStart hook on stdin (only the fields sqrl reads). */
@@ -78,7 +78,10 @@ export function repeatsStyle(line: string, styleTexts: readonly string[]): boole
 }
 
 function styleTextsOf(style: UserStyleView): string[] {
-  const texts = [...style.items.map((i) => i.summary), ...bodyLines(style.markdown).filter((l) => /^\s*[-*]\s/.test(l))];
+  const texts = [
+    ...style.items.map((i) => i.summary),
+    ...bodyLines(style.markdown).filter((l) => /^\s*[-*]\s/.test(l)),
+  ];
   return [...new Set(texts.map(normalizeLine).filter((t) => t.length >= 6))];
 }
 
@@ -100,7 +103,10 @@ function hasContent(view: UserStyleView | ProjectBriefView): boolean {
  * when the total is tight the brief is trimmed first), brief lines repeating a style item are
  * dropped. Memory that cannot be reached gives an empty context, never an error.
  */
-export async function buildSessionStartContext(input: SessionStartInput, deps: SessionStartDeps): Promise<SessionStartContext> {
+export async function buildSessionStartContext(
+  input: SessionStartInput,
+  deps: SessionStartDeps,
+): Promise<SessionStartContext> {
   const total = deps.totalBudget;
   const empty = (error: string | null, projectId: string | null = null): SessionStartContext => ({
     additionalContext: "",
@@ -115,7 +121,11 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
   });
   let projectId: string;
   try {
-    projectId = resolveProjectRoot(undefined, input.cwd ?? deps.fallbackCwd ?? process.cwd(), (deps.projects ?? listProjects)());
+    projectId = resolveProjectRoot(
+      undefined,
+      input.cwd ?? deps.fallbackCwd ?? process.cwd(),
+      (deps.projects ?? listProjects)(),
+    );
   } catch (err) {
     return empty((err as Error).message);
   }
@@ -135,7 +145,14 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
     if (briefBudget >= MIN_BLOCK_TOKENS) {
       brief = await deps.bridge.request(
         "/views/project_brief",
-        { query: { project_id: projectId, mode: "core", context_budget_tokens: briefBudget, exclude_memory_ids: style.memory_ids } },
+        {
+          query: {
+            project_id: projectId,
+            mode: "core",
+            context_budget_tokens: briefBudget,
+            exclude_memory_ids: style.memory_ids,
+          },
+        },
         ProjectBriefView,
       );
     }
@@ -162,7 +179,8 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
         estimate += brief.token_estimate;
       }
     }
-    if (blocks.length === 0) return { ...empty(null, projectId), style_budget: styleBudget, brief_budget: Math.max(0, briefBudget) };
+    if (blocks.length === 0)
+      return { ...empty(null, projectId), style_budget: styleBudget, brief_budget: Math.max(0, briefBudget) };
     const additionalContext = capChars([HEADER, ...blocks].join("\n\n"), CONTEXT_CHAR_LIMIT);
     return {
       additionalContext,
@@ -182,7 +200,12 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
 
 /** The JSON Claude Code reads from a SessionStart hook's stdout. */
 export function sessionStartOutput(additionalContext: string): string {
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: capChars(additionalContext, CONTEXT_CHAR_LIMIT) } });
+  return JSON.stringify({
+    hookSpecificOutput: {
+      hookEventName: "SessionStart",
+      additionalContext: capChars(additionalContext, CONTEXT_CHAR_LIMIT),
+    },
+  });
 }
 
 /** Parse the hook's stdin; anything unreadable counts as no input (the host must never see a failure). */

@@ -30,7 +30,10 @@ const CLOSE_WAIT_MS = 2_000;
 function clipArgs(args: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) {
-    out[k] = typeof v === "string" && v.length > MAX_TRACED_ARG_CHARS ? `${v.slice(0, MAX_TRACED_ARG_CHARS)}… (${v.length} characters)` : v;
+    out[k] =
+      typeof v === "string" && v.length > MAX_TRACED_ARG_CHARS
+        ? `${v.slice(0, MAX_TRACED_ARG_CHARS)}… (${v.length} characters)`
+        : v;
   }
   return out;
 }

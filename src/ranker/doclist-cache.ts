@@ -19,7 +19,13 @@ interface Lists {
 const perConnection = new WeakMap<Database, Map<string, Lists>>();
 
 /** The rowids `read` gives for `match` on `table`, from the cache while the index is unchanged. */
-export function cachedDoclist(db: Database, table: string, match: string, read: () => Float64Array, maxRowids = MAX_ROWIDS): Float64Array {
+export function cachedDoclist(
+  db: Database,
+  table: string,
+  match: string,
+  read: () => Float64Array,
+  maxRowids = MAX_ROWIDS,
+): Float64Array {
   let tables = perConnection.get(db);
   if (!tables) perConnection.set(db, (tables = new Map()));
   const stamp = indexStamp(db, table);

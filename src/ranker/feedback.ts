@@ -42,13 +42,16 @@ export function expansionTerms(
   const mass = new Map<string, number>();
   const surface = new Map<string, string>();
   for (const d of voters) {
-    const words = d.body.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => w.length > 0).map(foldToken);
+    const words = d.body
+      .split(/[^\p{L}\p{N}\p{M}]+/u)
+      .filter((w) => w.length > 0)
+      .map(foldToken);
     if (words.length === 0) continue;
     for (const w of words) {
       if (w.length < 3 || isStopWord(w) || /^\d+$/.test(w)) continue;
       const s = stemCached(w);
       if (queryStems.has(s)) continue;
-      mass.set(s, (mass.get(s) ?? 0) + (d.score / best) / words.length);
+      mass.set(s, (mass.get(s) ?? 0) + d.score / best / words.length);
       if (!surface.has(s)) surface.set(s, w);
     }
   }

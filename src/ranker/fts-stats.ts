@@ -19,7 +19,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Table and column names are interpolated into SQL: only plain identifiers are accepted. */
 export function assertIdentifier(name: string, what: string): void {
-  if (!IDENTIFIER.test(name)) throw new Error(`Invalid ${what} "${name}": use a plain SQL identifier (letters, digits, _).`);
+  if (!IDENTIFIER.test(name))
+    throw new Error(`Invalid ${what} "${name}": use a plain SQL identifier (letters, digits, _).`);
 }
 
 /** Decode one SQLite varint (big-endian groups of 7 bits; the 9th byte contributes 8). */
@@ -113,7 +114,11 @@ export function indexStamp(db: Database, table: string): string {
   assertIdentifier(table, "table");
   const conn = connectionState(db);
   let stmt = conn.stamps.get(table);
-  if (!stmt) conn.stamps.set(table, (stmt = db.query(`SELECT (SELECT block FROM ${table}_data WHERE id = 10) AS s, total_changes() AS tc`)));
+  if (!stmt)
+    conn.stamps.set(
+      table,
+      (stmt = db.query(`SELECT (SELECT block FROM ${table}_data WHERE id = 10) AS s, total_changes() AS tc`)),
+    );
   const v = stmt.get() as { s: Uint8Array | null; tc: number };
   return `${v.tc}:${v.s ? Buffer.from(v.s).toString("base64") : ""}`;
 }

@@ -47,7 +47,11 @@ export function memoryNeighbours(db: Database, ids: readonly string[]): Map<stri
   const out = new Map<string, Neighbour[]>();
   for (const members of byEpisode.values()) {
     if (members.length < 2) continue;
-    for (const id of members) out.set(id, members.filter((m) => m !== id).map((m) => ({ id: m, weight: SAME_EPISODE_CLOSENESS })));
+    for (const id of members)
+      out.set(
+        id,
+        members.filter((m) => m !== id).map((m) => ({ id: m, weight: SAME_EPISODE_CLOSENESS })),
+      );
   }
   return out;
 }

@@ -39,16 +39,31 @@ export function chooseStrategy(strategy: PoolStrategy, terms: readonly PoolTerm[
   return rows <= RANK_ROW_BUDGET ? "rank" : "coverage";
 }
 
-export function fetchPool(db: Database, src: PoolSource, terms: readonly PoolTerm[], pool: number, strategy: PoolStrategy = "auto"): Candidate[] {
+export function fetchPool(
+  db: Database,
+  src: PoolSource,
+  terms: readonly PoolTerm[],
+  pool: number,
+  strategy: PoolStrategy = "auto",
+): Candidate[] {
   if (terms.length === 0 || pool <= 0) return [];
-  return chooseStrategy(strategy, terms) === "rank" ? rankPool(db, src, terms.map((t) => t.word), pool) : coveragePool(db, src, terms, pool);
+  return chooseStrategy(strategy, terms) === "rank"
+    ? rankPool(
+        db,
+        src,
+        terms.map((t) => t.word),
+        pool,
+      )
+    : coveragePool(db, src, terms, pool);
 }
 
 function rankPool(db: Database, src: PoolSource, words: readonly string[], pool: number): Candidate[] {
   const match = matchExpression(words);
   if (!match) return [];
   return db
-    .query(`SELECT ${src.idColumn} AS id, ${src.bodyColumn} AS body FROM ${src.table} WHERE ${src.table} MATCH ? ORDER BY rank LIMIT ?`)
+    .query(
+      `SELECT ${src.idColumn} AS id, ${src.bodyColumn} AS body FROM ${src.table} WHERE ${src.table} MATCH ? ORDER BY rank LIMIT ?`,
+    )
     .all(match, pool) as Candidate[];
 }
 
@@ -70,14 +85,19 @@ const MAX_MASK_TERMS = 30;
  */
 function coveragePool(db: Database, src: PoolSource, all: readonly PoolTerm[], pool: number): Candidate[] {
   // The rarest terms (highest weight) carry the masks; a query longer than that is rare.
-  const terms = [...all].filter((t) => t.df > 0).sort((a, b) => b.weight - a.weight || a.df - b.df).slice(0, MAX_MASK_TERMS);
+  const terms = [...all]
+    .filter((t) => t.df > 0)
+    .sort((a, b) => b.weight - a.weight || a.df - b.df)
+    .slice(0, MAX_MASK_TERMS);
   if (terms.length === 0) return [];
   const unread: number[] = terms.map(() => 0);
   for (let i = terms.length - 2; i >= 0; i--) unread[i] = unread[i + 1]! + terms[i + 1]!.weight;
   const cap = pool * POOL_CAP_FACTOR;
   const masks = new Masks();
   try {
-    const list = db.query<{ ids: string | null }, [string]>(`SELECT group_concat(rowid) AS ids FROM ${src.table} WHERE ${src.table} MATCH ?`);
+    const list = db.query<{ ids: string | null }, [string]>(
+      `SELECT group_concat(rowid) AS ids FROM ${src.table} WHERE ${src.table} MATCH ?`,
+    );
     let readMass = 0;
     for (let i = 0; i < terms.length; i++) {
       readDoclist(db, src, list, terms[i]!.word, 1 << i, masks);
@@ -86,7 +106,8 @@ function coveragePool(db: Database, src: PoolSource, all: readonly PoolTerm[], p
       if (rest <= 0 || masks.touched.length < pool || readMass <= rest) continue;
       const groups = groupRows(masks, terms.slice(0, i + 1));
       const threshold = poolThreshold(groups, pool);
-      if (threshold > rest) return followContenders(db, src, list, terms, unread, i, groups, threshold, pool, cap, masks);
+      if (threshold > rest)
+        return followContenders(db, src, list, terms, unread, i, groups, threshold, pool, cap, masks);
     }
     return fill(db, src, groupRows(masks, terms), terms, pool, cap);
   } finally {
@@ -128,7 +149,8 @@ function followContenders(
     const within = containedIn(c.groups, terms.slice(0, j));
     // Probe among the contenders when that is cheaper than reading the term's own doclist (a row
     // walked by the probe costs about twice a row read, measured on the bench stores).
-    if (within && within.cost * PROBE_ROW_COST <= terms[j]!.df) readDoclist(db, src, list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
+    if (within && within.cost * PROBE_ROW_COST <= terms[j]!.df)
+      readDoclist(db, src, list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
     else readDoclist(db, src, list, terms[j]!.word, 1 << j, masks);
     c.split(1 << j, masks);
     c.prune(unread[j]!, pool);
@@ -262,7 +284,15 @@ class Contenders {
 }
 
 /** Sets a term's bit on every row its doclist (or a ready MATCH expression) holds. */
-function readDoclist(db: Database, src: PoolSource, list: Statement<{ ids: string | null }, [string]>, word: string, bit: number, masks: Masks, expression = false): void {
+function readDoclist(
+  db: Database,
+  src: PoolSource,
+  list: Statement<{ ids: string | null }, [string]>,
+  word: string,
+  bit: number,
+  masks: Masks,
+  expression = false,
+): void {
   const match = expression ? word : matchExpression([word]);
   if (!match) return;
   const rows = cachedDoclist(db, src.table, match, () => parseRowids(list.get(match)?.ids));
@@ -298,9 +328,16 @@ function containedIn(groups: readonly Group[], terms: readonly PoolTerm[]): { ex
 
 const MAX_CONTENDER_CLAUSES = 12;
 
-
 /** Whole term sets, best first, until the pool is full; an overflowing set gives its best rows. */
-function fill(db: Database, src: PoolSource, groups: readonly Group[], terms: readonly PoolTerm[], pool: number, cap: number, prefetched?: ReadonlyMap<number, Candidate>): Candidate[] {
+function fill(
+  db: Database,
+  src: PoolSource,
+  groups: readonly Group[],
+  terms: readonly PoolTerm[],
+  pool: number,
+  cap: number,
+  prefetched?: ReadonlyMap<number, Candidate>,
+): Candidate[] {
   const chosen: number[] = [];
   for (const g of groups) {
     const room = pool - chosen.length;
@@ -313,7 +350,11 @@ function fill(db: Database, src: PoolSource, groups: readonly Group[], terms: re
     break;
   }
   if (!prefetched) return bodies(db, src, chosen);
-  const fetched = bodyRows(db, src, chosen.filter((r) => !prefetched.has(r)));
+  const fetched = bodyRows(
+    db,
+    src,
+    chosen.filter((r) => !prefetched.has(r)),
+  );
   return chosen.flatMap((r) => {
     const c = prefetched.get(r) ?? fetched.get(r);
     return c ? [c] : [];
@@ -336,11 +377,14 @@ function bestOfGroup(db: Database, src: PoolSource, terms: readonly PoolTerm[], 
   const words = terms.filter((_, i) => g.mask & (1 << i)).map((t) => t.word);
   const match = words.length > 0 ? words.map((w) => matchExpression([w])).join(" AND ") : null;
   if (!match) return g.rows.slice(0, room);
-  const window = g.rows.length > GROUP_RANK_WINDOW ? [...g.rows].sort((a, b) => b - a).slice(0, GROUP_RANK_WINDOW) : g.rows;
+  const window =
+    g.rows.length > GROUP_RANK_WINDOW ? [...g.rows].sort((a, b) => b - a).slice(0, GROUP_RANK_WINDOW) : g.rows;
   const members = new Set(window);
   const floor = g.rows.length > GROUP_RANK_WINDOW ? window[window.length - 1]! : Number.MIN_SAFE_INTEGER;
   const out: number[] = [];
-  const stmt = db.query<{ r: number }, [string, number]>(`SELECT rowid AS r FROM ${src.table} WHERE ${src.table} MATCH ? AND rowid >= ? ORDER BY rank`);
+  const stmt = db.query<{ r: number }, [string, number]>(
+    `SELECT rowid AS r FROM ${src.table} WHERE ${src.table} MATCH ? AND rowid >= ? ORDER BY rank`,
+  );
   for (const row of stmt.iterate(match, floor)) {
     if (!members.has(row.r)) continue;
     out.push(row.r);

@@ -17,7 +17,10 @@ export interface QueryTerm {
 
 /** Lower-case, strip diacritics (unicode61's remove_diacritics), keep letters and digits. */
 export function foldToken(token: string): string {
-  return token.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  return token
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
 }
 
 /**

@@ -35,4 +35,3 @@ export interface Candidate {
   /** Terms of the body, counted with `matcher` (see PoolSource.matcher). */
   terms?: { matcher: StemMatcher; doc: DocTerms };
 }
-

@@ -21,9 +21,17 @@ export interface CallOptions {
  * GET on 5xx by default), a timeout on every call. A refused connection or a missing runtime file
  * becomes DaemonUnreachableError; an `{error, code}` answer becomes an SqrlError with that code.
  */
-export async function callApi<T>(kind: RuntimeKind, path: string, opts: CallOptions = {}, info?: RuntimeInfo): Promise<T> {
+export async function callApi<T>(
+  kind: RuntimeKind,
+  path: string,
+  opts: CallOptions = {},
+  info?: RuntimeInfo,
+): Promise<T> {
   const target = info ?? readRuntimeInfo(kind);
-  if (!target) throw new DaemonUnreachableError(`no ${kind === "daemon" ? "daemon.json" : "memory-service.json"}: it is not running`);
+  if (!target)
+    throw new DaemonUnreachableError(
+      `no ${kind === "daemon" ? "daemon.json" : "memory-service.json"}: it is not running`,
+    );
   try {
     return await ofetch<T>(`http://127.0.0.1:${target.port}${path}`, {
       method: opts.method ?? "GET",
@@ -40,12 +48,19 @@ export async function callApi<T>(kind: RuntimeKind, path: string, opts: CallOpti
 
 /** How a route's input travels: a JSON body for POST routes, a query string for GET ones. */
 export function routeCall(r: Route, input: unknown, timeoutMs?: number): CallOptions {
-  const base = r.method === "POST" ? { method: "POST" as const, body: input } : { method: "GET" as const, query: input as Record<string, unknown> };
+  const base =
+    r.method === "POST"
+      ? { method: "POST" as const, body: input }
+      : { method: "GET" as const, query: input as Record<string, unknown> };
   return timeoutMs === undefined ? base : { ...base, timeoutMs };
 }
 
 /** The answer checked against the route's response schema; a mismatch says what to do, briefly. */
-export function checkAnswer<R extends Route>(r: R, kind: RuntimeKind, raw: unknown): ReturnType<R["response"]["parse"]> {
+export function checkAnswer<R extends Route>(
+  r: R,
+  kind: RuntimeKind,
+  raw: unknown,
+): ReturnType<R["response"]["parse"]> {
   const parsed = r.response.safeParse(raw);
   if (parsed.success) return parsed.data as ReturnType<R["response"]["parse"]>;
   const field = parsed.error.issues[0]?.path.join(".") || "body";
@@ -56,7 +71,12 @@ export function checkAnswer<R extends Route>(r: R, kind: RuntimeKind, raw: unkno
 }
 
 /** One call of a route of the table, its answer validated. */
-export async function callRoute<R extends Route>(kind: RuntimeKind, r: R, input: unknown, opts: { timeoutMs?: number; info?: RuntimeInfo } = {}): Promise<ReturnType<R["response"]["parse"]>> {
+export async function callRoute<R extends Route>(
+  kind: RuntimeKind,
+  r: R,
+  input: unknown,
+  opts: { timeoutMs?: number; info?: RuntimeInfo } = {},
+): Promise<ReturnType<R["response"]["parse"]>> {
   const raw = await callApi<unknown>(kind, r.path, routeCall(r, input, opts.timeoutMs), opts.info);
   return checkAnswer(r, kind, raw);
 }
@@ -65,13 +85,20 @@ function toSqrlError(err: unknown, kind: RuntimeKind): Error {
   if (err instanceof FetchError) {
     const body = ApiError.safeParse(err.data);
     if (body.success && err.statusCode) {
-      return new SqrlError(body.data.code, publicMessage(body.data.error), { status: err.statusCode, exitCode: err.statusCode === 400 ? 2 : 1 });
+      return new SqrlError(body.data.code, publicMessage(body.data.error), {
+        status: err.statusCode,
+        exitCode: err.statusCode === 400 ? 2 : 1,
+      });
     }
     if (!err.statusCode) {
-      const what = err.name === "AbortError" || /timeout|aborted/i.test(err.message) ? "timed out" : "connection refused";
+      const what =
+        err.name === "AbortError" || /timeout|aborted/i.test(err.message) ? "timed out" : "connection refused";
       return new DaemonUnreachableError(`${kind}: ${what}`, err);
     }
-    return new SqrlError("api_error", `The ${kind} answered HTTP ${err.statusCode}. \`sqrl daemon logs\` shows why.`, { status: err.statusCode, cause: err });
+    return new SqrlError("api_error", `The ${kind} answered HTTP ${err.statusCode}. \`sqrl daemon logs\` shows why.`, {
+      status: err.statusCode,
+      cause: err,
+    });
   }
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -18,7 +18,8 @@ function flatten(obj: Record<string, unknown>, prefix = ""): Record<string, unkn
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     const name = prefix ? `${prefix}.${k}` : k;
-    if (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)) Object.assign(out, flatten(v as Record<string, unknown>, name));
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date))
+      Object.assign(out, flatten(v as Record<string, unknown>, name));
     else out[name] = v;
   }
   return out;
@@ -43,8 +44,13 @@ function checkValue(name: ConfigKey, value: unknown): unknown {
   const parsed = CONFIG_KEYS[name].schema.safeParse(value);
   if (!parsed.success) {
     const def = CONFIG_KEYS[name].schema;
-    const options = "options" in def && Array.isArray((def as { options?: unknown }).options) ? ` Valid values: ${(def as unknown as { options: string[] }).options.join(", ")}.` : "";
-    throw new ConfigError(`Invalid value ${JSON.stringify(value)} for ${name}: ${parsed.error.issues[0]?.message ?? "invalid"}.${options}`);
+    const options =
+      "options" in def && Array.isArray((def as { options?: unknown }).options)
+        ? ` Valid values: ${(def as unknown as { options: string[] }).options.join(", ")}.`
+        : "";
+    throw new ConfigError(
+      `Invalid value ${JSON.stringify(value)} for ${name}: ${parsed.error.issues[0]?.message ?? "invalid"}.${options}`,
+    );
   }
   return parsed.data;
 }
@@ -56,7 +62,9 @@ export function readConfigFile(path = homePaths.config()): Flat {
   try {
     raw = parseToml(readFileSync(path, "utf8")) as Record<string, unknown>;
   } catch (err) {
-    throw new ConfigError(`${path} is not valid TOML (${(err as Error).message.split("\n")[0]}). Fix it or run \`sqrl config path\` to find it.`);
+    throw new ConfigError(
+      `${path} is not valid TOML (${(err as Error).message.split("\n")[0]}). Fix it or run \`sqrl config path\` to find it.`,
+    );
   }
   const flat: Flat = {};
   for (const [name, value] of Object.entries(flatten(raw))) {
@@ -133,7 +141,8 @@ export function listConfig(path = homePaths.config()): ConfigEntry[] {
 }
 
 export function requireConfigKey(name: string): ConfigKey {
-  if (!isConfigKey(name)) throw new UsageError(`Unknown config key "${name}". ${validKeysHint()}`, "unknown_config_key");
+  if (!isConfigKey(name))
+    throw new UsageError(`Unknown config key "${name}". ${validKeysHint()}`, "unknown_config_key");
   return name;
 }
 
@@ -148,7 +157,8 @@ export function coerceConfigValue(name: ConfigKey, text: string): unknown {
   }
   if (typeof sample === "number") {
     const n = Number(text);
-    if (text.trim() === "" || !Number.isFinite(n)) throw new UsageError(`Invalid value "${text}" for ${name}: expected a number.`, "bad_config_value");
+    if (text.trim() === "" || !Number.isFinite(n))
+      throw new UsageError(`Invalid value "${text}" for ${name}: expected a number.`, "bad_config_value");
     return n;
   }
   return text;
@@ -167,7 +177,7 @@ export function setConfigValue(name: string, text: string, path = homePaths.conf
   }
   const file = readConfigFile(path) as Record<string, unknown>;
   file[keyName] = checked;
-  writeFileAtomic(path, stringifyToml(unflatten(file)) + "\n");
+  writeFileAtomic(path, `${stringifyToml(unflatten(file))}\n`);
   return checked;
 }
 
@@ -176,7 +186,7 @@ export function unsetConfigValue(name: string, path = homePaths.config()): void 
   const keyName = requireConfigKey(name);
   const file = readConfigFile(path) as Record<string, unknown>;
   delete file[keyName];
-  writeFileAtomic(path, stringifyToml(unflatten(file)) + "\n");
+  writeFileAtomic(path, `${stringifyToml(unflatten(file))}\n`);
 }
 
 /** Write the starter config.toml if none exists. */

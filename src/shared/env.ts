@@ -12,7 +12,8 @@ export const SQRL_ENV = {
   SQRL_TARGET: "Build only: Bun compile target of `npm run build` (e.g. bun-darwin-arm64).",
   SQRL_BIN: "Tests and benchmarks only: the compiled binary to run (default dist/sqrl).",
   SQRL_BENCH_VERBOSE: "Benchmarks only: `bun run bench ui` also prints each run's first-screen time.",
-  SQRL_MQ_DUMP: "Benchmarks only: a file where `bun run bench memory-quality` writes its results as JSON (like `--dump`).",
+  SQRL_MQ_DUMP:
+    "Benchmarks only: a file where `bun run bench memory-quality` writes its results as JSON (like `--dump`).",
 } as const;
 
 export type SqrlEnvName = keyof typeof SQRL_ENV;
@@ -23,7 +24,10 @@ export function sqrlEnv(name: SqrlEnvName, env: Record<string, string | undefine
 }
 
 /** The variable as a finite number, or undefined when unset or not a number. */
-export function sqrlEnvNumber(name: SqrlEnvName, env: Record<string, string | undefined> = process.env): number | undefined {
+export function sqrlEnvNumber(
+  name: SqrlEnvName,
+  env: Record<string, string | undefined> = process.env,
+): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return undefined;
   const n = Number(raw);

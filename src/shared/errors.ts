@@ -136,7 +136,10 @@ export const MAX_ERROR_CHARS = 800;
  * The API client and servers never put their own addresses in messages in the first place.
  */
 export function publicMessage(text: string): string {
-  const plain = text.replace(/\bhttps?:\/\/[^\s"'`)]*\?[^\s"'`)]*/g, "<url>").replace(/\s+/g, " ").trim();
+  const plain = text
+    .replace(/\bhttps?:\/\/[^\s"'`)]*\?[^\s"'`)]*/g, "<url>")
+    .replace(/\s+/g, " ")
+    .trim();
   return plain.length <= MAX_ERROR_CHARS ? plain : `${plain.slice(0, MAX_ERROR_CHARS - 1)}…`;
 }
 

@@ -8,12 +8,19 @@ import { z } from "zod";
 import { type ErrorCode, publicMessage, SqrlError } from "./errors.ts";
 
 export function guardRequest(req: Request, token: string): Response | undefined {
-  if (req.headers.has("origin")) return errorResponse(403, "forbidden_origin", "Requests from browsers (with an Origin header) are refused.");
+  if (req.headers.has("origin"))
+    return errorResponse(403, "forbidden_origin", "Requests from browsers (with an Origin header) are refused.");
   const host = (req.headers.get("host") ?? "").replace(/:\d+$/, "");
-  if (host !== "127.0.0.1" && host !== "localhost") return errorResponse(403, "forbidden_host", `Host ${host || "(none)"} is refused; use 127.0.0.1.`);
+  if (host !== "127.0.0.1" && host !== "localhost")
+    return errorResponse(403, "forbidden_host", `Host ${host || "(none)"} is refused; use 127.0.0.1.`);
   const auth = req.headers.get("authorization") ?? "";
   const given = auth.startsWith("Bearer ") ? auth.slice(7) : "";
-  if (!tokensEqual(given, token)) return errorResponse(401, "unauthorized", "Missing or wrong token; read it from the runtime file (daemon.json / memory-service.json).");
+  if (!tokensEqual(given, token))
+    return errorResponse(
+      401,
+      "unauthorized",
+      "Missing or wrong token; read it from the runtime file (daemon.json / memory-service.json).",
+    );
   return undefined;
 }
 
@@ -40,7 +47,11 @@ export function errorToResponse(err: unknown): Response {
   if (err instanceof z.ZodError) return errorResponse(400, "bad_request", describeZodError(err));
   if (err instanceof SqrlError) return errorResponse(err.status, err.code, publicMessage(err.message));
   // The detail of an unexpected failure stays in the log (the servers log it); the answer says where to look.
-  return errorResponse(500, "internal", "Internal error in the memory service; `sqrl daemon logs --service engine` shows it.");
+  return errorResponse(
+    500,
+    "internal",
+    "Internal error in the memory service; `sqrl daemon logs --service engine` shows it.",
+  );
 }
 
 /** "field `a.b`: expected number" — names the field, for 400 answers and MCP errors. */
@@ -54,12 +65,19 @@ export function describeZodError(err: z.ZodError): string {
  * Turn URL search params into a plain object for zod: repeated keys and `key[]` become arrays,
  * comma-separated values of array fields are split, numeric strings become numbers for `numeric`.
  */
-export function queryToObject(url: URL, arrays: readonly string[] = [], numeric: readonly string[] = []): Record<string, unknown> {
+export function queryToObject(
+  url: URL,
+  arrays: readonly string[] = [],
+  numeric: readonly string[] = [],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [rawKey, value] of url.searchParams) {
     const key = rawKey.endsWith("[]") ? rawKey.slice(0, -2) : rawKey;
     if (arrays.includes(key)) {
-      const parts = value.split(",").map((s) => s.trim()).filter(Boolean);
+      const parts = value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       out[key] = [...((out[key] as string[] | undefined) ?? []), ...parts];
     } else if (numeric.includes(key)) {
       const n = Number(value);

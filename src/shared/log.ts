@@ -44,7 +44,9 @@ export function formatRecord(r: LogRecord): string {
     (k === "service" ? tags : rest).push(`${k}=${quote(v)}`);
   }
   const msg = r.message.replace(/\s*\n\s*/g, " ⏎ ");
-  return [r.time.toISOString(), r.level.toUpperCase().padEnd(5), ...tags, msg, ...rest].filter((p) => p !== "").join(" ");
+  return [r.time.toISOString(), r.level.toUpperCase().padEnd(5), ...tags, msg, ...rest]
+    .filter((p) => p !== "")
+    .join(" ");
 }
 
 /** The service tag of a formatted line, or undefined. */
@@ -108,7 +110,12 @@ export class Logger {
 
   private write(level: LogLevelName, message: string, fields?: LogFields): void {
     if (!this.enabled(level)) return;
-    const record: LogRecord = { time: new Date(), level, message, fields: fields ? { ...this.bindings, ...fields } : this.bindings };
+    const record: LogRecord = {
+      time: new Date(),
+      level,
+      message,
+      fields: fields ? { ...this.bindings, ...fields } : this.bindings,
+    };
     const line = formatRecord(record);
     for (const sink of this.root.sinks) sink(record, line);
   }

@@ -24,7 +24,10 @@ export function listProjects(path = homePaths.projects()): string[] {
   }
   const parsed = ProjectsFile.safeParse(data);
   if (!parsed.success) {
-    throw new ConfigError(`${path} must look like {"projects": ["/abs/path", ...]}. It was left untouched: fix it by hand.`, "bad_projects_file");
+    throw new ConfigError(
+      `${path} must look like {"projects": ["/abs/path", ...]}. It was left untouched: fix it by hand.`,
+      "bad_projects_file",
+    );
   }
   return parsed.data.projects;
 }

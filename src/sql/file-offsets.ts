@@ -47,7 +47,11 @@ export function deleteFileOffset(db: Database, path: string): void {
 
 /** Files and malformed lines per source, for status. */
 export function fileOffsetCounts(db: Database): Array<{ source: string; files: number; malformed: number }> {
-  return db.query(`SELECT source, COUNT(*) AS files, COALESCE(SUM(malformed), 0) AS malformed FROM file_offsets GROUP BY source`).all() as Array<{
+  return db
+    .query(
+      `SELECT source, COUNT(*) AS files, COALESCE(SUM(malformed), 0) AS malformed FROM file_offsets GROUP BY source`,
+    )
+    .all() as Array<{
     source: string;
     files: number;
     malformed: number;

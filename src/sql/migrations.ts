@@ -36,7 +36,10 @@ export function migrate(db: Database, kind: SchemaKind): number {
   const steps = MIGRATIONS[kind];
   let version = schemaVersion(db);
   if (version > steps.length) {
-    throw new SqrlError("db_too_new", `This database has schema version ${version}, newer than this sqrl understands (${steps.length}). Upgrade sqrl.`);
+    throw new SqrlError(
+      "db_too_new",
+      `This database has schema version ${version}, newer than this sqrl understands (${steps.length}). Upgrade sqrl.`,
+    );
   }
   while (version < steps.length) {
     const sql = steps[version]!;

@@ -80,7 +80,9 @@ export function listToolCalls(db: Database, opts: ListToolCallsOptions = {}): To
   const rows =
     opts.tool === undefined
       ? (db.query(`SELECT * FROM tool_calls ORDER BY ts DESC, id DESC LIMIT ?`).all(limit) as RawRow[])
-      : (db.query(`SELECT * FROM tool_calls WHERE tool = ? ORDER BY ts DESC, id DESC LIMIT ?`).all(opts.tool, limit) as RawRow[]);
+      : (db
+          .query(`SELECT * FROM tool_calls WHERE tool = ? ORDER BY ts DESC, id DESC LIMIT ?`)
+          .all(opts.tool, limit) as RawRow[]);
   return rows.map(fromRaw);
 }
 

@@ -37,7 +37,9 @@ describe("structured logs", () => {
         capture_.child({ project: "/repo" }).info("batch sent");
       });
       expect(lines).toHaveLength(2);
-      expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z WARN  service=capture file unreadable path="\/x\/y z.jsonl" attempts=2 ok=false$/);
+      expect(lines[0]).toMatch(
+        /^\d{4}-\d\d-\d\dT[\d:.]+Z WARN {2}service=capture file unreadable path="\/x\/y z.jsonl" attempts=2 ok=false$/,
+      );
       expect(lines[1]).toEndWith("INFO  service=capture batch sent project=/repo");
       expect(lines.map(serviceOfLine)).toEqual(["capture", "capture"]);
     } finally {
@@ -54,7 +56,12 @@ describe("structured logs", () => {
     log.level = 3;
     try {
       log.child({ service: "api" }).info("listening", { port: 1 });
-      const engineLine = formatRecord({ time: new Date(), level: "info", message: "engine listening", fields: { service: "engine" } });
+      const engineLine = formatRecord({
+        time: new Date(),
+        level: "info",
+        message: "engine listening",
+        fields: { service: "engine" },
+      });
       handle.raw(engineLine, "engine");
       handle.raw("a stray line from the engine", "engine");
     } finally {
@@ -63,7 +70,7 @@ describe("structured logs", () => {
     }
     const lines = readFileSync(path, "utf8").trimEnd().split("\n");
     expect(lines.map(serviceOfLine)).toEqual(["api", "engine", "engine"]);
-    expect(lines[2]).toMatch(/^\S+Z INFO  service=engine a stray line from the engine$/);
+    expect(lines[2]).toMatch(/^\S+Z INFO {2}service=engine a stray line from the engine$/);
   });
 });
 
@@ -73,11 +80,20 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl daemon logs --service (compiled bin
     dirs.push(dir);
     const env = isolatedEnv(dir.path);
     mkdirSync(join(env.SQRL_HOME!, "logs"), { recursive: true });
-    const at = (service: string, msg: string) => formatRecord({ time: new Date("2026-06-01T10:00:00Z"), level: "info", message: msg, fields: { service } });
-    writeFileSync(join(env.SQRL_HOME!, "logs", "daemon.log"), [at("capture", "one"), at("engine", "two"), at("capture", "three"), "unformatted"].join("\n") + "\n");
+    const at = (service: string, msg: string) =>
+      formatRecord({ time: new Date("2026-06-01T10:00:00Z"), level: "info", message: msg, fields: { service } });
+    writeFileSync(
+      join(env.SQRL_HOME!, "logs", "daemon.log"),
+      `${[at("capture", "one"), at("engine", "two"), at("capture", "three"), "unformatted"].join("\n")}\n`,
+    );
     const res = runSqrl(["daemon", "logs", "--service", "capture"], { env });
     expect(res.code).toBe(0);
-    expect(res.stdout.trimEnd().split("\n").map((l) => l.split(" ").at(-1))).toEqual(["one", "three"]);
+    expect(
+      res.stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => l.split(" ").at(-1)),
+    ).toEqual(["one", "three"]);
     const all = runSqrl(["daemon", "logs", "-n", "2"], { env });
     expect(all.stdout.trimEnd().split("\n")).toHaveLength(2);
   });

@@ -10,7 +10,11 @@ export interface ToolUseInfo {
  * Finds a stored tool_call/code_change for a tool_use_id when the normalizer's in-memory map lost it
  * (the daemon restarted between a tool_use line and its result).
  */
-export type ToolUseLookup = (cwd: string | null, sessionId: string | null, toolUseId: string) => ToolUseInfo | undefined;
+export type ToolUseLookup = (
+  cwd: string | null,
+  sessionId: string | null,
+  toolUseId: string,
+) => ToolUseInfo | undefined;
 
 export interface NormalizerOptions {
   lookupToolUse?: ToolUseLookup;

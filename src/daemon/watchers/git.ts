@@ -21,7 +21,11 @@ export const GIT_BACKFILL_LIMIT = 5000;
 
 function git(root: string, args: string[]): { ok: boolean; out: string } {
   try {
-    const res = Bun.spawnSync(["git", "-C", root, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" } });
+    const res = Bun.spawnSync(["git", "-C", root, ...args], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    });
     return { ok: res.exitCode === 0, out: res.stdout.toString() };
   } catch {
     return { ok: false, out: "" };
@@ -73,7 +77,10 @@ export class GitWatcher {
   private readonly repos = new Map<string, Watched>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
 
-  constructor(private readonly onChange: (root: string) => void, private readonly debounceMs = 300) {}
+  constructor(
+    private readonly onChange: (root: string) => void,
+    private readonly debounceMs = 300,
+  ) {}
 
   /** Watch `root` if it is a git repo; false otherwise. */
   add(root: string): boolean {

@@ -19,10 +19,17 @@ export const MAX_EMBEDDED_PER_CALL = 64;
  * this batch wrote, whose content may have changed) and then items with no vector, newest first.
  * Returns how many were stored. An unreachable provider is logged, never thrown: extraction stands.
  */
-export async function backfillEmbeddings(db: Database, projectId: string, embedder: Embedder, touched: readonly string[] = []): Promise<number> {
+export async function backfillEmbeddings(
+  db: Database,
+  projectId: string,
+  embedder: Embedder,
+  touched: readonly string[] = [],
+): Promise<number> {
   const unembedded = (
     db
-      .query(`SELECT id FROM memory_items WHERE project_id = ? AND deleted = 0 AND embedding IS NULL ORDER BY updated_at DESC LIMIT ?`)
+      .query(
+        `SELECT id FROM memory_items WHERE project_id = ? AND deleted = 0 AND embedding IS NULL ORDER BY updated_at DESC LIMIT ?`,
+      )
       .all(projectId, MAX_EMBEDDED_PER_CALL) as Array<{ id: string }>
   ).map((r) => r.id);
   const todo: Array<{ id: string; text: string }> = [];
@@ -38,7 +45,9 @@ export async function backfillEmbeddings(db: Database, projectId: string, embedd
   try {
     vectors = await embedder.embed(todo.map((t) => t.text));
   } catch (err) {
-    log.warn(`embeddings unavailable (${err instanceof Error ? err.message : String(err)}); ${todo.length} memories stay without vectors until the next batch`);
+    log.warn(
+      `embeddings unavailable (${err instanceof Error ? err.message : String(err)}); ${todo.length} memories stay without vectors until the next batch`,
+    );
     return 0;
   }
   const stmt = db.query("UPDATE memory_items SET embedding = ? WHERE id = ?");

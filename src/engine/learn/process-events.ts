@@ -16,7 +16,14 @@ import { describeZodError } from "../../shared/http-guard.ts";
 import { log as rootLog } from "../../shared/log.ts";
 import { projectPaths } from "../../shared/paths.ts";
 import { isoToMs, nowIso } from "../../shared/time.ts";
-import { closedUnextracted, episodeEvents, getEpisode, saveEpisode, writeEpisodeFts, type Episode } from "../../sql/episodes.ts";
+import {
+  closedUnextracted,
+  episodeEvents,
+  getEpisode,
+  saveEpisode,
+  writeEpisodeFts,
+  type Episode,
+} from "../../sql/episodes.ts";
 import { insertEvents } from "../../sql/events.ts";
 import { openProjectDb, openUserDb } from "../../sql/open.ts";
 import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type EpisodeConfig } from "./episodes.ts";
@@ -34,7 +41,14 @@ import { backfillEmbeddings } from "./embedding-backfill.ts";
 import { StateDbLedger, type UsageLedger } from "../llm/usage.ts";
 import { scheduleSummaries } from "./summary-scheduler.ts";
 import { offlineDigest } from "./summarize.ts";
-import { applyProjectDecision, projectAnchorItems, ruleDecision, type ApplyContext, type Decision, type ExistingItem } from "./apply/update.ts";
+import {
+  applyProjectDecision,
+  projectAnchorItems,
+  ruleDecision,
+  type ApplyContext,
+  type Decision,
+  type ExistingItem,
+} from "./apply/update.ts";
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
 
 const log = rootLog.child({ service: "learn" });
@@ -88,12 +102,20 @@ export async function withProjectLock<T>(projectId: string, fn: () => Promise<T>
   }
 }
 
-export async function processEvents(req: ProcessEventsRequest, deps: Partial<EngineDeps> = {}): Promise<ProcessEventsResponse> {
+export async function processEvents(
+  req: ProcessEventsRequest,
+  deps: Partial<EngineDeps> = {},
+): Promise<ProcessEventsResponse> {
   const parsed = ProcessEventsRequest.safeParse(req);
-  if (!parsed.success) throw new UsageError(`Invalid process_events request: ${describeZodError(parsed.error)}`, "bad_request");
+  if (!parsed.success)
+    throw new UsageError(`Invalid process_events request: ${describeZodError(parsed.error)}`, "bad_request");
   const body = parsed.data;
   const wrong = body.events.find((e) => e.project_id !== body.project_id);
-  if (wrong) throw new UsageError(`Event ${wrong.id} belongs to ${wrong.project_id}, not ${body.project_id}: send one project per batch.`, "bad_request");
+  if (wrong)
+    throw new UsageError(
+      `Event ${wrong.id} belongs to ${wrong.project_id}, not ${body.project_id}: send one project per batch.`,
+      "bad_request",
+    );
   if (!existsSync(projectPaths.db(body.project_id))) throw new ProjectNotRegisteredError(body.project_id);
   const d = await resolveDeps(deps);
   return withProjectLock(body.project_id, async () => {
@@ -107,7 +129,9 @@ export async function processEvents(req: ProcessEventsRequest, deps: Partial<Eng
 }
 
 function storedIds(db: Database, ids: readonly string[]): Set<string> {
-  const rows = db.query(`SELECT id FROM events WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{ id: string }>;
+  const rows = db
+    .query(`SELECT id FROM events WHERE id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as Array<{ id: string }>;
   return new Set(rows.map((r) => r.id));
 }
 
@@ -129,8 +153,17 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   let eventEpisode = new Map<string, string>();
   db.transaction(() => {
     insertEvents(db, body.events); // a savepoint inside this transaction
-    const present = storedIds(db, body.events.map((e) => e.id));
-    const seg = segmentEvents(db, body.project_id, body.events.filter((e) => present.has(e.id)), d.episodes, nowMs);
+    const present = storedIds(
+      db,
+      body.events.map((e) => e.id),
+    );
+    const seg = segmentEvents(
+      db,
+      body.project_id,
+      body.events.filter((e) => present.has(e.id)),
+      d.episodes,
+      nowMs,
+    );
     eventEpisode = seg.eventEpisode;
     for (const id of seg.touched) {
       const ep = getEpisode(db, id);
@@ -147,9 +180,21 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   }
   if (d.embedder) await backfillEmbeddings(db, body.project_id, d.embedder, memoryIds);
   if (d.summaryLimit > 0 && d.llm) {
-    await scheduleSummaries({ db, projectId: body.project_id, llm: d.llm, ledger: d.ledger, contextWindowTokens: d.config["llm.context_window_tokens"], limit: d.summaryLimit });
+    await scheduleSummaries({
+      db,
+      projectId: body.project_id,
+      llm: d.llm,
+      ledger: d.ledger,
+      contextWindowTokens: d.config["llm.context_window_tokens"],
+      limit: d.summaryLimit,
+    });
   }
-  const episodeIds = [...new Set([...body.events.map((e) => eventEpisode.get(e.id)).filter((x): x is string => x !== undefined), ...ready.map((e) => e.id)])];
+  const episodeIds = [
+    ...new Set([
+      ...body.events.map((e) => eventEpisode.get(e.id)).filter((x): x is string => x !== undefined),
+      ...ready.map((e) => e.id),
+    ]),
+  ];
   return { episode_ids: episodeIds, memory_item_ids: [...new Set(memoryIds)] };
 }
 
@@ -159,7 +204,14 @@ interface Extraction {
   summary: string | null;
 }
 
-async function extractCandidates(projectId: string, ep: Episode, events: readonly EngineEvent[], d: EngineDeps, manifests: boolean, dtos: readonly EventDTO[]): Promise<Extraction> {
+async function extractCandidates(
+  projectId: string,
+  ep: Episode,
+  events: readonly EngineEvent[],
+  d: EngineDeps,
+  manifests: boolean,
+  dtos: readonly EventDTO[],
+): Promise<Extraction> {
   const input = ruleInput(ep.id, projectId, dtos);
   if (d.llm) {
     try {
@@ -169,8 +221,14 @@ async function extractCandidates(projectId: string, ep: Episode, events: readonl
       // The LLM's candidates pass the same gates as the rules': a pitfall the rules would not call
       // lasting in this episode waits for a second one, and everything is distilled (capped, portable paths).
       const lasting = offline.some((c) => c.type === "pitfall" && !c.gate);
-      const gated = out.candidates.map((c) => (c.type === "pitfall" && !lasting ? { ...c, gate: { kind: "pitfall" as const, signature: `llm:${c.key}` } } : c));
-      return { candidates: finishCandidates([...gated, ...manifestFacts], [projectId]), extractor: "llm", summary: out.summary };
+      const gated = out.candidates.map((c) =>
+        c.type === "pitfall" && !lasting ? { ...c, gate: { kind: "pitfall" as const, signature: `llm:${c.key}` } } : c,
+      );
+      return {
+        candidates: finishCandidates([...gated, ...manifestFacts], [projectId]),
+        extractor: "llm",
+        summary: out.summary,
+      };
     } catch (err) {
       log.info(`LLM extraction of ${ep.id} fell back to offline rules: ${(err as Error).message}`);
     }
@@ -194,20 +252,33 @@ async function decide(cases: Array<DecisionCase & { index: number }>, d: EngineD
 }
 
 /** Extract one closed episode and apply the updates; marks it extracted in the same transaction. */
-export async function extractEpisode(db: Database, projectId: string, userId: string, ep: Episode, d: EngineDeps, manifests: boolean): Promise<string[]> {
+export async function extractEpisode(
+  db: Database,
+  projectId: string,
+  userId: string,
+  ep: Episode,
+  d: EngineDeps,
+  manifests: boolean,
+): Promise<string[]> {
   const dtos = episodeEvents(db, ep.id);
   const events = dtos.map(toEngineEvent);
   const extracted = await extractCandidates(projectId, ep, events, d, manifests, dtos);
   // What one episode cannot prove lasting waits for a second one (apply/gate.ts).
   const observedAt = ep.end_ts || nowIso(d.now());
-  const gated = db.transaction(() => extracted.candidates.map((c) => passGate(db, projectId, c, observedAt)).filter((c): c is Candidate => c !== null)).immediate();
+  const gated = db
+    .transaction(() =>
+      extracted.candidates.map((c) => passGate(db, projectId, c, observedAt)).filter((c): c is Candidate => c !== null),
+    )
+    .immediate();
   const ex = { ...extracted, candidates: dropRestated(db, projectId, gated) };
   const userDb = ex.candidates.some((c) => c.scope === "user") ? d.openUserDb() : null;
   try {
     const cases = ex.candidates.map((candidate, index) => ({
       index,
       candidate,
-      existing: (candidate.scope === "user" ? userAnchorItems(userDb!, userId, candidate.key) : projectAnchorItems(db, projectId, candidate)) as ExistingItem[],
+      existing: (candidate.scope === "user"
+        ? userAnchorItems(userDb!, userId, candidate.key)
+        : projectAnchorItems(db, projectId, candidate)) as ExistingItem[],
     }));
     const decisions = await decide(cases, d);
     // A memory dates from when the episode showed it, not from when it was processed: a backfilled
@@ -219,12 +290,18 @@ export async function extractEpisode(db: Database, projectId: string, userId: st
     const ctxOf = (c: Candidate) => (c.rule === "project-manifests" ? readNow : ctx);
     const ids: string[] = [];
     if (userDb) {
-      userDb.transaction(() => {
-        for (const c of cases) if (c.candidate.scope === "user") ids.push(applyUserDecision(userDb, userId, c.candidate, decisions.get(c.index)!, ctx));
-      }).immediate();
+      userDb
+        .transaction(() => {
+          for (const c of cases)
+            if (c.candidate.scope === "user")
+              ids.push(applyUserDecision(userDb, userId, c.candidate, decisions.get(c.index)!, ctx));
+        })
+        .immediate();
     }
     db.transaction(() => {
-      for (const c of cases) if (c.candidate.scope === "project") ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctxOf(c.candidate)));
+      for (const c of cases)
+        if (c.candidate.scope === "project")
+          ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctxOf(c.candidate)));
       retireCoveredHabits(db, projectId, ep.id, nowIso(ctx.nowMs));
       const cur = getEpisode(db, ep.id);
       if (!cur) return;

@@ -41,18 +41,24 @@ interface OldRow {
 
 /** Retire the old extraction and reopen every closed episode for extraction (one transaction). */
 function retire(db: Database, projectId: string, at: string): OldRow[] {
-  return db.transaction(() => {
-    const old = db.query(EXTRACTED).all(projectId) as OldRow[];
-    for (const o of old) supersedeMemoryItem(db, o.id, null, null, at);
-    clearObservations(db, projectId);
-    db.query(`UPDATE episode_state SET extracted_at = NULL WHERE status = 'closed' AND episode_id IN (SELECT id FROM episodes WHERE project_id = ?)`).run(projectId);
-    return old;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const old = db.query(EXTRACTED).all(projectId) as OldRow[];
+      for (const o of old) supersedeMemoryItem(db, o.id, null, null, at);
+      clearObservations(db, projectId);
+      db.query(
+        `UPDATE episode_state SET extracted_at = NULL WHERE status = 'closed' AND episode_id IN (SELECT id FROM episodes WHERE project_id = ?)`,
+      ).run(projectId);
+      return old;
+    })
+    .immediate();
 }
 
 /** Link each retired item to the valid item that holds its anchor now (its lineage in `sqrl show`). */
 function link(db: Database, projectId: string, old: readonly OldRow[]): number {
-  const find = db.query(`SELECT id FROM memory_items WHERE project_id = ? AND type = ? AND key = ? AND scope = ? AND user_id IS ? AND deleted = 0 ORDER BY updated_at DESC LIMIT 1`);
+  const find = db.query(
+    `SELECT id FROM memory_items WHERE project_id = ? AND type = ? AND key = ? AND scope = ? AND user_id IS ? AND deleted = 0 ORDER BY updated_at DESC LIMIT 1`,
+  );
   const set = db.query(`UPDATE memory_meta SET superseded_by = ? WHERE memory_id = ?`);
   let replaced = 0;
   db.transaction(() => {
@@ -66,7 +72,12 @@ function link(db: Database, projectId: string, old: readonly OldRow[]): number {
   return replaced;
 }
 
-export async function reprocessProject(db: Database, projectId: string, deps: Partial<EngineDeps> = {}, onProgress?: (p: ReprocessProgress) => void): Promise<ReprocessResult> {
+export async function reprocessProject(
+  db: Database,
+  projectId: string,
+  deps: Partial<EngineDeps> = {},
+  onProgress?: (p: ReprocessProgress) => void,
+): Promise<ReprocessResult> {
   const d = await resolveDeps(deps);
   return withProjectLock(projectId, async () => {
     const old = retire(db, projectId, nowIso(d.now()));
@@ -78,7 +89,11 @@ export async function reprocessProject(db: Database, projectId: string, deps: Pa
       onProgress?.({ done: i + 1, total: episodes.length });
     }
     const replaced = link(db, projectId, old);
-    const stored = (db.query(`SELECT COUNT(*) AS n FROM memory_items WHERE project_id = ? AND deleted = 0`).get(projectId) as { n: number }).n;
+    const stored = (
+      db.query(`SELECT COUNT(*) AS n FROM memory_items WHERE project_id = ? AND deleted = 0`).get(projectId) as {
+        n: number;
+      }
+    ).n;
     return { episodes: episodes.length, superseded: old.length, replaced, stored };
   });
 }

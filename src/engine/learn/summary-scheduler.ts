@@ -7,7 +7,14 @@
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
 import { log as rootLog } from "../../shared/log.ts";
-import { episodeEvents, episodesForSummary, saveEpisode, getEpisode, setEpisodeSummary, writeEpisodeFts } from "../../sql/episodes.ts";
+import {
+  episodeEvents,
+  episodesForSummary,
+  saveEpisode,
+  getEpisode,
+  setEpisodeSummary,
+  writeEpisodeFts,
+} from "../../sql/episodes.ts";
 import { toEngineEvent } from "../events/event-view.ts";
 import { renderEpisode } from "./extract/llm-extractor.ts";
 import { callForJson } from "../llm/json-call.ts";
@@ -39,9 +46,15 @@ const SummaryOutput = z.object({ summary: z.string().min(20).max(2000) });
 async function llmSummary(o: SchedulerOptions, episodeId: string): Promise<string> {
   const events = episodeEvents(o.db, episodeId).map(toEngineEvent);
   const r = renderEpisode(events, Math.max(500, o.contextWindowTokens - 600));
-  const out = await callForJson(o.llm!, o.ledger!, { system: SUMMARY_SYSTEM, prompt: `${r.text}\n\nReturn the JSON object now.`, maxTokens: 400 }, SummaryOutput);
+  const out = await callForJson(
+    o.llm!,
+    o.ledger!,
+    { system: SUMMARY_SYSTEM, prompt: `${r.text}\n\nReturn the JSON object now.`, maxTokens: 400 },
+    SummaryOutput,
+  );
   let s = out.summary.trim();
-  while (estimateTokens(s) > SUMMARY_MAX_TOKENS && s.length > 40) s = s.slice(0, Math.floor(s.length * 0.9)).replace(/\s+\S*$/, "…");
+  while (estimateTokens(s) > SUMMARY_MAX_TOKENS && s.length > 40)
+    s = s.slice(0, Math.floor(s.length * 0.9)).replace(/\s+\S*$/, "…");
   return s;
 }
 

@@ -29,7 +29,13 @@ interface SharedFile {
 }
 
 function slug(key: string): string {
-  return key.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "item";
+  return (
+    key
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 60) || "item"
+  );
 }
 
 function listJson(dir: string): string[] {
@@ -61,8 +67,21 @@ function seenHashes(db: Database): Set<string> {
   return new Set((db.query("SELECT hash FROM shared_sync").all() as Array<{ hash: string }>).map((r) => r.hash));
 }
 
-function record(db: Database, hash: string, direction: "import" | "export", memoryId: string | null, rel: string, at: string): void {
-  db.query("INSERT OR REPLACE INTO shared_sync (hash, direction, memory_id, path, at) VALUES (?, ?, ?, ?, ?)").run(hash, direction, memoryId, rel, at);
+function record(
+  db: Database,
+  hash: string,
+  direction: "import" | "export",
+  memoryId: string | null,
+  rel: string,
+  at: string,
+): void {
+  db.query("INSERT OR REPLACE INTO shared_sync (hash, direction, memory_id, path, at) VALUES (?, ?, ?, ?, ?)").run(
+    hash,
+    direction,
+    memoryId,
+    rel,
+    at,
+  );
 }
 
 export function syncProject(db: Database, root: string, opts: { userId: string; nowMs?: number }): SyncReport {

@@ -27,7 +27,10 @@ export class AnthropicProvider implements LlmProvider {
       return { text, inputTokens: msg.usage?.input_tokens ?? 0, outputTokens: msg.usage?.output_tokens ?? 0 };
     } catch (err) {
       const status = (err as { status?: number }).status;
-      throw new LlmCallError(`Anthropic call failed${status ? ` (HTTP ${status})` : ""}: ${(err as Error).message}`, err);
+      throw new LlmCallError(
+        `Anthropic call failed${status ? ` (HTTP ${status})` : ""}: ${(err as Error).message}`,
+        err,
+      );
     }
   }
 }

@@ -44,19 +44,32 @@ export function openAiCompatibleEmbedder(opts: OpenAiEmbedderOptions): Embedder 
       const parsed = EmbeddingsAnswer.safeParse(raw);
       if (!parsed.success) throw new Error(`${url} did not answer with {data: [{embedding: number[]}]}`);
       const rows = [...parsed.data.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-      if (rows.length !== texts.length) throw new Error(`${url} returned ${rows.length} embeddings for ${texts.length} inputs`);
+      if (rows.length !== texts.length)
+        throw new Error(`${url} returned ${rows.length} embeddings for ${texts.length} inputs`);
       return rows.map((r) => Float32Array.from(r.embedding));
     },
   };
 }
 
 /** The embedder configured by `embeddings.*`, or undefined when the provider is `none`. */
-export function embedderFromConfig(cfg: Pick<ConfigValues, "embeddings.provider" | "embeddings.base_url" | "embeddings.model" | "embeddings.api_key_env">): Embedder | undefined {
+export function embedderFromConfig(
+  cfg: Pick<
+    ConfigValues,
+    "embeddings.provider" | "embeddings.base_url" | "embeddings.model" | "embeddings.api_key_env"
+  >,
+): Embedder | undefined {
   if (cfg["embeddings.provider"] === "none") return undefined;
-  if (!cfg["embeddings.base_url"]) throw new ConfigError("embeddings.provider is set but embeddings.base_url is empty. Set it, e.g. `sqrl config set embeddings.base_url http://127.0.0.1:11434/v1`.");
+  if (!cfg["embeddings.base_url"])
+    throw new ConfigError(
+      "embeddings.provider is set but embeddings.base_url is empty. Set it, e.g. `sqrl config set embeddings.base_url http://127.0.0.1:11434/v1`.",
+    );
   const envName = cfg["embeddings.api_key_env"];
   const apiKey = envName ? process.env[envName] : undefined;
-  return openAiCompatibleEmbedder({ baseUrl: cfg["embeddings.base_url"], model: cfg["embeddings.model"], ...(apiKey ? { apiKey } : {}) });
+  return openAiCompatibleEmbedder({
+    baseUrl: cfg["embeddings.base_url"],
+    model: cfg["embeddings.model"],
+    ...(apiKey ? { apiKey } : {}),
+  });
 }
 
 // ---- codec ------------------------------------------------------------------------------------

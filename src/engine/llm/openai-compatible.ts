@@ -47,7 +47,8 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       throw new LlmCallError(`OpenAI-compatible call to ${this.baseURL} failed: ${(err as Error).message}`, err);
     }
     const parsed = ChatResponse.safeParse(raw);
-    if (!parsed.success) throw new LlmCallError(`OpenAI-compatible endpoint ${this.baseURL} answered in an unexpected shape.`);
+    if (!parsed.success)
+      throw new LlmCallError(`OpenAI-compatible endpoint ${this.baseURL} answered in an unexpected shape.`);
     return {
       text: parsed.data.choices[0]!.message.content ?? "",
       inputTokens: parsed.data.usage?.prompt_tokens ?? 0,

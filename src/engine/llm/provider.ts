@@ -10,7 +10,10 @@ export { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } fro
 
 const log = rootLog.child({ service: "llm" });
 
-export type LlmConfig = Pick<ConfigValues, "llm.provider" | "llm.model" | "llm.base_url" | "llm.api_key_env" | "llm.timeout_ms">;
+export type LlmConfig = Pick<
+  ConfigValues,
+  "llm.provider" | "llm.model" | "llm.base_url" | "llm.api_key_env" | "llm.timeout_ms"
+>;
 
 let warnedMissingKey = false;
 
@@ -18,24 +21,43 @@ let warnedMissingKey = false;
  * The configured provider, or null when sqrl runs offline (`llm.provider = none`, or no API key in
  * the environment variable that `llm.api_key_env` names — said once in the log).
  */
-export async function createProvider(cfg: LlmConfig, env: Record<string, string | undefined> = process.env): Promise<LlmProvider | null> {
+export async function createProvider(
+  cfg: LlmConfig,
+  env: Record<string, string | undefined> = process.env,
+): Promise<LlmProvider | null> {
   const kind = cfg["llm.provider"];
   if (kind === "none") return null;
   const key = env[cfg["llm.api_key_env"]];
   if (kind === "anthropic") {
     if (!key) {
-      if (!warnedMissingKey) log.warn(`llm.provider is anthropic but $${cfg["llm.api_key_env"]} is empty: extraction stays offline. Export the key or set llm.api_key_env.`);
+      if (!warnedMissingKey)
+        log.warn(
+          `llm.provider is anthropic but $${cfg["llm.api_key_env"]} is empty: extraction stays offline. Export the key or set llm.api_key_env.`,
+        );
       warnedMissingKey = true;
       return null;
     }
     const { AnthropicProvider } = await import("./anthropic.ts");
-    return new AnthropicProvider({ apiKey: key, model: cfg["llm.model"], baseURL: cfg["llm.base_url"] || undefined, timeoutMs: cfg["llm.timeout_ms"] });
+    return new AnthropicProvider({
+      apiKey: key,
+      model: cfg["llm.model"],
+      baseURL: cfg["llm.base_url"] || undefined,
+      timeoutMs: cfg["llm.timeout_ms"],
+    });
   }
   const { OpenAiCompatibleProvider } = await import("./openai-compatible.ts");
   if (!cfg["llm.base_url"]) {
-    if (!warnedMissingKey) log.warn("llm.provider is openai_compatible but llm.base_url is empty: extraction stays offline. Set llm.base_url (e.g. http://127.0.0.1:11434/v1).");
+    if (!warnedMissingKey)
+      log.warn(
+        "llm.provider is openai_compatible but llm.base_url is empty: extraction stays offline. Set llm.base_url (e.g. http://127.0.0.1:11434/v1).",
+      );
     warnedMissingKey = true;
     return null;
   }
-  return new OpenAiCompatibleProvider({ apiKey: key, model: cfg["llm.model"], baseURL: cfg["llm.base_url"], timeoutMs: cfg["llm.timeout_ms"] });
+  return new OpenAiCompatibleProvider({
+    apiKey: key,
+    model: cfg["llm.model"],
+    baseURL: cfg["llm.base_url"],
+    timeoutMs: cfg["llm.timeout_ms"],
+  });
 }

@@ -31,4 +31,3 @@ export class LlmCallError extends SqrlError {
     super("llm_call_failed", message, { exitCode: 1, status: 502, cause });
   }
 }
-

@@ -53,7 +53,14 @@ export class StateDbLedger implements UsageLedger {
   record(provider: string, model: string, inputTokens: number, outputTokens: number, failed: boolean): void {
     const db = this.open();
     try {
-      recordUsage(db, { day: utcDay(this.now()), provider, model, input_tokens: inputTokens, output_tokens: outputTokens, failed });
+      recordUsage(db, {
+        day: utcDay(this.now()),
+        provider,
+        model,
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        failed,
+      });
     } finally {
       db.close();
     }

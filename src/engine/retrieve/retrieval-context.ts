@@ -39,7 +39,11 @@ export interface NoteTaker {
   pick(task: string, candidates: readonly NoteCandidate[]): Promise<Array<{ memory_id: string; reason: string }>>;
 }
 
-export function retrievalContext(db: Database, projectId: string, over: Partial<RetrievalContext> = {}): RetrievalContext {
+export function retrievalContext(
+  db: Database,
+  projectId: string,
+  over: Partial<RetrievalContext> = {},
+): RetrievalContext {
   return {
     db,
     projectId,

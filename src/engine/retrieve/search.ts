@@ -24,15 +24,30 @@ export async function searchMemory(ctx: RetrievalContext, request: SearchQuery):
   const model = buildQueryModel(ctx.db, q.query);
   // The ranker gets the informative words (function words would match nearly every item); a query
   // made only of such words falls back to the raw text.
-  const lexical = lexicalCandidates(ctx.db, informativeQuery(model) || q.query, Math.max(50, (q.top_k + excluded.size) * 4));
+  const lexical = lexicalCandidates(
+    ctx.db,
+    informativeQuery(model) || q.query,
+    Math.max(50, (q.top_k + excluded.size) * 4),
+  );
   const ids = new Set(lexical.keys());
   let queryVec: Float32Array | undefined;
   if (ctx.embedder) {
     queryVec = await queryVector(ctx.embedder, q.query);
-    if (queryVec) for (const id of (await vectorCandidates(ctx.db, ctx.projectId, ctx.embedder, queryVec, Math.max(20, q.top_k * 4))).keys()) ids.add(id);
+    if (queryVec)
+      for (const id of (
+        await vectorCandidates(ctx.db, ctx.projectId, ctx.embedder, queryVec, Math.max(20, q.top_k * 4))
+      ).keys())
+        ids.add(id);
   }
   const items = loadItems(ctx.db, ctx.projectId, ids, q.types);
-  const scored = await scoreItems(ctx, items, { text: q.query, paths: q.scope_paths, similarity: "relative", lexical, model, ...(queryVec ? { queryVec } : {}) });
+  const scored = await scoreItems(ctx, items, {
+    text: q.query,
+    paths: q.scope_paths,
+    similarity: "relative",
+    lexical,
+    model,
+    ...(queryVec ? { queryVec } : {}),
+  });
 
   let omittedSeen = 0;
   const top = [];
@@ -49,7 +64,8 @@ export async function searchMemory(ctx: RetrievalContext, request: SearchQuery):
     budget,
     counter: ctx.counter,
     omittedSeen,
-    emptyText: omittedSeen > 0 ? "Every match was already shown earlier in this session." : "No memory matches this query.",
+    emptyText:
+      omittedSeen > 0 ? "Every match was already shown earlier in this session." : "No memory matches this query.",
   });
   const byId = new Map(top.map((s) => [s.item.id, s]));
   const shown = packed.shown.map((b) => byId.get(b.id)!);
@@ -70,7 +86,9 @@ export async function searchMemory(ctx: RetrievalContext, request: SearchQuery):
       score: Math.round(s.score * 1000) / 1000,
       reason: s.reason,
       source: {
-        episode_ids: [...new Set([...(s.item.source_episode_id ? [s.item.source_episode_id] : []), ...s.item.evidence_episode_ids])],
+        episode_ids: [
+          ...new Set([...(s.item.source_episode_id ? [s.item.source_episode_id] : []), ...s.item.evidence_episode_ids]),
+        ],
         file_paths: s.item.file_paths,
       },
     })),

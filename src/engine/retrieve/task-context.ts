@@ -8,7 +8,13 @@
  * is, the answer abstains. With an LLM configured a Chain-of-Note pass then keeps the ones that truly
  * matter for the task and rewrites their reasons; the budget is applied after it.
  */
-import { MEMORY_TYPES, NO_RELEVANT_MEMORY, TaskContext, type MemoryType, type TaskContextRequest } from "../../shared/api.ts";
+import {
+  MEMORY_TYPES,
+  NO_RELEVANT_MEMORY,
+  TaskContext,
+  type MemoryType,
+  type TaskContextRequest,
+} from "../../shared/api.ts";
 import { log as rootLog } from "../../shared/log.ts";
 import { nowIso } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
@@ -33,7 +39,11 @@ const log = rootLog.child({ service: "retrieve" });
 export const RELEVANCE_THRESHOLD = 0.3;
 export const MIN_SIMILARITY = 0.2;
 
-export function isRelevant(s: Pick<Scored, "score" | "parts">, threshold = RELEVANCE_THRESHOLD, minSimilarity = MIN_SIMILARITY): boolean {
+export function isRelevant(
+  s: Pick<Scored, "score" | "parts">,
+  threshold = RELEVANCE_THRESHOLD,
+  minSimilarity = MIN_SIMILARITY,
+): boolean {
   return s.score >= threshold && (s.parts.similarity >= minSimilarity || s.parts.path >= 1);
 }
 
@@ -46,7 +56,10 @@ const RULE_MODAL = /^(.{2,80}?)\s+(?:must|should|shall|needs? to|ha(?:s|ve) to)\
  * task clears the gate. Measured on the replay and memory-quality tasks: the scenario's
  * withTransaction rule is served for the bulk-delete task; unrelated tasks still abstain (28/28).
  */
-export function ruleSubjectMatch(item: { type: string; key: string; content: string }, taskStems: ReadonlySet<string>): string | null {
+export function ruleSubjectMatch(
+  item: { type: string; key: string; content: string },
+  taskStems: ReadonlySet<string>,
+): string | null {
   if (item.type !== "user_style" || !item.key.startsWith("rule:")) return null;
   const subject = RULE_MODAL.exec(item.content)?.[1];
   if (!subject) return null;
@@ -63,9 +76,14 @@ const ALL_SEEN = "All relevant memory for this task was already shown earlier in
 /** Candidates scored and split into relevant (best first) and the rest. */
 export async function rankTaskCandidates(
   ctx: RetrievalContext,
-  req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types"> & { user_id?: string },
+  req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types"> & {
+    user_id?: string;
+  },
 ): Promise<Scored[]> {
-  const types: MemoryType[] = req.preferred_memory_types && req.preferred_memory_types.length > 0 ? req.preferred_memory_types : [...MEMORY_TYPES];
+  const types: MemoryType[] =
+    req.preferred_memory_types && req.preferred_memory_types.length > 0
+      ? req.preferred_memory_types
+      : [...MEMORY_TYPES];
   const model = buildQueryModel(ctx.db, req.task_description);
   const lexical = model.terms.length > 0 ? lexicalCandidates(ctx.db, informativeQuery(model)) : new Map();
   const ids = new Set(lexical.keys());
@@ -74,14 +92,30 @@ export async function rankTaskCandidates(
   let queryVec: Float32Array | undefined;
   if (ctx.embedder) {
     queryVec = await queryVector(ctx.embedder, req.task_description);
-    if (queryVec) for (const id of (await vectorCandidates(ctx.db, ctx.projectId, ctx.embedder, queryVec, 50)).keys()) ids.add(id);
+    if (queryVec)
+      for (const id of (await vectorCandidates(ctx.db, ctx.projectId, ctx.embedder, queryVec, 50)).keys()) ids.add(id);
   }
   const items = loadItems(ctx.db, ctx.projectId, ids, types);
   if (types.includes("user_style") && model.terms.length > 0) {
     // Global style shares the project's scoring; only rows with a word of the task can clear the gate.
-    items.push(...globalStyleItems(ctx.db, ctx.userDb, ctx.projectId, req.user_id ?? ctx.userId, (g) => termCoverage(model, itemStems(g)).score > 0));
+    items.push(
+      ...globalStyleItems(
+        ctx.db,
+        ctx.userDb,
+        ctx.projectId,
+        req.user_id ?? ctx.userId,
+        (g) => termCoverage(model, itemStems(g)).score > 0,
+      ),
+    );
   }
-  return scoreItems(ctx, items, { text: req.task_description, paths: req.active_file_paths, similarity: "absolute", model, lexical, ...(queryVec ? { queryVec } : {}) });
+  return scoreItems(ctx, items, {
+    text: req.task_description,
+    paths: req.active_file_paths,
+    similarity: "absolute",
+    model,
+    lexical,
+    ...(queryVec ? { queryVec } : {}),
+  });
 }
 
 export async function taskContext(ctx: RetrievalContext, request: TaskContextRequest): Promise<TaskContext> {
@@ -102,7 +136,11 @@ export async function taskContext(ctx: RetrievalContext, request: TaskContextReq
   relevant = relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED);
   if (ctx.noteTaker && relevant.length > 0) relevant = await chainOfNote(ctx, req.task_description, relevant);
 
-  const blocks: Block[] = relevant.map((s) => ({ id: s.item.id, group: s.item.type, text: memoryLine(s.item, ctx.nowMs) }));
+  const blocks: Block[] = relevant.map((s) => ({
+    id: s.item.id,
+    group: s.item.type,
+    text: memoryLine(s.item, ctx.nowMs),
+  }));
   const hasRelevant = relevant.length > 0 || omittedSeen > 0;
   const packed = packBlocks({
     ...(hasRelevant ? { header: `${TASK_CONTEXT_HEADER}${note}` } : {}),
@@ -155,7 +193,9 @@ async function chainOfNote(ctx: RetrievalContext, task: string, relevant: Scored
     }
     return out;
   } catch (err) {
-    log.warn(`Chain-of-Note pass failed (${err instanceof Error ? err.message : String(err)}); keeping the scored selection`);
+    log.warn(
+      `Chain-of-Note pass failed (${err instanceof Error ? err.message : String(err)}); keeping the scored selection`,
+    );
     return relevant;
   }
 }

@@ -9,7 +9,16 @@ import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { SqrlError } from "../../shared/errors.ts";
 import { claudeHome } from "../../shared/paths.ts";
-import { isObject, jsonEqual, readJsonEntry, readJsonObject, removeJsonEntry, upsertJsonEntry, writeJsonObject, type ChangeAction } from "./config-files.ts";
+import {
+  isObject,
+  jsonEqual,
+  readJsonEntry,
+  readJsonObject,
+  removeJsonEntry,
+  upsertJsonEntry,
+  writeJsonObject,
+  type ChangeAction,
+} from "./config-files.ts";
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry, type HostScope } from "./host-types.ts";
 import { sqrlEnv } from "../../shared/env.ts";
 
@@ -37,7 +46,10 @@ function runClaude(cli: string, args: string[], cwd: string): void {
   const res = Bun.spawnSync([cli, ...args], { cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe", env: process.env });
   if (res.exitCode !== 0) {
     const why = `${res.stderr.toString().trim() || res.stdout.toString().trim()}`.split("\n")[0];
-    throw new SqrlError("host_cli_failed", `\`claude ${args.join(" ")}\` failed (${why}). Run it yourself to see why, or set SQRL_CLAUDE_BIN= (empty) to let sqrl edit the config file directly.`);
+    throw new SqrlError(
+      "host_cli_failed",
+      `\`claude ${args.join(" ")}\` failed (${why}). Run it yourself to see why, or set SQRL_CLAUDE_BIN= (empty) to let sqrl edit the config file directly.`,
+    );
   }
 }
 
@@ -83,18 +95,43 @@ export const claudeHost: HostAdapter = {
     const path = claudeConfigPath(ctx);
     const existing = readJsonEntry(path, "mcpServers", SERVER_NAME);
     const cli = claudeCli();
-    if (!cli) return { host: "claude", scope: ctx.scope, path, action: upsertJsonEntry(path, "mcpServers", SERVER_NAME, entryFor(ctx), ctx.scope === "project" ? 0o644 : 0o600), via: "file" };
+    if (!cli)
+      return {
+        host: "claude",
+        scope: ctx.scope,
+        path,
+        action: upsertJsonEntry(
+          path,
+          "mcpServers",
+          SERVER_NAME,
+          entryFor(ctx),
+          ctx.scope === "project" ? 0o644 : 0o600,
+        ),
+        via: "file",
+      };
     if (isCurrent(existing, ctx)) return { host: "claude", scope: ctx.scope, path, action: "unchanged", via: "cli" };
     if (existing) runClaude(cli, ["mcp", "remove", "--scope", cliScope(ctx.scope), SERVER_NAME], ctx.projectRoot);
-    runClaude(cli, ["mcp", "add", "--scope", cliScope(ctx.scope), SERVER_NAME, "--", ctx.server.command, ...ctx.server.args], ctx.projectRoot);
+    runClaude(
+      cli,
+      ["mcp", "add", "--scope", cliScope(ctx.scope), SERVER_NAME, "--", ctx.server.command, ...ctx.server.args],
+      ctx.projectRoot,
+    );
     const action: ChangeAction = existing ? "updated" : "added";
     return { host: "claude", scope: ctx.scope, path, action, via: "cli" };
   },
   remove(ctx) {
     const path = claudeConfigPath(ctx);
     const cli = claudeCli();
-    if (!cli) return { host: "claude", scope: ctx.scope, path, action: removeJsonEntry(path, "mcpServers", SERVER_NAME), via: "file" };
-    if (!readJsonEntry(path, "mcpServers", SERVER_NAME)) return { host: "claude", scope: ctx.scope, path, action: "absent", via: "cli" };
+    if (!cli)
+      return {
+        host: "claude",
+        scope: ctx.scope,
+        path,
+        action: removeJsonEntry(path, "mcpServers", SERVER_NAME),
+        via: "file",
+      };
+    if (!readJsonEntry(path, "mcpServers", SERVER_NAME))
+      return { host: "claude", scope: ctx.scope, path, action: "absent", via: "cli" };
     runClaude(cli, ["mcp", "remove", "--scope", cliScope(ctx.scope), SERVER_NAME], ctx.projectRoot);
     // The CLI leaves `{"mcpServers": {}}` behind; a project file that held only sqrl goes, as with file edits.
     if (ctx.scope === "project") writeJsonObject(path, dropEmptyServers(readJsonObject(path)), 0o644);

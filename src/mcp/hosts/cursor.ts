@@ -11,7 +11,8 @@ import { jsonHost } from "./json-host.ts";
 export const cursorHost = jsonHost({
   name: "cursor",
   defaultScope: "user",
-  path: (ctx) => (ctx.scope === "project" ? join(ctx.projectRoot, ".cursor", "mcp.json") : join(homedir(), ".cursor", "mcp.json")),
+  path: (ctx) =>
+    ctx.scope === "project" ? join(ctx.projectRoot, ".cursor", "mcp.json") : join(homedir(), ".cursor", "mcp.json"),
   entry: (ctx) => ({
     type: "stdio",
     command: ctx.server.command,

@@ -10,6 +10,7 @@ import { jsonHost } from "./json-host.ts";
 export const geminiHost = jsonHost({
   name: "gemini",
   defaultScope: "user",
-  path: (ctx) => (ctx.scope === "project" ? join(ctx.projectRoot, ".gemini", "settings.json") : join(geminiHome(), "settings.json")),
+  path: (ctx) =>
+    ctx.scope === "project" ? join(ctx.projectRoot, ".gemini", "settings.json") : join(geminiHome(), "settings.json"),
   entry: (ctx) => ({ command: ctx.server.command, args: ctx.server.args }),
 });

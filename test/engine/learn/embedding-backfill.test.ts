@@ -33,7 +33,10 @@ describe("embedding backfill after extraction", () => {
       await processEvents(request(b.root, events), b.deps({ embedder, now: () => Date.parse("2026-06-01T00:00:00Z") }));
       const items = currentItems(b.db, b.root);
       expect(items.length).toBeGreaterThan(0);
-      for (const item of items) expect(decodeEmbedding(item.embedding, embeddingText(item))).toEqual(Float32Array.from([embeddingText(item).length, 1, 0.5]));
+      for (const item of items)
+        expect(decodeEmbedding(item.embedding, embeddingText(item))).toEqual(
+          Float32Array.from([embeddingText(item).length, 1, 0.5]),
+        );
       const before = calls;
       await processEvents(request(b.root, events), b.deps({ embedder }));
       expect(calls).toBe(before);

@@ -2,7 +2,15 @@ import type { Database } from "bun:sqlite";
 import { newId } from "../../../shared/ids.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { currentItems, type MemoryItem } from "../../../sql/memory-items.ts";
-import { getUserStyle, insertUserStyle, listUserStyle, refreshUserStyle, supersedeUserStyle, type StyleEvidence, type UserStyleItem } from "../../../sql/user-style.ts";
+import {
+  getUserStyle,
+  insertUserStyle,
+  listUserStyle,
+  refreshUserStyle,
+  supersedeUserStyle,
+  type StyleEvidence,
+  type UserStyleItem,
+} from "../../../sql/user-style.ts";
 import type { Candidate } from "../extract/candidate.ts";
 import type { ApplyContext, Decision, ExistingItem } from "./update.ts";
 
@@ -15,7 +23,18 @@ import type { ApplyContext, Decision, ExistingItem } from "./update.ts";
 
 export function userAnchorItems(userDb: Database, userId: string, key: string): ExistingItem[] {
   const cur = getUserStyle(userDb, userId, key);
-  return cur ? [{ id: cur.id, content: cur.content, importance: cur.importance, confidence: cur.confidence, updated_at: cur.updated_at, tags: cur.tags }] : [];
+  return cur
+    ? [
+        {
+          id: cur.id,
+          content: cur.content,
+          importance: cur.importance,
+          confidence: cur.confidence,
+          updated_at: cur.updated_at,
+          tags: cur.tags,
+        },
+      ]
+    : [];
 }
 
 function evidenceOf(c: Candidate, projectId: string): StyleEvidence {
@@ -28,7 +47,13 @@ function mergeEvidence(a: readonly StyleEvidence[], b: StyleEvidence): StyleEvid
 }
 
 /** Apply a decision to the global style store (call inside a user.db transaction); returns the current item id. */
-export function applyUserDecision(userDb: Database, userId: string, c: Candidate, d: Decision, ctx: ApplyContext): string {
+export function applyUserDecision(
+  userDb: Database,
+  userId: string,
+  c: Candidate,
+  d: Decision,
+  ctx: ApplyContext,
+): string {
   const now = nowIso(ctx.nowMs);
   const cur = getUserStyle(userDb, userId, c.key);
   const source = ctx.extractor === "llm" ? "llm" : "offline";
@@ -83,18 +108,39 @@ export interface EffectiveStyleItem {
 }
 
 /** The style that applies in a project: global items, with the project's items replacing them key by key. */
-export function effectiveStyle(projectDb: Database, userDb: Database | null, projectId: string, userId: string): EffectiveStyleItem[] {
+export function effectiveStyle(
+  projectDb: Database,
+  userDb: Database | null,
+  projectId: string,
+  userId: string,
+): EffectiveStyleItem[] {
   const byKey = new Map<string, EffectiveStyleItem>();
   if (userDb) {
     for (const g of listUserStyle(userDb, userId)) {
-      byKey.set(g.key, { key: g.key, content: g.content, tags: g.tags, importance: g.importance, updated_at: g.updated_at, scope: "user", id: g.id });
+      byKey.set(g.key, {
+        key: g.key,
+        content: g.content,
+        tags: g.tags,
+        importance: g.importance,
+        updated_at: g.updated_at,
+        scope: "user",
+        id: g.id,
+      });
     }
   }
   const project: MemoryItem[] = currentItems(projectDb, projectId, ["user_style"]);
   for (const p of project) {
     const prev = byKey.get(p.key);
     if (prev && prev.scope === "project" && prev.importance >= p.importance) continue;
-    byKey.set(p.key, { key: p.key, content: p.content, tags: p.tags, importance: p.importance, updated_at: p.updated_at, scope: "project", id: p.id });
+    byKey.set(p.key, {
+      key: p.key,
+      content: p.content,
+      tags: p.tags,
+      importance: p.importance,
+      updated_at: p.updated_at,
+      scope: "project",
+      id: p.id,
+    });
   }
   return [...byKey.values()].sort((a, b) => b.importance - a.importance || (a.updated_at < b.updated_at ? 1 : -1));
 }

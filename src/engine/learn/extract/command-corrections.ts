@@ -47,7 +47,13 @@ export function sameJob(a: string, b: string): boolean {
 
 function firstErrorLine(run: CommandRun): string {
   const lines = failureLines(run.ev.output, 1);
-  const line = lines[0] ?? run.ev.output.split(/\r?\n/).map((l) => l.trim()).find((l) => /error|fail|unknown|invalid|not found|usage/i.test(l)) ?? "";
+  const line =
+    lines[0] ??
+    run.ev.output
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => /error|fail|unknown|invalid|not found|usage/i.test(l)) ??
+    "";
   return clip(line, 100);
 }
 
@@ -60,7 +66,15 @@ export const commandCorrections: Rule = (input) => {
   const seen = new Set<string>();
   runs.forEach((bad, i) => {
     if (bad.outcome !== "fail" && !usageError(bad)) return;
-    const error = usageError(bad) ? clip(bad.ev.output.split(/\r?\n/).find((l) => USAGE_ERROR.test(l))!.trim(), 100) : firstErrorLine(bad);
+    const error = usageError(bad)
+      ? clip(
+          bad.ev.output
+            .split(/\r?\n/)
+            .find((l) => USAGE_ERROR.test(l))!
+            .trim(),
+          100,
+        )
+      : firstErrorLine(bad);
     if (!error || /<tool_use_error>|sibling tool call/i.test(bad.ev.output)) return; // a parallel call's failure, not this command's
     for (const good of runs.slice(i + 1, i + 1 + WINDOW_RUNS)) {
       if (good.ev.ms - bad.ev.ms > WINDOW_MS) break;

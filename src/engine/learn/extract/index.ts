@@ -41,8 +41,20 @@ export interface OfflineOptions {
  */
 export function ruleInput(episodeId: string, projectRoot: string, events: readonly EventDTO[]): RuleInput {
   const roots = [projectRoot];
-  const portable = (e: EngineEvent): EngineEvent => ({ ...e, text: portableText(e.text, roots), command: portableText(e.command, roots), output: portableText(e.output, roots) });
-  return { episodeId, projectRoot, events: events.map(toEngineEvent).map(portable).sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : 1)) };
+  const portable = (e: EngineEvent): EngineEvent => ({
+    ...e,
+    text: portableText(e.text, roots),
+    command: portableText(e.command, roots),
+    output: portableText(e.output, roots),
+  });
+  return {
+    episodeId,
+    projectRoot,
+    events: events
+      .map(toEngineEvent)
+      .map(portable)
+      .sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : 1)),
+  };
 }
 
 /** Run the rules; a rule that throws is logged and skipped so one bad record cannot stop the rest. */

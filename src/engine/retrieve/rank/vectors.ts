@@ -27,7 +27,9 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 function unavailable(err: unknown): void {
-  log.warn(`embeddings unavailable (${err instanceof Error ? err.message : String(err)}); using lexical similarity only`);
+  log.warn(
+    `embeddings unavailable (${err instanceof Error ? err.message : String(err)}); using lexical similarity only`,
+  );
 }
 
 /** The query's vector, or undefined when the provider fails. */
@@ -53,7 +55,10 @@ const indexes = new WeakMap<Database, VectorIndex>();
 
 /** Changes when anything may have been committed to the file since the last look. */
 function stampOf(db: Database): string {
-  const v = db.query("SELECT (SELECT data_version FROM pragma_data_version()) AS dv, total_changes() AS tc").get() as { dv: number; tc: number };
+  const v = db.query("SELECT (SELECT data_version FROM pragma_data_version()) AS dv, total_changes() AS tc").get() as {
+    dv: number;
+    tc: number;
+  };
   return `${v.dv}:${v.tc}`;
 }
 
@@ -62,7 +67,9 @@ function vectorIndex(db: Database, projectId: string): VectorIndex {
   const stamp = stampOf(db);
   let idx = indexes.get(db);
   if (idx && idx.stamp === stamp && idx.projectId === projectId) return idx;
-  const rows = db.query(`SELECT id, embedding FROM memory_items WHERE project_id = ? AND deleted = 0 ORDER BY updated_at DESC`).all(projectId) as Array<{
+  const rows = db
+    .query(`SELECT id, embedding FROM memory_items WHERE project_id = ? AND deleted = 0 ORDER BY updated_at DESC`)
+    .all(projectId) as Array<{
     id: string;
     embedding: Uint8Array | null;
   }>;
@@ -94,7 +101,12 @@ const TRANSIENT_MAX = 4_096;
  * (at most MAX_NEW_PER_REQUEST), never stored. An unreachable provider is logged and yields no
  * vectors for them (lexical scoring carries on).
  */
-export async function itemVectors(db: Database, projectId: string, items: readonly MemoryItem[], embedder: Embedder): Promise<Map<string, Float32Array>> {
+export async function itemVectors(
+  db: Database,
+  projectId: string,
+  items: readonly MemoryItem[],
+  embedder: Embedder,
+): Promise<Map<string, Float32Array>> {
   const out = new Map<string, Float32Array>();
   const idx = vectorIndex(db, projectId);
   const missing: Array<{ id: string; text: string; key: string }> = [];
@@ -129,7 +141,13 @@ export async function itemVectors(db: Database, projectId: string, items: readon
  * write path has not embedded yet (embedded in memory), so that vector search reaches items no
  * lexical query proposes.
  */
-export async function vectorCandidates(db: Database, projectId: string, embedder: Embedder, query: Float32Array, limit: number): Promise<Map<string, number>> {
+export async function vectorCandidates(
+  db: Database,
+  projectId: string,
+  embedder: Embedder,
+  query: Float32Array,
+  limit: number,
+): Promise<Map<string, number>> {
   const idx = vectorIndex(db, projectId);
   const scored: Array<readonly [string, number]> = [];
   idx.ids.forEach((id, i) => {
@@ -138,7 +156,8 @@ export async function vectorCandidates(db: Database, projectId: string, embedder
   });
   if (idx.unembedded.length > 0) {
     const pending = loadItems(db, projectId, idx.unembedded.slice(0, UNEMBEDDED_WINDOW));
-    for (const [id, v] of await itemVectors(db, projectId, pending, embedder)) if (v.length === query.length) scored.push([id, cosine(query, v)] as const);
+    for (const [id, v] of await itemVectors(db, projectId, pending, embedder))
+      if (v.length === query.length) scored.push([id, cosine(query, v)] as const);
   }
   scored.sort((a, b) => b[1] - a[1]);
   return new Map(scored.slice(0, limit));

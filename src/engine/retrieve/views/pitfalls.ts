@@ -23,7 +23,18 @@ const LIMITS = { core: 5, full: 50 } as const;
 export function inScope(item: Pick<MemoryItem, "file_paths" | "tags">, scope: readonly string[]): boolean {
   if (scope.length === 0) return true;
   if (pathMatch(item.file_paths, scope).score >= 0.7) return true;
-  const names = new Set(scope.flatMap((p) => splitIdentifier(p.replace(/\.[a-z0-9]+$/i, "").split("/").pop() ?? "")).filter((w) => w.length > 2));
+  const names = new Set(
+    scope
+      .flatMap((p) =>
+        splitIdentifier(
+          p
+            .replace(/\.[a-z0-9]+$/i, "")
+            .split("/")
+            .pop() ?? "",
+        ),
+      )
+      .filter((w) => w.length > 2),
+  );
   return item.tags.some((t) => names.has(t.toLowerCase()));
 }
 
@@ -57,7 +68,12 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
         budget,
         counter: ctx.counter,
         omittedSeen: omitted,
-        emptyText: omitted > 0 ? "Every pitfall for this scope was already shown earlier in this session." : scope.length > 0 ? "No known pitfalls for these paths." : "No pitfalls recorded yet.",
+        emptyText:
+          omitted > 0
+            ? "Every pitfall for this scope was already shown earlier in this session."
+            : scope.length > 0
+              ? "No known pitfalls for these paths."
+              : "No pitfalls recorded yet.",
       });
       const byId = new Map(picked.map((i) => [i.id, i]));
       const shown = packed.shown.map((b) => byId.get(b.id)!);
@@ -69,7 +85,13 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
           generated_at: nowIso(ctx.nowMs),
           token_estimate: packed.tokens,
           has_relevant_pitfalls: picked.length > 0 || omitted > 0,
-          items: shown.map((i) => ({ key: i.key, content: i.content, tags: i.tags, importance: i.importance, file_paths: i.file_paths })),
+          items: shown.map((i) => ({
+            key: i.key,
+            content: i.content,
+            tags: i.tags,
+            importance: i.importance,
+            file_paths: i.file_paths,
+          })),
           markdown: packed.markdown,
           memory_ids: shown.map((i) => i.id),
           omitted_seen: omitted,

@@ -124,7 +124,9 @@ export async function cachedView<V extends CacheableView>(req: CachedViewRequest
 /** Count and newest update of the valid items of some types: changes whenever those items change. */
 export function memoryFingerprint(db: Database, projectId: string, types: readonly string[]): string {
   const r = db
-    .query(`SELECT COUNT(*) AS n, MAX(updated_at) AS latest FROM memory_items WHERE project_id = ? AND deleted = 0 AND type IN (SELECT value FROM json_each(?))`)
+    .query(
+      `SELECT COUNT(*) AS n, MAX(updated_at) AS latest FROM memory_items WHERE project_id = ? AND deleted = 0 AND type IN (SELECT value FROM json_each(?))`,
+    )
     .get(projectId, JSON.stringify(types)) as { n: number; latest: string | null };
   return `${r.n}@${r.latest ?? "-"}`;
 }
