@@ -1,3 +1,4 @@
+/** The batcher: sends each project's unprocessed events to the engine in batches (by size, interval and the episode gap), oldest first, and marks them processed after a 2xx. */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { ProcessEventsResponse, type ProcessEventsRequest } from "../shared/api.ts";

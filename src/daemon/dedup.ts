@@ -1,10 +1,10 @@
-import type { EventContent, EventType } from "../shared/event.ts";
-
 /**
  * The reference's dedup struct (architecture §3.1) plus the record's own id:
  * `{project_id, source_tool, event_type, session_id, timestamp_bucket, file_paths, content_signature, record_id}`.
  * `hash = sha256(JSON(struct))`; one row per (project_id, hash).
  */
+import type { EventContent, EventType } from "../shared/event.ts";
+
 export interface CanonicalStruct {
   project_id: string;
   source_tool: string;

@@ -1,11 +1,3 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { consola } from "consola";
-import { resolve } from "node:path";
-import { log } from "../shared/log.ts";
-import { serverManifest } from "./manifest.ts" with { type: "macro" };
-
 /**
  * `sqrl mcp` over stdio. Hosts start it per session and wait for `initialize` + `tools/list`, so
  * those two are answered from the build-time manifest (the real server's own answers, inlined by a
@@ -19,6 +11,14 @@ import { serverManifest } from "./manifest.ts" with { type: "macro" };
  * a line longer than the read cap is dropped with -32600. When the input closes, answers still
  * being computed get a short grace, then the server stops: well within a second.
  */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { consola } from "consola";
+import { resolve } from "node:path";
+import { log } from "../shared/log.ts";
+import { serverManifest } from "./manifest.ts" with { type: "macro" };
+
 const MANIFEST = await serverManifest();
 
 type Id = string | number;

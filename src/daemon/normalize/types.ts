@@ -1,3 +1,4 @@
+/** The shapes every agent's normalizer shares: the line normalizer contract and the tool-call bookkeeping between a call and its result. */
 import type { NormalizedEvent } from "../../shared/event.ts";
 
 /** What a tool_use was, remembered until its result arrives. */

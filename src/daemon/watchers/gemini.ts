@@ -1,3 +1,4 @@
+/** Gemini CLI: where its chats live, how a chat file is found and read as a document (both of its formats). */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";

@@ -1,3 +1,4 @@
+/** MCP tool `get_memory_timeline`: episodes in time order, filtered by a `since` people write ("yesterday", ISO dates). */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { Timeline } from "../../shared/api.ts";

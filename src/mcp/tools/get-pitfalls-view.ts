@@ -1,3 +1,4 @@
+/** MCP tool `get_pitfalls_view`: the project's known pitfalls, for a risky change. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { PitfallsView } from "../../shared/api.ts";

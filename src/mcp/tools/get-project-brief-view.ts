@@ -1,3 +1,4 @@
+/** MCP tool `get_project_brief_view`: key facts, decisions and modules of the project. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { ProjectBriefView, ViewMode } from "../../shared/api.ts";

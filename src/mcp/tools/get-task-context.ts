@@ -1,3 +1,4 @@
+/** MCP tool `get_task_context` (primary): the memories relevant to one task, with reasons, inside the budget — or an abstention. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { MemoryType, TaskContext } from "../../shared/api.ts";

@@ -1,3 +1,4 @@
+/** MCP tool `get_user_style_view`: how this developer wants code written and work done. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { UserStyleView, ViewMode } from "../../shared/api.ts";

@@ -1,3 +1,4 @@
+/** MCP tool `search_project_memory`: ranked search over the project's memory. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { MemoryType, SearchResponse } from "../../shared/api.ts";

@@ -1,8 +1,3 @@
-import { homedir } from "node:os";
-import { basename } from "node:path";
-import { z } from "zod";
-import type { TokenCounter } from "../../shared/tokens.ts";
-
 /**
  * What a sqrl tool hands the host, and so the model. Claude Code and Codex (like VS Code) forward
  * `JSON.stringify(structuredContent)` to the model, not the text content, so the structured result
@@ -11,6 +6,11 @@ import type { TokenCounter } from "../../shared/tokens.ts";
  * absolute paths. Its tokens — counted on that JSON text — stay within the caller's budget, and the
  * markdown's footer reports that count.
  */
+import { homedir } from "node:os";
+import { basename } from "node:path";
+import { z } from "zod";
+import type { TokenCounter } from "../../shared/tokens.ts";
+
 export const ToolAnswer = z.object({
   project: z.string().describe("The project's name (its folder)."),
   has_relevant_memory: z.boolean().describe("false: nothing relevant was found; ignore this result."),

@@ -1,3 +1,4 @@
+/** What every sqrl tool shares: its read-only annotations, its definition helper and the compact answer it hands the host. */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { Budget } from "../../shared/api.ts";

@@ -1,7 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { currentItems, supersedeMemoryItem } from "../../../sql/memory-items.ts";
-import type { Candidate } from "../extract/candidate.ts";
-
 /**
  * One memory per meaning across types. A habit read from what ran ("Runs tests with `pnpm test`",
  * a user_style) says nothing the repository's own manifest does not already say ("Tests: `pnpm test`
@@ -10,6 +6,10 @@ import type { Candidate } from "../extract/candidate.ts";
  * stored a second time (a reviewer counted these as repeats). (Same-type
  * repeats meet on their anchor in update.ts and only refresh the item's count and last-seen time.)
  */
+import type { Database } from "bun:sqlite";
+import { currentItems, supersedeMemoryItem } from "../../../sql/memory-items.ts";
+import type { Candidate } from "../extract/candidate.ts";
+
 export function dropRestated(db: Database, projectId: string, cands: readonly Candidate[]): Candidate[] {
   const habits = cands.filter((c) => c.rule.startsWith("style-habits") && c.value);
   if (habits.length === 0) return [...cands];

@@ -1,3 +1,8 @@
+/**
+ * Mem0-style update decisions by the LLM: one call per episode for every candidate that meets stored
+ * items on its anchor. Answers are validated (verb, a target among the shown items); anything the
+ * model gets wrong falls back to the rule decision for that candidate.
+ */
 import { z } from "zod";
 import type { Candidate } from "../extract/candidate.ts";
 import { clip } from "../../events/event-view.ts";
@@ -6,11 +11,6 @@ import { callForJson } from "../../llm/json-call.ts";
 import type { LlmProvider } from "../../llm/provider.ts";
 import type { UsageLedger } from "../../llm/usage.ts";
 
-/**
- * Mem0-style update decisions by the LLM: one call per episode for every candidate that meets stored
- * items on its anchor. Answers are validated (verb, a target among the shown items); anything the
- * model gets wrong falls back to the rule decision for that candidate.
- */
 export const DECIDE_SYSTEM = `You maintain a developer's long-term memory. For each NEW candidate you see the EXISTING items stored under the same key.
 Choose one verb per candidate:
 - NOOP: the candidate says nothing new (same fact, maybe reworded).

@@ -1,7 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { observationsOf, recordObservation } from "../../../sql/observations.ts";
-import type { Candidate } from "../extract/candidate.ts";
-
 /**
  * The recurrence gate. A candidate that one episode cannot prove lasting (a failure fixed at once,
  * a check sequence that passed once, one violation of a lint rule) carries a `gate`: it is recorded
@@ -9,6 +5,10 @@ import type { Candidate } from "../extract/candidate.ts";
  * promoted memory carries the evidence of every episode that showed it (its count) and importance
  * that grows with recurrence. Call inside a write transaction.
  */
+import type { Database } from "bun:sqlite";
+import { observationsOf, recordObservation } from "../../../sql/observations.ts";
+import type { Candidate } from "../extract/candidate.ts";
+
 export function passGate(db: Database, projectId: string, c: Candidate, observedAt: string): Candidate | null {
   if (!c.gate) return c;
   const { gate, ...plain } = c;

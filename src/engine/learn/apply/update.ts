@@ -1,3 +1,11 @@
+/**
+ * Mem0-style updates applied as supersede (reference §5.1.3). For each candidate, the valid items on
+ * its anchor (project_id, type, key, scope, user_id) are compared and one verb chosen:
+ * ADD_NEW (nothing there, or a different thing that shares the key), NOOP (near-duplicate: refresh
+ * updated_at, bump importance, append evidence), DELETE_AND_ADD (a contradiction: "use pnpm" after
+ * "use npm"), UPDATE_EXISTING (otherwise). UPDATE and DELETE never destroy: the old row is kept,
+ * marked deleted with an end time and a link to the row and episode that replaced it.
+ */
 import type { Database } from "bun:sqlite";
 import { newId } from "../../../shared/ids.ts";
 import { nowIso } from "../../../shared/time.ts";
@@ -15,14 +23,6 @@ import { mergeEndpointContent } from "../extract/project-endpoints.ts";
 import { mergeModuleContent } from "../extract/project-modules.ts";
 import { parseDirective } from "../extract/style-preferences.ts";
 
-/**
- * Mem0-style updates applied as supersede (reference §5.1.3). For each candidate, the valid items on
- * its anchor (project_id, type, key, scope, user_id) are compared and one verb chosen:
- * ADD_NEW (nothing there, or a different thing that shares the key), NOOP (near-duplicate: refresh
- * updated_at, bump importance, append evidence), DELETE_AND_ADD (a contradiction: "use pnpm" after
- * "use npm"), UPDATE_EXISTING (otherwise). UPDATE and DELETE never destroy: the old row is kept,
- * marked deleted with an end time and a link to the row and episode that replaced it.
- */
 export interface Decision {
   verb: UpdateDecision;
   /** Existing item the verb applies to (absent for ADD_NEW). */

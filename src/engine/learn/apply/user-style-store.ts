@@ -1,3 +1,9 @@
+/**
+ * Where user_style lives. Personal preferences that hold across repositories (scope `user`) go to the
+ * global `~/.sqrl/user.db`; this repository's conventions (scope `project`: tools it uses, how it is
+ * tested, corrections tied to its files) stay in the project's data.db. On the same key the project's
+ * item overrides the global one.
+ */
 import type { Database } from "bun:sqlite";
 import { newId } from "../../../shared/ids.ts";
 import { nowIso } from "../../../shared/time.ts";
@@ -13,13 +19,6 @@ import {
 } from "../../../sql/user-style.ts";
 import type { Candidate } from "../extract/candidate.ts";
 import type { ApplyContext, Decision, ExistingItem } from "./update.ts";
-
-/**
- * Where user_style lives. Personal preferences that hold across repositories (scope `user`) go to the
- * global `~/.sqrl/user.db`; this repository's conventions (scope `project`: tools it uses, how it is
- * tested, corrections tied to its files) stay in the project's data.db. On the same key the project's
- * item overrides the global one.
- */
 
 export function userAnchorItems(userDb: Database, userId: string, key: string): ExistingItem[] {
   const cur = getUserStyle(userDb, userId, key);

@@ -1,7 +1,3 @@
-import type { Candidate, Rule } from "./candidate.ts";
-import { commandRuns, failureLines, type CommandRun } from "../../events/commands.ts";
-import { appliedChanges, clip, slug } from "../../events/event-view.ts";
-
 /**
  * Rule `command-corrections`: a command that failed and was replaced, with no file changed in
  * between, by a different command that did the same job and succeeded — `rtk bun run test` fails
@@ -9,6 +5,9 @@ import { appliedChanges, clip, slug } from "../../events/event-view.ts";
  * A usage error of a tool (unknown subcommand, option or value; command not found) is lasting by
  * itself; any other failure waits for a second episode (the recurrence gate).
  */
+import type { Candidate, Rule } from "./candidate.ts";
+import { commandRuns, failureLines, type CommandRun } from "../../events/commands.ts";
+import { appliedChanges, clip, slug } from "../../events/event-view.ts";
 
 /** How far the replacement may come after the failure. */
 const WINDOW_MS = 5 * 60_000;

@@ -1,6 +1,3 @@
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { clip, isPlanMessage, slug, userMessages, type EngineEvent } from "../../events/event-view.ts";
-
 /**
  * Rule `decisions`: design choices with their reason, stored as project facts tagged `decision`
  * (the reference's four types stay; the tag is the subtype).
@@ -11,6 +8,8 @@ import { clip, isPlanMessage, slug, userMessages, type EngineEvent } from "../..
  *   because Y", "X should be the default", and an answer that picks one of the options the assistant
  *   offered ("I think B", "go with option 2"), resolved to what that option said.
  */
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { clip, isPlanMessage, slug, userMessages, type EngineEvent } from "../../events/event-view.ts";
 
 function plainLine(line: string): string {
   return line

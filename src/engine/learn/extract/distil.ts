@@ -1,7 +1,3 @@
-import { portableText } from "../../../shared/portable-paths.ts";
-import { estimateTokens } from "../../../shared/tokens.ts";
-import type { Candidate } from "./candidate.ts";
-
 /**
  * The last step of every extractor (offline rules and the LLM alike): a memory reads like a line a
  * teammate writes in the wiki. One or two sentences that stand alone, typically ≤ 60 tokens and never
@@ -9,6 +5,9 @@ import type { Candidate } from "./candidate.ts";
  * transcript (repo-relative inside the project, `~` for a home folder). The raw evidence stays
  * reachable through the item's source events (`sqrl show`, `recall_episode`).
  */
+import { portableText } from "../../../shared/portable-paths.ts";
+import { estimateTokens } from "../../../shared/tokens.ts";
+import type { Candidate } from "./candidate.ts";
 
 /** Typical size of a memory, in tokens (what a 400-token task context needs to fit 5 or more). */
 export const TARGET_TOKENS = 60;

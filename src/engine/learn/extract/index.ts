@@ -1,3 +1,8 @@
+/**
+ * The offline extractor: every deterministic rule over one closed episode. (Module notes — "sessions
+ * work on items.ts" — are no longer made: a reviewer kept none of them; the repository's own files
+ * tell a newcomer more.)
+ */
 import type { EventDTO } from "../../../shared/event.ts";
 import { log } from "../../../shared/log.ts";
 import { dedupeCandidates, type Candidate, type Rule, type RuleInput } from "./candidate.ts";
@@ -15,11 +20,6 @@ import { repoInstructions } from "./repo-instructions.ts";
 import { styleHabits } from "./style-habits.ts";
 import { stylePreferences } from "./style-preferences.ts";
 
-/**
- * The offline extractor: every deterministic rule over one closed episode. (Module notes — "sessions
- * work on items.ts" — are no longer made: a reviewer kept none of them; the repository's own files
- * tell a newcomer more.)
- */
 export const EPISODE_RULES: ReadonlyArray<[string, Rule]> = [
   ["style-preferences", stylePreferences],
   ["style-habits", styleHabits],

@@ -1,3 +1,9 @@
+/**
+ * The LLM extractor: one call per closed episode. The episode is rendered compactly (one numbered
+ * line per event, long text cut, the middle dropped when it still does not fit the context window
+ * from config), redacted again before it leaves, and the answer validated with zod — one retry on
+ * invalid output, then the caller falls back to the offline rules for this episode.
+ */
 import { z } from "zod";
 import { callForJson } from "../../llm/json-call.ts";
 import type { LlmProvider } from "../../llm/provider.ts";
@@ -7,13 +13,6 @@ import { estimateTokens } from "../../../shared/tokens.ts";
 import { CandidateShape, clamp01, dedupeCandidates, type Candidate } from "./candidate.ts";
 import { commandOutcome, failureLines } from "../../events/commands.ts";
 import { cleanUserText, clip, type EngineEvent } from "../../events/event-view.ts";
-
-/**
- * The LLM extractor: one call per closed episode. The episode is rendered compactly (one numbered
- * line per event, long text cut, the middle dropped when it still does not fit the context window
- * from config), redacted again before it leaves, and the answer validated with zod — one retry on
- * invalid output, then the caller falls back to the offline rules for this episode.
- */
 
 const OUTPUT_TOKENS = 1800;
 

@@ -1,3 +1,12 @@
+/**
+ * Rule `pitfalls`: a check (test, lint, type check, build, migration, install) that FAILED and then,
+ * in the same episode, PASSED after a change. Stores what failed, where, the cause as far as the
+ * text shows it, and the fix. A failure never followed by a green run of the same check is not a
+ * pitfall; explanations given before a later failed attempt were abandoned hypotheses and are not used.
+ * Only a lesson that lasts is a memory at once (hard-won, non-obvious cause, or remarked on by the
+ * user); a routine failure fixed at once carries a recurrence gate (lint failures keyed by their rule),
+ * and a test brought in line with the change is never one.
+ */
 import { isAbsolute, relative } from "node:path";
 import type { Candidate, Rule, RuleInput } from "./candidate.ts";
 import { commandRuns, failureLines, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
@@ -12,13 +21,6 @@ import {
   type EngineEvent,
 } from "../../events/event-view.ts";
 import { capTokens } from "./distil.ts";
-
-/**
- * Rule `pitfalls`: a check (test, lint, type check, build, migration, install) that FAILED and then,
- * in the same episode, PASSED after a change. Stores what failed, where, the cause as far as the
- * text shows it, and the fix. A failure never followed by a green run of the same check is not a
- * pitfall; explanations given before a later failed attempt were abandoned hypotheses and are not used.
- */
 
 const PITFALL_KINDS = new Set([
   "test",

@@ -1,11 +1,10 @@
-import type { Candidate, Rule } from "./candidate.ts";
-import { appliedChanges, toolInput, type EngineEvent } from "../../events/event-view.ts";
-
 /**
  * Rule `project-endpoints`: HTTP endpoints the repo defines, seen in code the sessions wrote (edits)
  * or read (file contents returned by a read tool): Express/Hono/Fastify/Koa routers, FastAPI/Flask
  * decorators, Go handlers, Phoenix/Rails routes, and Next.js route files. Key `endpoint:<path>`.
  */
+import type { Candidate, Rule } from "./candidate.ts";
+import { appliedChanges, toolInput, type EngineEvent } from "../../events/event-view.ts";
 
 const DECLARATIONS: RegExp[] = [
   // app.get("/x", …), router.post('/x'), server.route … (JS/TS, Go gin/echo/chi with upper-case verbs)

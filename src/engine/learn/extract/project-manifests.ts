@@ -1,16 +1,15 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { parse as parseToml } from "smol-toml";
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { parseCommand } from "../../events/commands.ts";
-import { clip } from "../../events/event-view.ts";
-
 /**
  * Rule `project-manifests`: facts the repository states about itself — languages, frameworks,
  * database, package manager, test/build/lint commands, runtime versions, CI and container setup —
  * read from its own package.json, lockfiles, pyproject.toml, Cargo.toml, go.mod, mix.exs, Gemfile,
  * Dockerfile, compose files, CI workflows, mise.toml and Makefile. Only what the files say.
  */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { parseCommand } from "../../events/commands.ts";
+import { clip } from "../../events/event-view.ts";
 
 interface Fact {
   key: string;

@@ -1,12 +1,11 @@
-import { dirname, isAbsolute, posix } from "node:path";
-import type { Candidate, Rule } from "./candidate.ts";
-import { appliedChanges, type EngineEvent } from "../../events/event-view.ts";
-import { languageOf } from "./pitfalls.ts";
-
 /**
  * Rule `project-modules`: the folders the sessions change (and read around). One fact per folder with
  * at least one applied edit, naming its files and language — the map a newcomer would want.
  */
+import { dirname, isAbsolute, posix } from "node:path";
+import type { Candidate, Rule } from "./candidate.ts";
+import { appliedChanges, type EngineEvent } from "../../events/event-view.ts";
+import { languageOf } from "./pitfalls.ts";
 
 const READ_TOOLS = /^(?:Read|read_file|View|view|cat|Glob|Grep|NotebookRead)$/;
 const MAX_MODULES = 3;

@@ -1,7 +1,3 @@
-import type { Candidate, Rule } from "./candidate.ts";
-import { commandRuns, sameCheck, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
-import { appliedChanges, clip } from "../../events/event-view.ts";
-
 /**
  * Rule `recipes`: the sequence of checks run after the episode's last change that ended green — how
  * this repo verifies a change, builds, migrates or releases. When a check failed after the change and
@@ -9,6 +5,9 @@ import { appliedChanges, clip } from "../../events/event-view.ts";
  * attempt and whatever was tried between are not part of it). Single commands are left to the
  * habits rule; a sequence that did not end green, or left a failure unresolved, is not a recipe.
  */
+import type { Candidate, Rule } from "./candidate.ts";
+import { commandRuns, sameCheck, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
+import { appliedChanges, clip } from "../../events/event-view.ts";
 
 const RECIPE_KINDS: ReadonlySet<CommandKind> = new Set([
   "install",

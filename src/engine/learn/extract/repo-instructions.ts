@@ -1,8 +1,3 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { proseSentences, statedRule } from "./style-preferences.ts";
-
 /**
  * Rule `repo-instructions`: the knowledge a team already keeps in its repository, read offline —
  * agent instruction files (CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/*,
@@ -12,6 +7,10 @@ import { proseSentences, statedRule } from "./style-preferences.ts";
  * session, so the update step merges them instead of storing it twice. Read with the manifests
  * (once per processing call), so an edited file refreshes its items.
  */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { proseSentences, statedRule } from "./style-preferences.ts";
 
 const MAX_FILE = 256 * 1024;
 const MAX_RULES_PER_FILE = 40;

@@ -1,12 +1,11 @@
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { commandRuns, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
-import { clip, type EngineEvent } from "../../events/event-view.ts";
-
 /**
  * Rule `style-habits`: what the sessions actually RUN — package manager, test command and its flags,
  * linter, formatter, type checker, build and dev-server commands — and how commits are written.
  * These are repo conventions (scope `project`): the same person uses npm in one repo and pnpm in another.
  */
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { commandRuns, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
+import { clip, type EngineEvent } from "../../events/event-view.ts";
 
 const JS_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 const PY_MANAGERS = new Set(["pip", "uv", "poetry", "pipenv"]);

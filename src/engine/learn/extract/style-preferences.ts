@@ -1,3 +1,9 @@
+/**
+ * Rule `style-preferences`: what the user SAID they want. Standing instructions in the user's own
+ * messages ("always…", "never…", "don't…", "please stop…", "prefer X", "use X instead of Y", "we use…",
+ * "keep our X in Y"), and corrections right after a refused tool call. Questions, one-off
+ * instructions ("don't commit yet") and narration ("I never thought…") are not preferences.
+ */
 import { isAbsolute, relative } from "node:path";
 import type { Candidate, Rule, RuleInput } from "./candidate.ts";
 import { parseCommand, type CommandKind } from "../../events/commands.ts";
@@ -10,13 +16,6 @@ import {
   userMessages,
   type EngineEvent,
 } from "../../events/event-view.ts";
-
-/**
- * Rule `style-preferences`: what the user SAID they want. Standing instructions in the user's own
- * messages ("always…", "never…", "don't…", "please stop…", "prefer X", "use X instead of Y", "we use…",
- * "keep our X in Y"), and corrections right after a refused tool call. Questions, one-off
- * instructions ("don't commit yet") and narration ("I never thought…") are not preferences.
- */
 
 const FILLER =
   /^(?:please|pls|also|and|so|ok(?:ay)?|but|btw|note|remember|important|one more thing|from now on|going forward|in the future|in future|for the future|as a rule|generally|in general)[,:]?\s+/i;
