@@ -57,10 +57,7 @@ describe("architecture", () => {
   });
 
   test("every file of src/ opens with a module doc comment", () => {
-    const missing = files.filter(
-      (f) =>
-        !/^(#![^\n]*\n)?\/\*\*/.test(readFileSync(join(SRC, f), "utf8")),
-    );
+    const missing = files.filter((f) => !/^(#![^\n]*\n)?\/\*\*/.test(readFileSync(join(SRC, f), "utf8")));
     expect(missing).toEqual([]);
   });
 
