@@ -432,6 +432,31 @@ describe("knowledge the repository already keeps", () => {
   });
 });
 
+describe("times", () => {
+  test("an older episode processed late (a backfill out of order) never moves last-seen back or before creation", async () => {
+    const sb = sandbox();
+    try {
+      const say = (iso: string) =>
+        events(
+          sb.root,
+          [
+            { type: "user_message", text: "We use pnpm in this repo, never npm.", session: iso },
+            { type: "assistant_response", text: "Noted.", session: iso },
+          ],
+          iso,
+        );
+      await processEvents(request(sb.root, say("2026-03-10T09:00:00Z")), sb.deps());
+      await processEvents(request(sb.root, say("2026-03-01T09:00:00Z")), sb.deps());
+      const [item] = currentItems(sb.db, sb.root).filter((i) => i.key === "package_manager");
+      expect(item!.evidence_episode_ids).toHaveLength(2);
+      expect(item!.updated_at >= item!.created_at).toBe(true);
+      expect(item!.updated_at.startsWith("2026-03-10")).toBe(true);
+    } finally {
+      sb.cleanup();
+    }
+  });
+});
+
 describe("distilled text", () => {
   test("paths of the machine that wrote the transcript become repo-relative or ~; narration goes; length is capped", () => {
     const root = "/Users/cedric/Code/agents-md-evaluator";

@@ -185,10 +185,13 @@ export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ct
   const wrong = wrongMarkFor(db, c);
   if (wrong) return wrong.memory_id;
   const target = d.targetId ? projectAnchorItems(db, ctx.projectId, c).find((i) => i.id === d.targetId) : undefined;
+  // Seen again: an older episode processed late (a backfill out of order) never moves last-seen back,
+  // nor before the item was created.
+  const seenAt = target && target.updated_at > now ? target.updated_at : now;
   // A pinned item keeps its words and its importance: the extractor only adds evidence to it.
   if (target && d.verb !== "ADD_NEW" && isPinned(db, target.id)) {
     updateMemoryItem(db, target.id, {
-      updated_at: now,
+      updated_at: seenAt,
       source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),
       evidence_episode_ids: union(target.evidence_episode_ids, [c.source_episode_id], 40),
     });
@@ -200,7 +203,7 @@ export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ct
   if (d.verb === "NOOP") {
     if (d.refresh === false) return target.id;
     updateMemoryItem(db, target.id, {
-      updated_at: now,
+      updated_at: seenAt,
       importance: round2(Math.min(1, Math.max(target.importance, c.importance) + 0.05)),
       confidence: round2(Math.min(1, Math.max(target.confidence, c.confidence) + 0.02)),
       source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),

@@ -77,7 +77,7 @@ export function applyUserDecision(
   if (d.verb === "NOOP") {
     if (d.refresh === false) return cur.id;
     refreshUserStyle(userDb, cur.id, {
-      updated_at: now,
+      updated_at: cur.updated_at > now ? cur.updated_at : now, // a late, older episode never moves last-seen back
       importance: Math.round(Math.min(1, Math.max(cur.importance, c.importance) + 0.05) * 100) / 100,
       confidence: Math.round(Math.min(1, Math.max(cur.confidence, c.confidence) + 0.02) * 100) / 100,
       evidence: mergeEvidence(cur.evidence, evidenceOf(c, ctx.projectId)),
