@@ -1,7 +1,8 @@
 /**
  * Daemon API round trip: latency of `GET /health` (daemon only), `GET /status` (daemon + SQLite
- * counts) and `GET /search_memory` (forwarded to the engine and back), measured from a client
- * process with keep-alive, as `sqrl mcp` and the CLI call it. `--quick`: 50 requests each.
+ * counts) and `/search_memory` (forwarded to the engine and back) both as `POST` with a JSON body —
+ * how `sqrl mcp` and the CLI call it — and as reference §5's `GET` with a query string, measured from
+ * a client process with keep-alive. `--quick`: 50 requests each.
  */
 import { join } from "node:path";
 import { benchHome, startAndWait } from "./daemon-idle.ts";
@@ -15,10 +16,18 @@ export default (async (opts): Promise<BenchReport> => {
     const project = join(home.root, "projects", "p0");
     const headers = { authorization: `Bearer ${d.token}` };
     const base = `http://127.0.0.1:${d.port}`;
-    const cases: Array<{ name: string; path: string }> = [
+    const cases: Array<{ name: string; path: string; body?: unknown }> = [
       { name: "GET /health", path: "/health" },
       { name: "GET /status", path: "/status" },
-      { name: "GET /search_memory (via engine)", path: `/search_memory?project_id=${encodeURIComponent(project)}&query=${encodeURIComponent("run the tests")}` },
+      {
+        name: "POST /search_memory (via engine)",
+        path: "/search_memory",
+        body: { project_id: project, query: "run the tests" },
+      },
+      {
+        name: "GET /search_memory (via engine)",
+        path: `/search_memory?project_id=${encodeURIComponent(project)}&query=${encodeURIComponent("run the tests")}`,
+      },
     ];
     const rows: Array<Array<string | number>> = [];
     const headline: string[] = [];
@@ -27,7 +36,16 @@ export default (async (opts): Promise<BenchReport> => {
       const statuses = new Map<number, number>();
       for (let i = 0; i < n + 10; i++) {
         const t0 = performance.now();
-        const res = await fetch(`${base}${c.path}`, { headers });
+        const res = await fetch(
+          `${base}${c.path}`,
+          c.body === undefined
+            ? { headers }
+            : {
+                method: "POST",
+                headers: { ...headers, "content-type": "application/json" },
+                body: JSON.stringify(c.body),
+              },
+        );
         await res.arrayBuffer();
         const ms = performance.now() - t0;
         if (i >= 10) {

@@ -51,7 +51,12 @@ export function benchHome(projects: number): BenchHome {
     env,
     bin,
     run,
-    daemon: () => JSON.parse(readFileSync(join(env.SQRL_HOME!, "daemon.json"), "utf8")) as { pid: number; port: number; token: string },
+    daemon: () =>
+      JSON.parse(readFileSync(join(env.SQRL_HOME!, "daemon.json"), "utf8")) as {
+        pid: number;
+        port: number;
+        token: string;
+      },
     cleanup: () => {
       run(["daemon", "stop", "--timeout", "10"]);
       rmSync(root, { recursive: true, force: true });
@@ -60,13 +65,17 @@ export function benchHome(projects: number): BenchHome {
 }
 
 /** Start the daemon and wait until its engine is healthy. */
-export async function startAndWait(home: BenchHome): Promise<{ pid: number; port: number; token: string; enginePid: number }> {
+export async function startAndWait(
+  home: BenchHome,
+): Promise<{ pid: number; port: number; token: string; enginePid: number }> {
   const res = home.run(["daemon", "start", "--json", "--timeout", "30"]);
   if (res.code !== 0) throw new Error(`daemon start failed: ${res.stderr}`);
   const d = home.daemon();
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const s = (await (await fetch(`http://127.0.0.1:${d.port}/status`, { headers: { authorization: `Bearer ${d.token}` } })).json()) as {
+    const s = (await (
+      await fetch(`http://127.0.0.1:${d.port}/status`, { headers: { authorization: `Bearer ${d.token}` } })
+    ).json()) as {
       engine: { healthy: boolean; pid: number | null };
     };
     if (s.engine.healthy && s.engine.pid) return { ...d, enginePid: s.engine.pid };
@@ -86,7 +95,9 @@ export function sample(pid: number): { cpuS: number; rssMb: number } {
     const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
     return { cpuS, rssMb: rssKb / 1024 };
   }
-  const ps = Bun.spawnSync(["ps", "-o", "rss=,time=", "-p", String(pid)], { stdout: "pipe" }).stdout.toString().trim();
+  const ps = Bun.spawnSync(["ps", "-o", "rss=,time=", "-p", String(pid)], { stdout: "pipe" })
+    .stdout.toString()
+    .trim();
   const [rss, time] = ps.split(/\s+/);
   const parts = (time ?? "0:0").split(":").map(Number);
   const cpuS = parts.reduce((acc, p) => acc * 60 + p, 0);
@@ -122,7 +133,10 @@ export default (async (opts): Promise<BenchReport> => {
       "",
       table(
         ["process", "RSS end (MB)", "RSS peak (MB)", "CPU (%)"],
-        [...rows.map((r) => [r.name, fmt(r.rss, 1), fmt(r.peak, 1), fmt(r.cpuPct, 2)]), ["daemon + engine", fmt(total.rss, 1), "", fmt(total.cpu, 2)]],
+        [
+          ...rows.map((r) => [r.name, fmt(r.rss, 1), fmt(r.peak, 1), fmt(r.cpuPct, 2)]),
+          ["daemon + engine", fmt(total.rss, 1), "", fmt(total.cpu, 2)],
+        ],
       ),
       "",
       `Goal: daemon ≤ 80 MB resident, ~0 % CPU when idle.`,
@@ -131,7 +145,9 @@ export default (async (opts): Promise<BenchReport> => {
     return {
       title: "Idle daemon: memory and CPU",
       markdown,
-      headline: [`idle daemon ${fmt(daemonRow.rss, 1)} MB RSS, ${fmt(daemonRow.cpuPct, 2)} % CPU over ${fmt(wall, 0)} s (engine ${fmt(rows[1]!.rss, 1)} MB, ${fmt(rows[1]!.cpuPct, 2)} %)`],
+      headline: [
+        `idle daemon ${fmt(daemonRow.rss, 1)} MB RSS, ${fmt(daemonRow.cpuPct, 2)} % CPU over ${fmt(wall, 0)} s (engine ${fmt(rows[1]!.rss, 1)} MB, ${fmt(rows[1]!.cpuPct, 2)} %)`,
+      ],
     };
   } finally {
     home.cleanup();

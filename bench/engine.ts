@@ -38,7 +38,8 @@ function transcriptRows(root: string): EventDTO[] {
     const dir = join(TRANSCRIPTS, kind);
     if (!existsSync(dir)) continue;
     for (const file of files(dir)) {
-      const norm = kind === "claude-code" ? new ClaudeCodeNormalizer({ filePath: file }) : new CodexNormalizer({ filePath: file });
+      const norm =
+        kind === "claude-code" ? new ClaudeCodeNormalizer({ filePath: file }) : new CodexNormalizer({ filePath: file });
       const evs: NormalizedEvent[] = [];
       for (const line of readFileSync(file, "utf8").split("\n")) {
         if (!line.trim()) continue;
@@ -61,12 +62,17 @@ function transcriptRows(root: string): EventDTO[] {
 function handFixtureRows(root: string): EventDTO[] {
   const dir = resolve(import.meta.dir, "..", "test", "fixtures", "engine");
   const rows: EventDTO[] = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith(".jsonl")).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith(".jsonl"))
+    .sort()) {
     readFileSync(join(dir, f), "utf8")
       .split("\n")
       .filter((l) => l.trim())
       .forEach((l, i) => {
-        const { t, type, session, source, paths, ...content } = JSON.parse(l) as Record<string, unknown> & { t: number; type: EventDTO["event_type"] };
+        const { t, type, session, source, paths, ...content } = JSON.parse(l) as Record<string, unknown> & {
+          t: number;
+          type: EventDTO["event_type"];
+        };
         const id = `evt_${f}_${i}`;
         rows.push({
           id,
@@ -134,7 +140,9 @@ export default (async (opts) => {
     }
     const total = (performance.now() - t0) / 1000;
     const episodes = (db.query("SELECT COUNT(*) AS n FROM episodes").get() as { n: number }).n;
-    const extracted = (db.query("SELECT COUNT(*) AS n FROM episode_state WHERE extracted_at IS NOT NULL").get() as { n: number }).n;
+    const extracted = (
+      db.query("SELECT COUNT(*) AS n FROM episode_state WHERE extracted_at IS NOT NULL").get() as { n: number }
+    ).n;
     const items = (db.query("SELECT COUNT(*) AS n FROM memory_items").get() as { n: number }).n;
     const valid = (db.query("SELECT COUNT(*) AS n FROM memory_items WHERE deleted = 0").get() as { n: number }).n;
     db.close();
@@ -144,11 +152,35 @@ export default (async (opts) => {
       `Base: ${base.length} events from ${fromTranscripts ? "the fixture transcripts (../shared)" : "the hand-written fixtures"}, replicated to ${events.length} (new sessions a day apart), stored first, then processed in batches of 200 like the daemon sends them. Offline extractor, no LLM.`,
       "",
       table(
-        ["events", "episodes", "extracted", "memory rows (valid)", "total s", "events/s", "batch p50 ms", "batch p95 ms"],
-        [[events.length, episodes, extracted, `${items} (${valid})`, fmt(total, 1), Math.round(rate), fmt(b.p50, 1), fmt(b.p95, 1)]],
+        [
+          "events",
+          "episodes",
+          "extracted",
+          "memory rows (valid)",
+          "total s",
+          "events/s",
+          "batch p50 ms",
+          "batch p95 ms",
+        ],
+        [
+          [
+            events.length,
+            episodes,
+            extracted,
+            `${items} (${valid})`,
+            fmt(total, 1),
+            Math.round(rate),
+            fmt(b.p50, 1),
+            fmt(b.p95, 1),
+          ],
+        ],
       ),
     ].join("\n");
-    return { title: "Engine: episodes + offline extraction", markdown, headline: [`${Math.round(rate)} events/s (${events.length} events, ${episodes} episodes)`] };
+    return {
+      title: "Engine: episodes + offline extraction",
+      markdown,
+      headline: [`${Math.round(rate)} events/s (${events.length} events, ${episodes} episodes)`],
+    };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -11,13 +11,35 @@
  * "fast version" column).
  */
 import { Database } from "bun:sqlite";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { CaptureService } from "../src/daemon/capture-service.ts";
 import { redactText } from "../src/shared/privacy/redact.ts";
 import { projectPaths } from "../src/shared/paths.ts";
 import { makeCaptureHome, readEvents } from "../test/daemon/capture/helpers.ts";
-import { daemonFetch, daemonStatus, initProject, killQuietly, makeHome, pidAlive, readRuntime, SQRL_BIN, startDaemon, transcriptPath, type DaemonHome } from "../test/daemon/harness.ts";
+import {
+  daemonFetch,
+  daemonStatus,
+  initProject,
+  killQuietly,
+  makeHome,
+  pidAlive,
+  readRuntime,
+  SQRL_BIN,
+  startDaemon,
+  transcriptPath,
+  type DaemonHome,
+} from "../test/daemon/harness.ts";
 import { scoreSecretSet } from "../test/fixtures/secrets/score.ts";
 import { claudeLine, fillDisk, mountTmpfs } from "../test/helpers/faults.ts";
 import { isolatedEnv, SHARED_DIR, tempDir } from "../test/helpers/sqrl.ts";
@@ -75,7 +97,11 @@ function stored(project: string): { distinct: number; duplicates: number } {
   const db = new Database(projectPaths.db(project), { readonly: true });
   try {
     db.exec("PRAGMA busy_timeout = 5000");
-    const r = db.query(`SELECT COUNT(*) AS n, COUNT(DISTINCT json_extract(content_json, '$.text')) AS d FROM events WHERE event_type = 'user_message'`).get() as { n: number; d: number };
+    const r = db
+      .query(
+        `SELECT COUNT(*) AS n, COUNT(DISTINCT json_extract(content_json, '$.text')) AS d FROM events WHERE event_type = 'user_message'`,
+      )
+      .get() as { n: number; d: number };
     return { distinct: r.d, duplicates: r.n - r.d };
   } finally {
     db.close();
@@ -84,17 +110,32 @@ function stored(project: string): { distinct: number; duplicates: number } {
 
 /** Bursts of user records while the daemon (or its engine) is killed with SIGKILL at random moments. */
 async function killDuringBursts(target: "daemon" | "engine", kills: number): Promise<Row> {
-  const home = makeHome("[daemon]\nbatch_interval_seconds = 1\nbatch_min_events = 5\n", { SQRL_ENGINE_HEALTH_INTERVAL_MS: "500" });
+  const home = makeHome("[daemon]\nbatch_interval_seconds = 1\nbatch_min_events = 5\n", {
+    SQRL_ENGINE_HEALTH_INTERVAL_MS: "500",
+  });
   const rand = prng(target === "daemon" ? 13 : 17);
-  const row: Row = { name: `kill -9 of the ${target} at random moments during bursts`, tried: kills, held: 0, lost: 0, duplicated: 0, hung: 0, orphaned: 0, fast: target === "daemon" ? "test/daemon/crash.test.ts" : "test/daemon/engine.test.ts" };
+  const row: Row = {
+    name: `kill -9 of the ${target} at random moments during bursts`,
+    tried: kills,
+    held: 0,
+    lost: 0,
+    duplicated: 0,
+    hung: 0,
+    orphaned: 0,
+    fast: target === "daemon" ? "test/daemon/crash.test.ts" : "test/daemon/engine.test.ts",
+  };
   try {
     const project = initProject(home, `kill-${target}`);
-    const session = target === "daemon" ? "d1d1d1d1-0000-4000-8000-000000000001" : "e2e2e2e2-0000-4000-8000-000000000002";
+    const session =
+      target === "daemon" ? "d1d1d1d1-0000-4000-8000-000000000001" : "e2e2e2e2-0000-4000-8000-000000000002";
     const path = transcriptPath(home, project, session);
     let written = 0;
     startDaemon(home);
     for (let k = 0; k < kills; k++) {
-      const engine = await until(async () => ((await daemonStatus(home)).engine.healthy ? readRuntime(home, "engine") : undefined), 30_000);
+      const engine = await until(
+        async () => ((await daemonStatus(home)).engine.healthy ? readRuntime(home, "engine") : undefined),
+        30_000,
+      );
       const daemon = readRuntime(home, "daemon");
       if (!engine || !daemon) {
         row.hung!++;
@@ -138,14 +179,20 @@ async function killDuringBursts(target: "daemon" | "engine", kills: number): Pro
     row.duplicated = s.duplicates;
     if (!all) row.note = `${s.distinct}/${written} records stored after 60 s`;
     // every event processed by an engine in the end (none stuck behind a killed batch)
-    const drained = await until(() => {
-      const db = new Database(projectPaths.db(project), { readonly: true });
-      try {
-        return (db.query("SELECT COUNT(*) AS n FROM events WHERE processed_at IS NULL").get() as { n: number }).n === 0;
-      } finally {
-        db.close();
-      }
-    }, 60_000, 250);
+    const drained = await until(
+      () => {
+        const db = new Database(projectPaths.db(project), { readonly: true });
+        try {
+          return (
+            (db.query("SELECT COUNT(*) AS n FROM events WHERE processed_at IS NULL").get() as { n: number }).n === 0
+          );
+        } finally {
+          db.close();
+        }
+      },
+      60_000,
+      250,
+    );
     if (!drained) {
       row.hung!++;
       row.note = `${row.note ? `${row.note}; ` : ""}queue not drained after 60 s`;
@@ -170,7 +217,15 @@ async function diskFull(quick: boolean): Promise<Row | null> {
   }
   const n = quick ? 3_000 : 30_000;
   const service = new CaptureService({ sweepIntervalMs: 500 });
-  const row: Row = { name: `disk full (tmpfs of ${size} MB, filled) during a ${n}-event burst`, tried: n, held: 0, lost: 0, duplicated: 0, hung: 0, fast: "test/daemon/capture/faults.test.ts" };
+  const row: Row = {
+    name: `disk full (tmpfs of ${size} MB, filled) during a ${n}-event burst`,
+    tried: n,
+    held: 0,
+    lost: 0,
+    duplicated: 0,
+    hung: 0,
+    fast: "test/daemon/capture/faults.test.ts",
+  };
   try {
     const repo = home.addRepo("small");
     const session = "f0f0f0f0-0000-4000-8000-000000000003";
@@ -200,7 +255,9 @@ async function diskFull(quick: boolean): Promise<Row | null> {
     row.held = s.distinct;
     row.lost = n - s.distinct;
     row.duplicated = s.duplicates;
-    row.note = row.note ?? `reported: "${(said ?? "").slice(0, 28)}…"; cleared once space was back: ${service.problem() === null ? "yes" : "no"}`;
+    row.note =
+      row.note ??
+      `reported: "${(said ?? "").slice(0, 28)}…"; cleared once space was back: ${service.problem() === null ? "yes" : "no"}`;
   } finally {
     await service.stop();
     mount.unmount();
@@ -213,7 +270,10 @@ async function diskFull(quick: boolean): Promise<Row | null> {
 async function captureInputs(): Promise<Row[]> {
   const rows: Row[] = [];
   const fast = "test/daemon/capture/faults.test.ts";
-  const run = async (name: string, body: (h: ReturnType<typeof makeCaptureHome>, dir: string) => Promise<Omit<Row, "name" | "fast">>) => {
+  const run = async (
+    name: string,
+    body: (h: ReturnType<typeof makeCaptureHome>, dir: string) => Promise<Omit<Row, "name" | "fast">>,
+  ) => {
     const h = makeCaptureHome("[watch]\ngit = false\n");
     const dir = join(h.claudeDir, "projects", "-repo");
     mkdirSync(dir, { recursive: true });
@@ -249,7 +309,13 @@ async function captureInputs(): Promise<Row[]> {
     const cut = bytes.subarray(0, 16 * 1024).lastIndexOf(10) + 1;
     const kept = bytes.subarray(0, cut).toString().split("\n").length - 1;
     const fresh = 400 - kept;
-    writeFileSync(path, Buffer.concat([bytes.subarray(0, cut), Buffer.from(Array.from({ length: fresh }, (_, i) => claudeLine(h.repo, S, 5000 + i)).join(""))]));
+    writeFileSync(
+      path,
+      Buffer.concat([
+        bytes.subarray(0, cut),
+        Buffer.from(Array.from({ length: fresh }, (_, i) => claudeLine(h.repo, S, 5000 + i)).join("")),
+      ]),
+    );
     await until(() => stored(h.repo).distinct >= 400 + fresh, 10_000);
     await svc.stop();
     const s = stored(h.repo);
@@ -261,10 +327,15 @@ async function captureInputs(): Promise<Row[]> {
     writeFileSync(path, "");
     const svc = new CaptureService({ sweepIntervalMs: 300 });
     await svc.start();
-    for (let i = 0; i < 6; i++) appendFileSync(path, `${JSON.stringify({ type: "summary", summary: `Summary ${i} of the session`, leafUuid: `leaf-${i}` })}\n`);
+    for (let i = 0; i < 6; i++)
+      appendFileSync(
+        path,
+        `${JSON.stringify({ type: "summary", summary: `Summary ${i} of the session`, leafUuid: `leaf-${i}` })}\n`,
+      );
     await Bun.sleep(2000);
     for (let i = 0; i < 10; i++) appendFileSync(path, claudeLine(h.repo, S, i));
-    const block = (uuid: string, text: string) => `${JSON.stringify({ type: "assistant", uuid, sessionId: S, timestamp: "2026-03-01T11:00:00.000Z", cwd: h.repo, message: { id: "msg_bench_grow", role: "assistant", content: [{ type: "text", text }] } })}\n`;
+    const block = (uuid: string, text: string) =>
+      `${JSON.stringify({ type: "assistant", uuid, sessionId: S, timestamp: "2026-03-01T11:00:00.000Z", cwd: h.repo, message: { id: "msg_bench_grow", role: "assistant", content: [{ type: "text", text }] } })}\n`;
     appendFileSync(path, block("g1", "first part"));
     await Bun.sleep(1500);
     appendFileSync(path, block("g2", "second part"));
@@ -274,7 +345,12 @@ async function captureInputs(): Promise<Row[]> {
     const summaries = ev.filter((e) => e.event_type === "session_summary").length;
     const responses = ev.filter((e) => e.event_type === "assistant_response");
     const whole = responses.length === 1 && String(responses[0]!.content.text).includes("second part") ? 1 : 0;
-    return { tried: 17, held: summaries + stored(h.repo).distinct + whole, lost: 6 - summaries + (10 - stored(h.repo).distinct) + (responses.length === 0 ? 1 : 0), duplicated: Math.max(0, responses.length - 1) };
+    return {
+      tried: 17,
+      held: summaries + stored(h.repo).distinct + whole,
+      lost: 6 - summaries + (10 - stored(h.repo).distinct) + (responses.length === 0 ? 1 : 0),
+      duplicated: Math.max(0, responses.length - 1),
+    };
   });
 
   await run("a FIFO named *.jsonl in the watched folder", async (h, dir) => {
@@ -299,7 +375,8 @@ async function captureInputs(): Promise<Row[]> {
     utimesSync(join(dir, "link.jsonl"), new Date(), new Date());
     await Bun.sleep(1000);
     await svc.stop();
-    const leaked = existsSync(projectPaths.db(h.repo)) && readFileSync(projectPaths.db(h.repo)).includes("LEAK-CANARY") ? 1 : 0;
+    const leaked =
+      existsSync(projectPaths.db(h.repo)) && readFileSync(projectPaths.db(h.repo)).includes("LEAK-CANARY") ? 1 : 0;
     return { tried: 1, held: 1 - leaked, leaked };
   });
   return rows;
@@ -325,7 +402,13 @@ async function mcpInputs(): Promise<Row[]> {
   let hung = 0;
   try {
     for (let run = 0; run < 5; run++) {
-      const proc = Bun.spawn([SQRL_BIN, "mcp"], { env: isolatedEnv(dir.path), cwd: dir.path, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+      const proc = Bun.spawn([SQRL_BIN, "mcp"], {
+        env: isolatedEnv(dir.path),
+        cwd: dir.path,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "ignore",
+      });
       for (const [l] of lines) proc.stdin.write(`${l}\n`);
       await proc.stdin.flush();
       const reader = proc.stdout.getReader();
@@ -357,8 +440,21 @@ async function mcpInputs(): Promise<Row[]> {
   }
   const slowest = Math.max(...exits);
   return [
-    { name: "malformed JSON-RPC lines to `sqrl mcp` (null, batch, no jsonrpc, bad id/params…)", tried: lines.length, held, hung: lines.length - held, fast: "test/mcp/stdio.test.ts" },
-    { name: "`sqrl mcp` exits within 1 s of stdin closing", tried: exits.length, held: exits.filter((ms) => ms < 1000).length, hung: hung + exits.filter((ms) => ms >= 1000).length, fast: "test/mcp/stdio.test.ts", note: `slowest ${Math.round(slowest)} ms` },
+    {
+      name: "malformed JSON-RPC lines to `sqrl mcp` (null, batch, no jsonrpc, bad id/params…)",
+      tried: lines.length,
+      held,
+      hung: lines.length - held,
+      fast: "test/mcp/stdio.test.ts",
+    },
+    {
+      name: "`sqrl mcp` exits within 1 s of stdin closing",
+      tried: exits.length,
+      held: exits.filter((ms) => ms < 1000).length,
+      hung: hung + exits.filter((ms) => ms >= 1000).length,
+      fast: "test/mcp/stdio.test.ts",
+      note: `slowest ${Math.round(slowest)} ms`,
+    },
   ];
 }
 
@@ -370,11 +466,18 @@ async function daemonInputs(): Promise<Row[]> {
   try {
     const project = initProject(home, "frozen");
     startDaemon(home);
-    const engine = await until(async () => ((await daemonStatus(home)).engine.healthy ? readRuntime(home, "engine") : undefined), 30_000);
+    const engine = await until(
+      async () => ((await daemonStatus(home)).engine.healthy ? readRuntime(home, "engine") : undefined),
+      30_000,
+    );
     if (engine) {
       killQuietly(engine.pid, "SIGSTOP");
       const started = performance.now();
-      const res = await daemonFetch(home, "/task_context", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ project_id: project, task_description: "fix the build" }) }).catch(() => null);
+      const res = await daemonFetch(home, "/task_context", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ project_id: project, task_description: "fix the build" }),
+      }).catch(() => null);
       const answeredMs = performance.now() - started;
       const restarted = await until(async () => {
         const s = await daemonStatus(home);
@@ -382,13 +485,30 @@ async function daemonInputs(): Promise<Row[]> {
       }, 30_000);
       killQuietly(engine.pid, "SIGCONT");
       const held = res !== null && answeredMs < 20_000 && restarted ? 1 : 0;
-      rows.push({ name: "a frozen engine (SIGSTOP) during a read", tried: 1, held, hung: 1 - held, fast, note: `daemon answered ${res?.status ?? "nothing"} after ${(answeredMs / 1000).toFixed(1)} s (the MCP bridge gives up after 8 s with a clear error); engine restarted: ${restarted ? "yes" : "no"}` });
+      rows.push({
+        name: "a frozen engine (SIGSTOP) during a read",
+        tried: 1,
+        held,
+        hung: 1 - held,
+        fast,
+        note: `daemon answered ${res?.status ?? "nothing"} after ${(answeredMs / 1000).toFixed(1)} s (the MCP bridge gives up after 8 s with a clear error); engine restarted: ${restarted ? "yes" : "no"}`,
+      });
     }
     const big = "x".repeat(100 * 1024 * 1024);
-    const r = await daemonFetch(home, "/task_context", { method: "POST", headers: { "content-type": "application/json" }, body: big }).catch(() => null);
+    const r = await daemonFetch(home, "/task_context", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: big,
+    }).catch(() => null);
     const healthy = (await daemonFetch(home, "/health").catch(() => null))?.status === 200;
     const ok = r?.status === 413 && healthy ? 1 : 0;
-    rows.push({ name: "a 100 MB request body", tried: 1, held: ok, fast, note: `answered ${r?.status ?? "nothing"}, daemon healthy after: ${healthy ? "yes" : "no"}` });
+    rows.push({
+      name: "a 100 MB request body",
+      tried: 1,
+      held: ok,
+      fast,
+      note: `answered ${r?.status ?? "nothing"}, daemon healthy after: ${healthy ? "yes" : "no"}`,
+    });
   } finally {
     await home.cleanup();
   }
@@ -432,7 +552,19 @@ async function corruptProject(): Promise<Row> {
         db,
         Array.from({ length: n }, (_, i) => {
           const hash = Bun.SHA256.hash(`${name}:${i}`, "hex");
-          return { id: `evt_${hash.slice(0, 32)}`, project_id: root, user_id: "u", source_tool: "claude_code", session_id: "s", timestamp: new Date(Date.now() - 3_600_000 + i * 1000).toISOString(), event_type: "user_message", content_json: JSON.stringify({ text: `m${i} ${"x".repeat(pad)}` }), file_paths: [], hash, processed_at: null } as const;
+          return {
+            id: `evt_${hash.slice(0, 32)}`,
+            project_id: root,
+            user_id: "u",
+            source_tool: "claude_code",
+            session_id: "s",
+            timestamp: new Date(Date.now() - 3_600_000 + i * 1000).toISOString(),
+            event_type: "user_message",
+            content_json: JSON.stringify({ text: `m${i} ${"x".repeat(pad)}` }),
+            file_paths: [],
+            hash,
+            processed_at: null,
+          } as const;
         }),
       );
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -443,10 +575,21 @@ async function corruptProject(): Promise<Row> {
     const fine = make("b-fine", 20, 0);
     const file = projectPaths.db(broken);
     const bytes = readFileSync(file);
-    for (const at of [0.3, 0.55, 0.8]) bytes.fill(0xa5, Math.floor(bytes.length * at), Math.floor(bytes.length * at) + 64 * 1024);
+    for (const at of [0.3, 0.55, 0.8])
+      bytes.fill(0xa5, Math.floor(bytes.length * at), Math.floor(bytes.length * at) + 64 * 1024);
     writeFileSync(file, bytes);
-    const info = { pid: process.pid, host: "127.0.0.1" as const, port: engine.port, token: engine.token, started_at: new Date().toISOString() };
-    const batcher = new Batcher({ engine: () => info, projects: () => [broken, fine], settings: () => ({ intervalMs: 200, minEvents: 1, maxEvents: 200, closeAfterMs: 60_000, userId: "u" }) });
+    const info = {
+      pid: process.pid,
+      host: "127.0.0.1" as const,
+      port: engine.port,
+      token: engine.token,
+      started_at: new Date().toISOString(),
+    };
+    const batcher = new Batcher({
+      engine: () => info,
+      projects: () => [broken, fine],
+      settings: () => ({ intervalMs: 200, minEvents: 1, maxEvents: 200, closeAfterMs: 60_000, userId: "u" }),
+    });
     batcher.start();
     const done = await until(() => {
       const db = new Database(projectPaths.db(fine), { readonly: true });
@@ -456,9 +599,20 @@ async function corruptProject(): Promise<Row> {
         db.close();
       }
     }, 15_000);
-    const named = batcher.status().find((s) => s.project_id === broken)?.last_error?.includes(file) ?? false;
+    const named =
+      batcher
+        .status()
+        .find((s) => s.project_id === broken)
+        ?.last_error?.includes(file) ?? false;
     await batcher.stop();
-    return { name: "one corrupt project data.db (3 × 64 KB overwritten) before a healthy one", tried: 1, held: done && named ? 1 : 0, hung: done ? 0 : 1, fast: "test/daemon/batcher-faults.test.ts", note: `healthy project processed: ${done ? "yes" : "no"}; error names the file: ${named ? "yes" : "no"}` };
+    return {
+      name: "one corrupt project data.db (3 × 64 KB overwritten) before a healthy one",
+      tried: 1,
+      held: done && named ? 1 : 0,
+      hung: done ? 0 : 1,
+      fast: "test/daemon/batcher-faults.test.ts",
+      note: `healthy project processed: ${done ? "yes" : "no"}; error names the file: ${named ? "yes" : "no"}`,
+    };
   } finally {
     await engine.stop();
     if (saved === undefined) delete process.env.SQRL_HOME;
@@ -496,7 +650,14 @@ function realTranscripts(): Row | null {
   };
   walk(root);
   const changed = strings.filter((s) => redactText(s) !== s).length;
-  return { name: "every string of the real transcripts in ../shared/fixtures (no real secrets in them)", tried: strings.length, held: strings.length - changed, damaged: changed, fast: "test/shared/privacy/secret-set.test.ts", note: "a change here is a false positive (prose rule included)" };
+  return {
+    name: "every string of the real transcripts in ../shared/fixtures (no real secrets in them)",
+    tried: strings.length,
+    held: strings.length - changed,
+    damaged: changed,
+    fast: "test/shared/privacy/secret-set.test.ts",
+    note: "a change here is a false positive (prose rule included)",
+  };
 }
 
 const bench: Bench = async ({ quick }) => {
@@ -504,8 +665,22 @@ const bench: Bench = async ({ quick }) => {
   const kills = quick ? 3 : 20;
   const rows: Row[] = [];
   const secrets = scoreSecretSet();
-  rows.push({ name: "planted secrets (labelled set)", tried: secrets.secrets, held: secrets.secrets - secrets.leaked, leaked: secrets.leaked, fast: "test/shared/privacy/secret-set.test.ts", note: secrets.leakedNames.join(", ") || undefined });
-  rows.push({ name: "look-alikes that are not secrets (labelled set)", tried: secrets.lookAlikes, held: secrets.lookAlikes - secrets.damaged, damaged: secrets.damaged, fast: "test/shared/privacy/secret-set.test.ts", note: secrets.damagedNames.join(", ") || undefined });
+  rows.push({
+    name: "planted secrets (labelled set)",
+    tried: secrets.secrets,
+    held: secrets.secrets - secrets.leaked,
+    leaked: secrets.leaked,
+    fast: "test/shared/privacy/secret-set.test.ts",
+    note: secrets.leakedNames.join(", ") || undefined,
+  });
+  rows.push({
+    name: "look-alikes that are not secrets (labelled set)",
+    tried: secrets.lookAlikes,
+    held: secrets.lookAlikes - secrets.damaged,
+    damaged: secrets.damaged,
+    fast: "test/shared/privacy/secret-set.test.ts",
+    note: secrets.damagedNames.join(", ") || undefined,
+  });
   const real = realTranscripts();
   if (real) rows.push(real);
   rows.push(...(await captureInputs()));
@@ -518,10 +693,41 @@ const bench: Bench = async ({ quick }) => {
   rows.push(await killDuringBursts("engine", kills));
 
   const cell = (v: number | undefined) => (v === undefined ? "–" : String(v));
-  const header = ["case", "tried", "held", "lost", "duplicated", "leaked", "damaged", "hung", "orphaned", "fast version in bun test", "note"];
-  const body = rows.map((r) => [r.name, r.tried, r.held, cell(r.lost), cell(r.duplicated), cell(r.leaked), cell(r.damaged), cell(r.hung), cell(r.orphaned), `\`${r.fast}\``, r.note ?? ""]);
+  const header = [
+    "case",
+    "tried",
+    "held",
+    "lost",
+    "duplicated",
+    "leaked",
+    "damaged",
+    "hung",
+    "orphaned",
+    "fast version in bun test",
+    "note",
+  ];
+  const body = rows.map((r) => [
+    r.name,
+    r.tried,
+    r.held,
+    cell(r.lost),
+    cell(r.duplicated),
+    cell(r.leaked),
+    cell(r.damaged),
+    cell(r.hung),
+    cell(r.orphaned),
+    `\`${r.fast}\``,
+    r.note ?? "",
+  ]);
   const sum = (k: keyof Row) => rows.reduce((a, r) => a + ((r[k] as number | undefined) ?? 0), 0);
-  const totals = { lost: sum("lost"), duplicated: sum("duplicated"), leaked: sum("leaked"), damaged: sum("damaged"), hung: sum("hung"), orphaned: sum("orphaned") };
+  const totals = {
+    lost: sum("lost"),
+    duplicated: sum("duplicated"),
+    leaked: sum("leaked"),
+    damaged: sum("damaged"),
+    hung: sum("hung"),
+    orphaned: sum("orphaned"),
+  };
   const markdown = [
     "Goal for every row: 0 lost, 0 duplicated, 0 leaked, 0 hung, 0 orphaned; damaged look-alikes ≤ 2 %. Lost and duplicated count records (kill rows: over all bursts); leaked counts secrets of which any 12-character piece survived; damaged counts strings the redactor changed that hold no secret.",
     "",

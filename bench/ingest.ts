@@ -9,11 +9,25 @@
  * the machine has a core to spare (see `ingestParallelism`). The other rows force each mode. The
  * machine is shared: the table says how many cores other processes kept busy during each row.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { initProject } from "../src/cli/init-project.ts";
-import { ingestFileOnce, TRANSCRIPT_SOURCES, type FileIngestOptions, type FileIngestResult } from "../src/daemon/backfill.ts";
+import {
+  ingestFileOnce,
+  TRANSCRIPT_SOURCES,
+  type FileIngestOptions,
+  type FileIngestResult,
+} from "../src/daemon/backfill.ts";
 import { prepareFileRows, type RowBatch } from "../src/daemon/file-rows.ts";
 import { insertRouted, ProjectDbPool } from "../src/daemon/ingest.ts";
 import { stopIngestWorkers } from "../src/daemon/ingest-workers.ts";
@@ -33,7 +47,8 @@ function walk(dir: string): string[] {
 
 /** One copy of every Claude fixture, cwd → repo, ids made unique with the copy number. */
 function buildCopy(sources: string[], repo: string, copy: number): string {
-  const idRe = /\b(msg_[A-Za-z0-9]+|toolu_[A-Za-z0-9]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/g;
+  const idRe =
+    /\b(msg_[A-Za-z0-9]+|toolu_[A-Za-z0-9]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/g;
   return sources
     .map((text) => text.replace(/"cwd":"[^"]*"/g, `"cwd":${JSON.stringify(repo)}`).replace(idRe, (m) => `${m}x${copy}`))
     .map((t) => (t.endsWith("\n") ? t : `${t}\n`))
@@ -73,7 +88,11 @@ async function measure<T>(fn: () => Promise<T> | T): Promise<Measured<T>> {
 
 export default (async (opts) => {
   if (!existsSync(SHARED)) {
-    return { title: "Ingest throughput", markdown: "Skipped: needs ../shared/fixtures/transcripts beside the repo.", headline: ["skipped (no ../shared)"] } satisfies BenchReport;
+    return {
+      title: "Ingest throughput",
+      markdown: "Skipped: needs ../shared/fixtures/transcripts beside the repo.",
+      headline: ["skipped (no ../shared)"],
+    } satisfies BenchReport;
   }
   const targetEvents = opts.quick ? 8_000 : 30_000;
   const work = join(tmpdir(), `sqrl-bench-ingest-${process.pid}`);
@@ -86,15 +105,23 @@ export default (async (opts) => {
     const repo = join(work, "repo");
     mkdirSync(repo);
     initProject(repo);
-    const sources = walk(SHARED).sort().map((p) => readFileSync(p, "utf8"));
+    const sources = walk(SHARED)
+      .sort()
+      .map((p) => readFileSync(p, "utf8"));
     const file = join(work, "big.jsonl");
     writeFileSync(file, "");
     // Events per copy: count one copy's events (reading it, not ingesting it).
     writeFileSync(join(work, "one.jsonl"), buildCopy(sources, repo, 0));
     const claude = TRANSCRIPT_SOURCES.claude;
     const deps = { projects: () => [repo] };
-    const one = newTailFile(join(work, "one.jsonl"), "claude", false, claude.createNormalizer(join(work, "one.jsonl"), deps));
-    const perCopy = readTail(one, { final: true, renew: () => claude.createNormalizer(join(work, "one.jsonl"), deps) }).events.length;
+    const one = newTailFile(
+      join(work, "one.jsonl"),
+      "claude",
+      false,
+      claude.createNormalizer(join(work, "one.jsonl"), deps),
+    );
+    const perCopy = readTail(one, { final: true, renew: () => claude.createNormalizer(join(work, "one.jsonl"), deps) })
+      .events.length;
     const copies = Math.ceil(targetEvents / perCopy);
     for (let i = 1; i <= copies; i++) appendFileSync(file, buildCopy(sources, repo, i));
     const bytes = statSync(file).size;
@@ -133,7 +160,11 @@ export default (async (opts) => {
       return n;
     });
     const batches: RowBatch[] = [];
-    prepareFileRows({ path: file, source: "claude", document: false, projects: [repo], only: null, userId: "bench" }, deps, (b) => batches.push(b));
+    prepareFileRows(
+      { path: file, source: "claude", document: false, projects: [repo], only: null, userId: "bench" },
+      deps,
+      (b) => batches.push(b),
+    );
     const insertOnly = await measure(() => {
       for (const f of ["", "-wal", "-shm"]) rmSync(`${projectPaths.db(repo)}${f}`, { force: true });
       const pool = new ProjectDbPool();
@@ -148,16 +179,44 @@ export default (async (opts) => {
     batches.length = 0;
 
     const rate = (n: number, ms: number) => Math.round(n / (ms / 1000)).toLocaleString("en-US");
-    const mode = (r: FileIngestResult) => (r.workers > 0 ? `${r.workers} ingest workers + inserting thread` : "one thread");
-    const row = (step: string, m: Measured<FileIngestResult>, n: number) => [step, mode(m.value), n, fmt(m.wallMs, 0), rate(n, m.wallMs), fmt(m.cpuMs, 0), rate(n, m.cpuMs), fmt(m.othersCores, 1)];
-    const floorRow = (step: string, m: Measured<number>) => [step, "one thread", m.value, fmt(m.wallMs, 0), rate(m.value, m.wallMs), fmt(m.cpuMs, 0), rate(m.value, m.cpuMs), fmt(m.othersCores, 1)];
+    const mode = (r: FileIngestResult) =>
+      r.workers > 0 ? `${r.workers} ingest workers + inserting thread` : "one thread";
+    const row = (step: string, m: Measured<FileIngestResult>, n: number) => [
+      step,
+      mode(m.value),
+      n,
+      fmt(m.wallMs, 0),
+      rate(n, m.wallMs),
+      fmt(m.cpuMs, 0),
+      rate(n, m.cpuMs),
+      fmt(m.othersCores, 1),
+    ];
+    const floorRow = (step: string, m: Measured<number>) => [
+      step,
+      "one thread",
+      m.value,
+      fmt(m.wallMs, 0),
+      rate(m.value, m.wallMs),
+      fmt(m.cpuMs, 0),
+      rate(m.value, m.cpuMs),
+      fmt(m.othersCores, 1),
+    ];
     const serialFloor = 1 / (parseOnly.wallMs / parseOnly.value / 1000 + insertOnly.wallMs / insertOnly.value / 1000);
     const rows = [
       row("end to end, new events — `sqrl ingest`'s default, cold process", first, first.value.events),
       row("end to end, same file again (all duplicates)", again, again.value.events),
       row("end to end, new events, forced in one thread", inThread, inThread.value.events),
       row("end to end, new events, forced onto 2 ingest workers", parallel, parallel.value.events),
-      ["read + parse + normalize only (no redaction, hashing or SQLite)", "one thread", normalize.value, fmt(normalize.wallMs, 0), rate(normalize.value, normalize.wallMs), fmt(normalize.cpuMs, 0), rate(normalize.value, normalize.cpuMs), fmt(normalize.othersCores, 1)],
+      [
+        "read + parse + normalize only (no redaction, hashing or SQLite)",
+        "one thread",
+        normalize.value,
+        fmt(normalize.wallMs, 0),
+        rate(normalize.value, normalize.wallMs),
+        fmt(normalize.cpuMs, 0),
+        rate(normalize.value, normalize.cpuMs),
+        fmt(normalize.othersCores, 1),
+      ],
       floorRow("floor: `JSON.parse` of every line, nothing else (lines/s)", parseOnly),
       floorRow("floor: SQLite insert of rows prepared beforehand, close included", insertOnly),
     ];
@@ -165,11 +224,23 @@ export default (async (opts) => {
     const markdown = [
       `Synthetic Claude Code transcript: ${copies} copies of the ${sources.length} real Claude fixtures concatenated into one file (ids made unique per copy, cwd set to a temp project), ${(bytes / 2 ** 20).toFixed(1)} MiB, ${first.value.events.toLocaleString("en-US")} events (${first.value.lines.toLocaleString("en-US")} lines); the file is in the page cache (just written). data.db afterwards ${(dbBytes / 2 ** 20).toFixed(1)} MiB. Every "end to end" row is \`ingestFileOnce\` (what \`sqrl ingest\` runs per file) plus closing the connection (WAL checkpoint).`,
       "",
-      table(["step", "mode", "events", "wall ms", "events/s (wall)", "CPU ms (all threads)", "events per CPU-s", "other processes' cores busy"], rows),
+      table(
+        [
+          "step",
+          "mode",
+          "events",
+          "wall ms",
+          "events/s (wall)",
+          "CPU ms (all threads)",
+          "events per CPU-s",
+          "other processes' cores busy",
+        ],
+        rows,
+      ),
       "",
       `Goal: ≥ 20,000 events/s end to end. Peak memory (max RSS of the bench process, workers included): ${Math.round(peakRss)} MiB. Malformed lines: ${first.value.malformed}; skipped (unregistered cwd): ${first.value.skipped}. Load average (1 min) ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${cpus().length} cores: other processes share this machine, so wall figures move with their load; "events per CPU-s" does much less. \`sqrl ingest\` reads a file of 1 MiB or more on 2 ingest workers only when the other processes leave about a core free (\`SQRL_INGEST_WORKERS\` forces a count): here the workers took ${Math.round((parallel.cpuMs / inThread.cpuMs - 1) * 100)}% more CPU than one thread for the same rows (two JIT warm-ups, rows copied between threads), so they pay off only with a core to spare.`,
       "",
-      `The two floor rows bound what any ingest can reach here: parsing the lines and inserting the rows alone, one after the other in one thread, come to ${Math.round(serialFloor).toLocaleString("en-US")} events/s (per event ${fmt(parseOnly.wallMs / first.value.events * 1000, 1)} µs of parsing for its ${fmt(first.value.lines / first.value.events, 2)} lines and ${fmt(insertOnly.wallMs / insertOnly.value * 1000, 1)} µs of insert), before any normalizing, redaction or hashing.`,
+      `The two floor rows bound what any ingest can reach here: parsing the lines and inserting the rows alone, one after the other in one thread, come to ${Math.round(serialFloor).toLocaleString("en-US")} events/s (per event ${fmt((parseOnly.wallMs / first.value.events) * 1000, 1)} µs of parsing for its ${fmt(first.value.lines / first.value.events, 2)} lines and ${fmt((insertOnly.wallMs / insertOnly.value) * 1000, 1)} µs of insert), before any normalizing, redaction or hashing.`,
     ].join("\n");
     return {
       title: "Ingest throughput",

@@ -23,7 +23,13 @@ import { searchBody } from "../src/sql/memory-items.ts";
 import { fmt, summarize, table, type Bench, type BenchReport } from "./report.ts";
 
 const DEFAULT_PATH = "../shared/fixtures/benchmarks/locomo10.json";
-const CATEGORY_NAMES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial" };
+const CATEGORY_NAMES: Record<number, string> = {
+  1: "multi-hop",
+  2: "temporal",
+  3: "open-domain",
+  4: "single-hop",
+  5: "adversarial",
+};
 const HEADLINE_CATEGORIES = [1, 2, 3, 4];
 const TURN_KS = [5, 10, 20] as const;
 const SESSION_KS = [1, 3, 5] as const;
@@ -32,9 +38,18 @@ const DEPTH = 50;
 
 // ---- dataset ------------------------------------------------------------------------------------
 
-const Turn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string(), blip_caption: z.string().optional() });
+const Turn = z.object({
+  speaker: z.string(),
+  dia_id: z.string(),
+  text: z.string(),
+  blip_caption: z.string().optional(),
+});
 const Qa = z.object({ question: z.string(), evidence: z.array(z.string()).default([]), category: z.number().int() });
-const Sample = z.object({ sample_id: z.string().optional(), conversation: z.record(z.string(), z.unknown()), qa: z.array(Qa) });
+const Sample = z.object({
+  sample_id: z.string().optional(),
+  conversation: z.record(z.string(), z.unknown()),
+  qa: z.array(Qa),
+});
 const Dataset = z.array(Sample);
 
 interface Doc {
@@ -79,10 +94,12 @@ function loadConversations(path: string): Conversation[] {
     for (const [key, value] of Object.entries(sample.conversation)) {
       const m = key.match(/^session_(\d+)$/);
       if (!m) continue;
-      z.array(Turn).parse(value).forEach((t, index) => {
-        const text = `${t.speaker}: ${t.text}${t.blip_caption ? ` ${t.blip_caption}` : ""}`;
-        docs.push({ id: t.dia_id, session: Number(m[1]), index, speaker: t.speaker, text });
-      });
+      z.array(Turn)
+        .parse(value)
+        .forEach((t, index) => {
+          const text = `${t.speaker}: ${t.text}${t.blip_caption ? ` ${t.blip_caption}` : ""}`;
+          docs.push({ id: t.dia_id, session: Number(m[1]), index, speaker: t.speaker, text });
+        });
     }
     const known = new Set(docs.map((d) => d.id));
     const questions: Question[] = [];
@@ -132,7 +149,12 @@ function indexConversation(conv: Conversation): Indexed {
     turns.sort((a, b) => a.index - b.index);
     turns.forEach((d, i) => {
       const list: Neighbour[] = [];
-      for (const [offset, weight] of [[-1, 1], [1, 1], [-2, 0.5], [2, 0.5]] as const) {
+      for (const [offset, weight] of [
+        [-1, 1],
+        [1, 1],
+        [-2, 0.5],
+        [2, 0.5],
+      ] as const) {
         const n = turns[i + offset];
         if (n) list.push({ id: n.id, weight });
       }
@@ -158,13 +180,17 @@ const baseline: Ranker = (ix, question) => {
   const words = [...new Set((question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)))];
   if (words.length === 0) return [];
   const match = words.map((w) => `"${w}"`).join(" OR ");
-  const rows = ix.db.query("SELECT turn_id AS id FROM plain_fts WHERE plain_fts MATCH ? ORDER BY bm25(plain_fts) LIMIT ?").all(match, DEPTH) as Array<{ id: string }>;
+  const rows = ix.db
+    .query("SELECT turn_id AS id FROM plain_fts WHERE plain_fts MATCH ? ORDER BY bm25(plain_fts) LIMIT ?")
+    .all(match, DEPTH) as Array<{ id: string }>;
   return rows.map((r) => r.id);
 };
 
 function sqrl(extra: (ix: Indexed) => Partial<LexicalOptions>): Ranker {
   return (ix, question) =>
-    rankLexical(ix.db, question, { table: "memory_fts", idColumn: "memory_id", limit: DEPTH, ...extra(ix) }).map((h) => h.id);
+    rankLexical(ix.db, question, { table: "memory_fts", idColumn: "memory_id", limit: DEPTH, ...extra(ix) }).map(
+      (h) => h.id,
+    );
 }
 
 const FTS5_LIKE = { k1: 1.2, b: 0.75, coordination: 0 };
@@ -173,13 +199,25 @@ const TUNED = { ...RANKER_DEFAULTS.bm25, coordination: 0 };
 /** The steps from the baseline to sqrl's ranker, each adding one idea to the previous one. */
 const STEPS: Array<{ name: string; ranker: Ranker }> = [
   { name: "baseline: plain FTS5 BM25 (porter, stop words removed)", ranker: baseline },
-  { name: "sqrl query processing + code-aware bodies, BM25 k1 1.2 b 0.75 (= FTS5)", ranker: sqrl(() => ({ bm25: FTS5_LIKE, lengthPrior: 0 })) },
+  {
+    name: "sqrl query processing + code-aware bodies, BM25 k1 1.2 b 0.75 (= FTS5)",
+    ranker: sqrl(() => ({ bm25: FTS5_LIKE, lengthPrior: 0 })),
+  },
   { name: "+ BM25 k1 0.9, b 0.4", ranker: sqrl(() => ({ bm25: TUNED, lengthPrior: 0 })) },
   { name: "+ coordination (share of query IDF covered)", ranker: sqrl(() => ({ lengthPrior: 0 })) },
-  { name: "+ neighbourhood smoothing (±2 turns of the session)", ranker: sqrl((ix) => ({ neighbours: ix.neighbours, lengthPrior: 0 })) },
-  { name: "+ label weighting (speaker)", ranker: sqrl((ix) => ({ neighbours: ix.neighbours, labels: ix.labels, lengthPrior: 0 })) },
+  {
+    name: "+ neighbourhood smoothing (±2 turns of the session)",
+    ranker: sqrl((ix) => ({ neighbours: ix.neighbours, lengthPrior: 0 })),
+  },
+  {
+    name: "+ label weighting (speaker)",
+    ranker: sqrl((ix) => ({ neighbours: ix.neighbours, labels: ix.labels, lengthPrior: 0 })),
+  },
   { name: "+ length prior (γ 0.1)", ranker: sqrl((ix) => ({ neighbours: ix.neighbours, labels: ix.labels })) },
-  { name: "+ pseudo-relevance feedback (RM3, 5 docs, 10 terms)", ranker: sqrl((ix) => ({ neighbours: ix.neighbours, labels: ix.labels, feedback: RANKER_DEFAULTS.feedback })) },
+  {
+    name: "+ pseudo-relevance feedback (RM3, 5 docs, 10 terms)",
+    ranker: sqrl((ix) => ({ neighbours: ix.neighbours, labels: ix.labels, feedback: RANKER_DEFAULTS.feedback })),
+  },
 ];
 const BASELINE = STEPS[0]!;
 /** What search_memory runs: the defaults plus neighbours and labels (feedback off: see the step table). */
@@ -239,7 +277,8 @@ function run(indexes: readonly Indexed[], ranker: Ranker): RunResult {
   return { byCategory, headline, latencies };
 }
 
-const avg = (t: Tally | undefined, v: number | undefined) => (t && t.n > 0 && v !== undefined ? fmt(v / t.n, 3) : "n/a");
+const avg = (t: Tally | undefined, v: number | undefined) =>
+  t && t.n > 0 && v !== undefined ? fmt(v / t.n, 3) : "n/a";
 
 function categoryRows(label: string, r: RunResult): Array<Array<string | number>> {
   const rows: Array<Array<string | number>> = [];
@@ -267,10 +306,17 @@ function nameOnlyEvidence(convs: readonly Conversation[], category: number): { n
   let total = 0;
   for (const conv of convs) {
     const names = new Set(conv.docs.flatMap((d) => bodyStems(expandCodeTokens(d.speaker))));
-    const byId = new Map(conv.docs.map((d) => [d.id, new Set(bodyStems(searchBody({ content: d.text, key: "", tags: [], file_paths: [], type: "project_fact" })))]));
+    const byId = new Map(
+      conv.docs.map((d) => [
+        d.id,
+        new Set(bodyStems(searchBody({ content: d.text, key: "", tags: [], file_paths: [], type: "project_fact" }))),
+      ]),
+    );
     for (const q of conv.questions) {
       if (q.category !== category) continue;
-      const content = analyzeQuery(q.text).map((t) => t.stem).filter((s) => !names.has(s));
+      const content = analyzeQuery(q.text)
+        .map((t) => t.stem)
+        .filter((s) => !names.has(s));
       for (const e of q.evidence) {
         total++;
         const stems = byId.get(e)!;
@@ -293,7 +339,10 @@ export default (async (opts): Promise<BenchReport> => {
   const all = loadConversations(path);
   const convs = opts.quick ? all.slice(0, 1) : all;
   const indexes = convs.map(indexConversation);
-  const headlineQuestions = convs.reduce((a, c) => a + c.questions.filter((q) => HEADLINE_CATEGORIES.includes(q.category)).length, 0);
+  const headlineQuestions = convs.reduce(
+    (a, c) => a + c.questions.filter((q) => HEADLINE_CATEGORIES.includes(q.category)).length,
+    0,
+  );
   const dropped = convs.reduce((a, c) => a + c.dropped, 0);
 
   // Three identical passes per ranker (the ranking is deterministic): a query's latency is the
@@ -309,7 +358,10 @@ export default (async (opts): Promise<BenchReport> => {
     return t && t.n > 0 ? t.turn[10]! / t.n : NaN;
   };
   // Stability: the same rankers on each half of the conversations (parameters are global, chosen on all ten).
-  const halves = indexes.length > 1 ? [indexes.slice(0, Math.ceil(indexes.length / 2)), indexes.slice(Math.ceil(indexes.length / 2))] : [];
+  const halves =
+    indexes.length > 1
+      ? [indexes.slice(0, Math.ceil(indexes.length / 2)), indexes.slice(Math.ceil(indexes.length / 2))]
+      : [];
   const halfRows = halves.map((part) => {
     const b = run(part, BASELINE.ranker);
     const o = run(part, SQRL.ranker);
@@ -337,7 +389,13 @@ export default (async (opts): Promise<BenchReport> => {
     ];
   });
 
-  const header = ["ranker", "category", "questions", ...TURN_KS.map((k) => `turn R@${k}`), ...SESSION_KS.map((k) => `session R@${k}`)];
+  const header = [
+    "ranker",
+    "category",
+    "questions",
+    ...TURN_KS.map((k) => `turn R@${k}`),
+    ...SESSION_KS.map((k) => `session R@${k}`),
+  ];
   const baseLat = summarize(base.latencies);
   const ourLat = summarize(ours.latencies);
   const markdown = [
@@ -352,7 +410,10 @@ export default (async (opts): Promise<BenchReport> => {
     "",
     "### Step by step (turn recall@10; each row adds one idea to the row above)",
     "",
-    table(["ranker", "R@10 overall", "Δ", "1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop", "p50 ms", "p95 ms"], stepRows),
+    table(
+      ["ranker", "R@10 overall", "Δ", "1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop", "p50 ms", "p95 ms"],
+      stepRows,
+    ),
     "",
     "### Baseline vs sqrl, per category",
     "",
@@ -362,12 +423,15 @@ export default (async (opts): Promise<BenchReport> => {
       ? [
           "### Stability across conversations (turn recall@10, categories 1–4)",
           "",
-          table(["subset", "questions", "baseline overall", "baseline multi-hop", "sqrl overall", "sqrl multi-hop"], halfRows),
+          table(
+            ["subset", "questions", "baseline overall", "baseline multi-hop", "sqrl overall", "sqrl multi-hop"],
+            halfRows,
+          ),
           "",
         ]
       : []),
     `Multi-hop diagnostic: ${mh.nameOnly} of ${mh.total} multi-hop evidence turns share no word with their question except a speaker's name ` +
-      "(they need semantic matching, e.g. \"martial arts\" → \"kickboxing\"; sqrl reaches them only through neighbours and the speaker label).",
+      '(they need semantic matching, e.g. "martial arts" → "kickboxing"; sqrl reaches them only through neighbours and the speaker label).',
     "",
     `Query latency: sqrl p50 ${fmt(ourLat.p50, 2)} ms, p95 ${fmt(ourLat.p95, 2)} ms; baseline p50 ${fmt(baseLat.p50, 2)} ms, p95 ${fmt(baseLat.p95, 2)} ms ` +
       `(${ourLat.n} queries incl. category 5). Goal: turn R@10 ≥ 0.70 overall and ≥ 0.50 multi-hop, p95 ≤ 5 ms ` +

@@ -27,7 +27,12 @@ async function coldStartOnce(s: Spawnable): Promise<{ ms: number; tools: number 
   const started = performance.now();
   const proc = Bun.spawn(s.cmd, { cwd: s.cwd, env: s.env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
   const send = (msg: unknown) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
-  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+  send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  });
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let buf = "";
@@ -81,12 +86,24 @@ function run(bin: string, args: string[], env: Record<string, string>, cwd?: str
   return res.stdout.toString();
 }
 
-async function roundTrips(bin: string, env: Record<string, string>, project: string, n: number): Promise<Array<[string, number[]]>> {
+async function roundTrips(
+  bin: string,
+  env: Record<string, string>,
+  project: string,
+  n: number,
+): Promise<Array<[string, number[]]>> {
   const transport = new StdioClientTransport({ command: bin, args: ["mcp"], env, cwd: project, stderr: "ignore" });
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(transport);
   const calls: Array<[string, Record<string, unknown>]> = [
-    ["get_task_context", { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"], include_seen: true }],
+    [
+      "get_task_context",
+      {
+        task_description: "Add a delete endpoint for inventory items",
+        active_file_paths: ["src/routes/inventory.ts"],
+        include_seen: true,
+      },
+    ],
     ["search_project_memory", { query: "JWT login tests", top_k: 5, include_seen: true }],
     ["get_user_style_view", { include_seen: true }],
   ];
@@ -140,21 +157,40 @@ export default (async (opts) => {
     }
     const sqrl = await coldStart({ label: "sqrl mcp", cmd: [bin, "mcp"], env, cwd: project }, runs);
     const peer = existsSync(memoryBin)
-      ? await coldStart({ label: "server-memory", cmd: [memoryBin], env: { ...env, MEMORY_FILE_PATH: join(tmp, "memory.jsonl") }, cwd: project }, runs)
+      ? await coldStart(
+          {
+            label: "server-memory",
+            cmd: [memoryBin],
+            env: { ...env, MEMORY_FILE_PATH: join(tmp, "memory.jsonl") },
+            cwd: project,
+          },
+          runs,
+        )
       : undefined;
     const trips = await roundTrips(bin, env, project, calls);
     const s = summarize(sqrl.samples);
-    const rows: Array<Array<string | number>> = [["sqrl mcp (compiled)", sqrl.tools, fmt(s.p50, 1), fmt(s.p95, 1), fmt(Math.min(...sqrl.samples), 1), runs]];
+    const rows: Array<Array<string | number>> = [
+      ["sqrl mcp (compiled)", sqrl.tools, fmt(s.p50, 1), fmt(s.p95, 1), fmt(Math.min(...sqrl.samples), 1), runs],
+    ];
     if (peer) {
       const p = summarize(peer.samples);
-      rows.push(["@modelcontextprotocol/server-memory (node)", peer.tools, fmt(p.p50, 1), fmt(p.p95, 1), fmt(Math.min(...peer.samples), 1), runs]);
+      rows.push([
+        "@modelcontextprotocol/server-memory (node)",
+        peer.tools,
+        fmt(p.p50, 1),
+        fmt(p.p95, 1),
+        fmt(Math.min(...peer.samples), 1),
+        runs,
+      ]);
     }
     const tripRows = trips.map(([name, samples]) => {
       const t = summarize(samples);
       return [name, fmt(t.p50, 2), fmt(t.p95, 2), fmt(t.mean, 2), t.n];
     });
     const markdown = [
-      `Cold start: process spawned → \`initialize\` answered → \`tools/list\` answered (goal: median ≤ 40 ms). Load average when it ran: ${loadavg().map((l) => l.toFixed(2)).join(", ")} (a busy machine adds tens of ms to both servers).`,
+      `Cold start: process spawned → \`initialize\` answered → \`tools/list\` answered (goal: median ≤ 40 ms). Load average when it ran: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(", ")} (a busy machine adds tens of ms to both servers).`,
       "",
       table(["server", "tools", "median ms", "p95 ms", "min ms", "runs"], rows),
       "",
@@ -162,8 +198,13 @@ export default (async (opts) => {
       "",
       table(["tool", "p50 ms", "p95 ms", "mean ms", "calls"], tripRows),
     ].join("\n");
-    const headline = [`sqrl mcp cold start median ${fmt(s.p50, 1)} ms (goal ≤ 40)${peer ? `, server-memory ${fmt(summarize(peer.samples).p50, 1)} ms` : ""}`];
-    for (const [name, samples] of trips) headline.push(`${name} round trip p50 ${fmt(summarize(samples).p50, 2)} ms, p95 ${fmt(summarize(samples).p95, 2)} ms`);
+    const headline = [
+      `sqrl mcp cold start median ${fmt(s.p50, 1)} ms (goal ≤ 40)${peer ? `, server-memory ${fmt(summarize(peer.samples).p50, 1)} ms` : ""}`,
+    ];
+    for (const [name, samples] of trips)
+      headline.push(
+        `${name} round trip p50 ${fmt(summarize(samples).p50, 2)} ms, p95 ${fmt(summarize(samples).p95, 2)} ms`,
+      );
     return { title: "MCP: cold start and tool round trip", markdown, headline };
   } finally {
     Bun.spawnSync([bin, "daemon", "stop"], { env, stdout: "ignore", stderr: "ignore" });

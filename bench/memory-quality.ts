@@ -62,12 +62,23 @@ export interface LabelledSession {
 export function loadLabels(dir = LABELS): LabelledSession[] {
   const out: LabelledSession[] = [];
   if (!existsSync(dir)) return out;
-  for (const f of readdirSync(dir).filter((n) => /^labels-.*\.json$/.test(n)).sort()) {
-    const raw = JSON.parse(readFileSync(join(dir, f), "utf8")) as { part: string; sessions: Array<{ path: string; must: MustItem[]; must_not: MustNot[] }> };
+  for (const f of readdirSync(dir)
+    .filter((n) => /^labels-.*\.json$/.test(n))
+    .sort()) {
+    const raw = JSON.parse(readFileSync(join(dir, f), "utf8")) as {
+      part: string;
+      sessions: Array<{ path: string; must: MustItem[]; must_not: MustNot[] }>;
+    };
     const split: Split = raw.part === "holdout" ? "holdout" : "train";
     for (const s of raw.sessions) {
       const m = /^@([^/]+)\/(.+)$/.exec(s.path);
-      out.push({ origin: m ? m[1]! : PACKMIND, path: m ? m[2]! : s.path, split, must: s.must ?? [], must_not: s.must_not ?? [] });
+      out.push({
+        origin: m ? m[1]! : PACKMIND,
+        path: m ? m[2]! : s.path,
+        split,
+        must: s.must ?? [],
+        must_not: s.must_not ?? [],
+      });
     }
   }
   return out;
@@ -79,12 +90,31 @@ function scenarioLabels(): LabelledSession[] {
     related: Array<{ task: string; expect: Array<{ type: string; pattern: string }> }>;
     forbidden: Array<{ why: string; pattern: string }>;
   };
-  const kindOf = (t: string): Kind => (t === "pitfall" ? "lesson" : t === "recipe" ? "recipe" : t === "user_style" ? "rule" : "fact");
+  const kindOf = (t: string): Kind =>
+    t === "pitfall" ? "lesson" : t === "recipe" ? "recipe" : t === "user_style" ? "rule" : "fact";
   const must: MustItem[] = [];
   raw.related.forEach((r, i) =>
-    r.expect.forEach((e, j) => must.push({ id: `scn-${i}-${j}`, kind: kindOf(e.type), scope: "project", ideal: e.pattern, all: [e.pattern], evidence: "", task: r.task })),
+    r.expect.forEach((e, j) =>
+      must.push({
+        id: `scn-${i}-${j}`,
+        kind: kindOf(e.type),
+        scope: "project",
+        ideal: e.pattern,
+        all: [e.pattern],
+        evidence: "",
+        task: r.task,
+      }),
+    ),
   );
-  return [{ origin: "scenarios", path: "*", split: "train", must, must_not: raw.forbidden.map((f) => ({ why: f.why, pattern: f.pattern })) }];
+  return [
+    {
+      origin: "scenarios",
+      path: "*",
+      split: "train",
+      must,
+      must_not: raw.forbidden.map((f) => ({ why: f.why, pattern: f.pattern })),
+    },
+  ];
 }
 
 export interface StoredItem {
@@ -150,19 +180,37 @@ export async function memoryQuality(quick: boolean): Promise<QualityResult> {
       const own = labels.filter((l) => project === "user.db" || l.origin === project);
       const matched = own.flatMap((l) => l.must.filter((m) => matchesMust(m, content)).map((m) => m.id));
       const noise = matched.length === 0 && own.some((l) => l.must_not.some((n) => re(n.pattern).test(content)));
-      return { project, type, key, scope, content, tokens: estimateTokens(content), verdict: matched.length > 0 ? "must" : noise ? "noise" : "unlabelled", matched };
+      return {
+        project,
+        type,
+        key,
+        scope,
+        content,
+        tokens: estimateTokens(content),
+        verdict: matched.length > 0 ? "must" : noise ? "noise" : "unlabelled",
+        matched,
+      };
     };
     try {
-      for (const s of listUserStyle(userDb, USER)) stored.push(classify("user.db", "user_style", s.key, "user", s.content));
+      for (const s of listUserStyle(userDb, USER))
+        stored.push(classify("user.db", "user_style", s.key, "user", s.content));
       for (const p of projects) {
         const db = openProjectDb(p.root);
         try {
-          for (const it of currentItems(db, p.root)) stored.push(classify(p.name, it.type, it.key, it.scope, it.content));
+          for (const it of currentItems(db, p.root))
+            stored.push(classify(p.name, it.type, it.key, it.scope, it.content));
           const rctx = retrievalContext(db, p.root, { nowMs: clockMs, userId: USER, userDb });
           for (const l of labels.filter((x) => x.origin === p.name)) {
             for (const m of l.must) {
               if (!m.task) continue;
-              const tc = await taskContext(rctx, TaskContextRequest.parse({ project_id: p.root, task_description: m.task, context_budget_tokens: BUDGET }));
+              const tc = await taskContext(
+                rctx,
+                TaskContextRequest.parse({
+                  project_id: p.root,
+                  task_description: m.task,
+                  context_budget_tokens: BUDGET,
+                }),
+              );
               const served = tc.selected_memories.map((x) => classify(p.name, x.type, x.key, "", x.content));
               tasks.push({
                 project: p.name,
@@ -195,8 +243,16 @@ export async function memoryQuality(quick: boolean): Promise<QualityResult> {
             const k = `${origin}\u0000${[...m.all].sort().join("\u0000")}`;
             return !seen.has(k) && seen.add(k) !== undefined;
           });
-        const found = musts.filter(({ m, origin }) => stored.some((s) => (s.project === origin || s.project === "user.db") && matchesMust(m, s.content)));
-        recall.push({ kind, split, found: found.length, total: musts.length, missed: musts.filter((x) => !found.includes(x)).map(({ m }) => `${m.id}: ${m.ideal}`) });
+        const found = musts.filter(({ m, origin }) =>
+          stored.some((s) => (s.project === origin || s.project === "user.db") && matchesMust(m, s.content)),
+        );
+        recall.push({
+          kind,
+          split,
+          found: found.length,
+          total: musts.length,
+          missed: musts.filter((x) => !found.includes(x)).map(({ m }) => `${m.id}: ${m.ideal}`),
+        });
       }
     }
     return { labels, stored, recall, tasks };
@@ -212,7 +268,8 @@ function render(r: QualityResult): BenchReport {
     return [k, `${tr.found}/${tr.total}`, pct(tr.found, tr.total), `${ho.found}/${ho.total}`, pct(ho.found, ho.total)];
   });
   const goalKinds: Kind[] = ["rule", "decision", "lesson"];
-  const sum = (split: Split, f: "found" | "total") => r.recall.filter((x) => x.split === split && goalKinds.includes(x.kind)).reduce((a, x) => a + x[f], 0);
+  const sum = (split: Split, f: "found" | "total") =>
+    r.recall.filter((x) => x.split === split && goalKinds.includes(x.kind)).reduce((a, x) => a + x[f], 0);
   const n = r.stored.length;
   const noise = r.stored.filter((s) => s.verdict === "noise").length;
   const unl = r.stored.filter((s) => s.verdict === "unlabelled").length;
@@ -229,7 +286,17 @@ function render(r: QualityResult): BenchReport {
     "",
     table(
       ["stored", "by type", "noise (must_not)", "unlabelled", "tokens/item median", "p95", "max"],
-      [[String(n), [...byType].map(([t, c]) => `${t} ${c}`).join(", "), `${noise} (${pct(noise, n)})`, `${unl} (${pct(unl, n)})`, fmt(quantile(toks, 0.5), 0), fmt(quantile(toks, 0.95), 0), fmt(Math.max(0, ...toks), 0)]],
+      [
+        [
+          String(n),
+          [...byType].map(([t, c]) => `${t} ${c}`).join(", "),
+          `${noise} (${pct(noise, n)})`,
+          `${unl} (${pct(unl, n)})`,
+          fmt(quantile(toks, 0.5), 0),
+          fmt(quantile(toks, 0.95), 0),
+          fmt(Math.max(0, ...toks), 0),
+        ],
+      ],
     ),
     "",
     `Task context at ${BUDGET} tokens for the ${r.tasks.length} labelled tasks: labelled memory served ${r.tasks.filter((t) => t.hit).length}/${r.tasks.length}; items per context median ${fmt(quantile(servedItems, 0.5), 0)}, max ${fmt(Math.max(0, ...servedItems), 0)}; noise among served ${servedNoise}/${served} (${pct(servedNoise, served)}).`,

@@ -16,7 +16,17 @@
  * `--quick`: scenarios only.
  */
 import type { Database } from "bun:sqlite";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { ingestFileOnce } from "../src/daemon/backfill.ts";
@@ -42,7 +52,8 @@ const SCENARIOS = join(REPO, "test", "fixtures", "scenarios");
 const SCENARIO_CWD = "/workspace/inventory-api";
 const SHARED_CLAUDE = resolve(REPO, "..", "shared", "fixtures", "transcripts", "claude-code");
 export const USER = "bench@example.com";
-const SECRET_SHAPES = /sk-ant-[A-Za-z0-9_-]{12,}|\bsk-[A-Za-z0-9]{24,}|ghp_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+const SECRET_SHAPES =
+  /sk-ant-[A-Za-z0-9_-]{12,}|\bsk-[A-Za-z0-9]{24,}|ghp_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
 
 interface Expect {
   type: MemoryType;
@@ -125,7 +136,13 @@ const FIXTURE_EXPECTATIONS: Record<string, Omit<Expectations, "forbidden"> & { f
     unrelated: [],
   },
   "marot-spotter": {
-    related: [{ task: "Start the Phoenix server in the background", files: [], expect: [{ type: "user_style", pattern: "mix phx\\.server" }] }],
+    related: [
+      {
+        task: "Start the Phoenix server in the background",
+        files: [],
+        expect: [{ type: "user_style", pattern: "mix phx\\.server" }],
+      },
+    ],
     unrelated: [],
   },
 };
@@ -150,8 +167,17 @@ function jsonlFiles(dir: string): string[] {
 }
 
 function gitInit(root: string): void {
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_AUTHOR_NAME: "bench", GIT_AUTHOR_EMAIL: USER, GIT_COMMITTER_NAME: "bench", GIT_COMMITTER_EMAIL: USER, GIT_CONFIG_NOSYSTEM: "1", HOME: root };
-  const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: root, env, stdout: "ignore", stderr: "ignore" });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    GIT_AUTHOR_NAME: "bench",
+    GIT_AUTHOR_EMAIL: USER,
+    GIT_COMMITTER_NAME: "bench",
+    GIT_COMMITTER_EMAIL: USER,
+    GIT_CONFIG_NOSYSTEM: "1",
+    HOME: root,
+  };
+  const git = (...args: string[]) =>
+    Bun.spawnSync(["git", ...args], { cwd: root, env, stdout: "ignore", stderr: "ignore" });
   if (git("init", "-q").exitCode !== 0) return; // no git on this machine: a plain folder still works
   git("add", "-A");
   git("commit", "-q", "--allow-empty", "-m", "Initial commit");
@@ -173,7 +199,13 @@ function outermost(cwds: Iterable<string>): string[] {
 }
 
 /** Copy transcripts to `dest`, every recorded root (and paths under it) rewritten to `root`. */
-function rewriteTranscripts(files: readonly string[], baseDir: string, dest: string, root: string, roots: readonly string[]): string[] {
+function rewriteTranscripts(
+  files: readonly string[],
+  baseDir: string,
+  dest: string,
+  root: string,
+  roots: readonly string[],
+): string[] {
   const byLength = [...roots].sort((a, b) => b.length - a.length);
   const out: string[] = [];
   for (const f of files) {
@@ -197,11 +229,16 @@ export function buildProjects(tmp: string, quick: boolean): Project[] {
   const scenarioRoot = join(tmp, "repos", "inventory-api");
   cpSync(join(SCENARIOS, "repo"), scenarioRoot, { recursive: true });
   gitInit(scenarioRoot);
-  const scenarioFiles = readdirSync(SCENARIOS).filter((f) => f.endsWith(".jsonl")).map((f) => join(SCENARIOS, f)).sort();
+  const scenarioFiles = readdirSync(SCENARIOS)
+    .filter((f) => f.endsWith(".jsonl"))
+    .map((f) => join(SCENARIOS, f))
+    .sort();
   projects.push({
     name: "scenarios",
     root: scenarioRoot,
-    files: rewriteTranscripts(scenarioFiles, SCENARIOS, join(tmp, "transcripts", "scenarios"), scenarioRoot, [SCENARIO_CWD]),
+    files: rewriteTranscripts(scenarioFiles, SCENARIOS, join(tmp, "transcripts", "scenarios"), scenarioRoot, [
+      SCENARIO_CWD,
+    ]),
     expectations: loadScenarioExpectations(),
   });
   if (quick || !existsSync(SHARED_CLAUDE)) return projects;
@@ -220,7 +257,11 @@ export function buildProjects(tmp: string, quick: boolean): Project[] {
       name: origin,
       root,
       files: rewriteTranscripts(files, dir, join(tmp, "transcripts", origin), root, roots),
-      expectations: { related: own?.related ?? [], unrelated: [...universal, ...(own?.unrelated ?? [])], forbidden: own?.forbidden ?? [] },
+      expectations: {
+        related: own?.related ?? [],
+        unrelated: [...universal, ...(own?.unrelated ?? [])],
+        forbidden: own?.forbidden ?? [],
+      },
     });
   }
   return projects;
@@ -238,7 +279,11 @@ interface Processing {
   processMs: number;
 }
 
-export async function captureAndProcess(projects: readonly Project[], deps: (nowMs: number) => Partial<EngineDeps>, batchMax: number): Promise<{ clockMs: number; stats: Map<string, Processing> }> {
+export async function captureAndProcess(
+  projects: readonly Project[],
+  deps: (nowMs: number) => Partial<EngineDeps>,
+  batchMax: number,
+): Promise<{ clockMs: number; stats: Map<string, Processing> }> {
   const pool = new ProjectDbPool();
   const ctx: IngestContext = { projects: projects.map((p) => p.root), userId: USER, pool };
   const stats = new Map<string, Processing>();
@@ -275,7 +320,11 @@ export async function captureAndProcess(projects: readonly Project[], deps: (now
         for (const e of batch) byUser.set(e.user_id, [...(byUser.get(e.user_id) ?? []), e]);
         for (const [userId, evs] of byUser) {
           await processEvents({ project_id: p.root, user_id: userId, events: evs }, deps(clockMs));
-          markProcessed(db, evs.map((e) => e.id), nowIso(clockMs));
+          markProcessed(
+            db,
+            evs.map((e) => e.id),
+            nowIso(clockMs),
+          );
           batches++;
           events += evs.length;
         }
@@ -339,11 +388,17 @@ interface Violation {
   content: string;
 }
 
-async function runTasks(p: Project, rctx: RetrievalContext): Promise<{ related: TaskRow[]; unrelated: UnrelatedRow[] }> {
+async function runTasks(
+  p: Project,
+  rctx: RetrievalContext,
+): Promise<{ related: TaskRow[]; unrelated: UnrelatedRow[] }> {
   const related: TaskRow[] = [];
   const unrelated: UnrelatedRow[] = [];
   for (const t of p.expectations.related) {
-    const tc = await taskContext(rctx, TaskContextRequest.parse({ project_id: p.root, task_description: t.task, active_file_paths: t.files }));
+    const tc = await taskContext(
+      rctx,
+      TaskContextRequest.parse({ project_id: p.root, task_description: t.task, active_file_paths: t.files }),
+    );
     const sr = await searchMemory(rctx, SearchQuery.parse({ project_id: p.root, query: t.task, scope_paths: t.files }));
     const ctxMems = tc.selected_memories;
     const srMems = sr.results;
@@ -364,7 +419,14 @@ async function runTasks(p: Project, rctx: RetrievalContext): Promise<{ related: 
   for (const task of p.expectations.unrelated) {
     const tc = await taskContext(rctx, TaskContextRequest.parse({ project_id: p.root, task_description: task }));
     const sr = await searchMemory(rctx, SearchQuery.parse({ project_id: p.root, query: task }));
-    unrelated.push({ project: p.name, task, abstained: !tc.has_relevant_memory, items: tc.selected_memories.length, tokens: tc.token_estimate, searchTokens: sr.token_estimate });
+    unrelated.push({
+      project: p.name,
+      task,
+      abstained: !tc.has_relevant_memory,
+      items: tc.selected_memories.length,
+      tokens: tc.token_estimate,
+      searchTokens: sr.token_estimate,
+    });
   }
   return { related, unrelated };
 }
@@ -378,17 +440,20 @@ function violations(projects: readonly Project[], userDb: Database): Violation[]
       if (f.type && f.type !== type) continue;
       if (new RegExp(f.pattern, "i").test(text)) out.push({ project, why: f.why, where, content: text.slice(0, 160) });
     }
-    if (SECRET_SHAPES.test(text) && !allForbidden.some(({ f }) => new RegExp(f.pattern, "i").test(text))) out.push({ project, why: "secret-shaped string", where, content: text.slice(0, 160) });
+    if (SECRET_SHAPES.test(text) && !allForbidden.some(({ f }) => new RegExp(f.pattern, "i").test(text)))
+      out.push({ project, why: "secret-shaped string", where, content: text.slice(0, 160) });
   };
   for (const p of projects) {
     const db = openProjectDb(p.root);
     try {
-      for (const it of currentItems(db, p.root)) check(p.name, `${it.type} ${it.key}`, it.type, `${it.content}\n${it.key}\n${it.tags.join(" ")}`);
+      for (const it of currentItems(db, p.root))
+        check(p.name, `${it.type} ${it.key}`, it.type, `${it.content}\n${it.key}\n${it.tags.join(" ")}`);
     } finally {
       db.close();
     }
   }
-  for (const s of listUserStyle(userDb, USER)) check("user.db", `user_style ${s.key}`, "user_style", `${s.content}\n${s.key}\n${s.tags.join(" ")}`);
+  for (const s of listUserStyle(userDb, USER))
+    check("user.db", `user_style ${s.key}`, "user_style", `${s.content}\n${s.key}\n${s.tags.join(" ")}`);
   return out;
 }
 
@@ -422,7 +487,10 @@ export interface ReplayResult {
  * The offline world both quality benchmarks run in: a private sqrl home under `tmp` (default config,
  * no LLM, its own user.db and state.db), the projects captured and processed as the daemon would.
  */
-export async function processOffline(tmp: string, projects: readonly Project[]): Promise<{ clockMs: number; stats: Map<string, Processing>; openUser: () => Database }> {
+export async function processOffline(
+  tmp: string,
+  projects: readonly Project[],
+): Promise<{ clockMs: number; stats: Map<string, Processing>; openUser: () => Database }> {
   const home = join(tmp, "home");
   mkdirSync(home, { recursive: true });
   const config = { ...loadConfig(join(home, "absent.toml")), user_id: USER } as ConfigValues;
@@ -461,7 +529,14 @@ export async function replay(quick: boolean): Promise<ReplayResult> {
         }
         items.set(p.name, countItems(p.root));
       }
-      return { related, unrelated, violations: violations(projects, userDb), stats, items, userStyle: listUserStyle(userDb, USER).length };
+      return {
+        related,
+        unrelated,
+        violations: violations(projects, userDb),
+        stats,
+        items,
+        userStyle: listUserStyle(userDb, USER).length,
+      };
     } finally {
       userDb.close();
     }
@@ -494,8 +569,24 @@ function render(r: ReplayResult): { markdown: string; headline: string[] } {
   const srTokens = [...r.related.map((t) => t.searchTokens), ...r.unrelated.map((u) => u.searchTokens)];
 
   const perTask = table(
-    ["project", "task", "task_context recall", "search recall", "items", "tokens (ctx / search)", "missed in task_context"],
-    r.related.map((t) => [t.project, cell(t.task), `${t.ctxHits}/${t.expected}`, `${t.searchHits}/${t.expected}`, t.ctxItems, `${t.ctxTokens} / ${t.searchTokens}`, cell(t.missed.join("; ") || "—")]),
+    [
+      "project",
+      "task",
+      "task_context recall",
+      "search recall",
+      "items",
+      "tokens (ctx / search)",
+      "missed in task_context",
+    ],
+    r.related.map((t) => [
+      t.project,
+      cell(t.task),
+      `${t.ctxHits}/${t.expected}`,
+      `${t.searchHits}/${t.expected}`,
+      t.ctxItems,
+      `${t.ctxTokens} / ${t.searchTokens}`,
+      cell(t.missed.join("; ") || "—"),
+    ]),
   );
   const unrel = table(
     ["project", "unrelated task", "abstained", "items", "tokens"],
@@ -515,16 +606,42 @@ function render(r: ReplayResult): { markdown: string; headline: string[] } {
       ["secrets stored (must be 0)", byKind.get("secret") ?? 0],
       ["all forbidden contents in valid memory (must be 0)", r.violations.length],
       ["task_context tokens per call, all (mean / max)", `${fmt(mean(ctxTokens), 0)} / ${max(ctxTokens)}`],
-      ["  related tasks / unrelated tasks (mean)", `${fmt(mean(r.related.map((t) => t.ctxTokens)), 0)} / ${fmt(mean(r.unrelated.map((u) => u.tokens)), 0)}`],
+      [
+        "  related tasks / unrelated tasks (mean)",
+        `${fmt(mean(r.related.map((t) => t.ctxTokens)), 0)} / ${fmt(mean(r.unrelated.map((u) => u.tokens)), 0)}`,
+      ],
       ["search_memory tokens per call, all (mean / max)", `${fmt(mean(srTokens), 0)} / ${max(srTokens)}`],
-      ["  related tasks / unrelated tasks (mean)", `${fmt(mean(r.related.map((t) => t.searchTokens)), 0)} / ${fmt(mean(r.unrelated.map((u) => u.searchTokens)), 0)}`],
+      [
+        "  related tasks / unrelated tasks (mean)",
+        `${fmt(mean(r.related.map((t) => t.searchTokens)), 0)} / ${fmt(mean(r.unrelated.map((u) => u.searchTokens)), 0)}`,
+      ],
     ],
   );
   const proc = table(
-    ["project", "events stored (malformed lines)", "events processed", "batches", "episodes", "open", "not extracted", "valid items (style/fact/pitfall/recipe)", "process ms"],
+    [
+      "project",
+      "events stored (malformed lines)",
+      "events processed",
+      "batches",
+      "episodes",
+      "open",
+      "not extracted",
+      "valid items (style/fact/pitfall/recipe)",
+      "process ms",
+    ],
     [...r.stats].map(([name, s]) => {
       const it = r.items.get(name) ?? {};
-      return [name, `${s.stored} (${s.malformed})`, s.events, s.batches, s.episodes, s.openEpisodes, s.unextracted, `${it.user_style ?? 0}/${it.project_fact ?? 0}/${it.pitfall ?? 0}/${it.recipe ?? 0}`, fmt(s.processMs, 0)];
+      return [
+        name,
+        `${s.stored} (${s.malformed})`,
+        s.events,
+        s.batches,
+        s.episodes,
+        s.openEpisodes,
+        s.unextracted,
+        `${it.user_style ?? 0}/${it.project_fact ?? 0}/${it.pitfall ?? 0}/${it.recipe ?? 0}`,
+        fmt(s.processMs, 0),
+      ];
     }),
   );
   const details = [
@@ -534,7 +651,13 @@ function render(r: ReplayResult): { markdown: string; headline: string[] } {
     "",
     "</details>",
   ].join("\n");
-  const viol = r.violations.length === 0 ? "No forbidden content in any valid memory item." : table(["project", "why", "item", "content"], r.violations.map((v) => [v.project, v.why, cell(v.where), cell(v.content)]));
+  const viol =
+    r.violations.length === 0
+      ? "No forbidden content in any valid memory item."
+      : table(
+          ["project", "why", "item", "content"],
+          r.violations.map((v) => [v.project, v.why, cell(v.where), cell(v.content)]),
+        );
   const markdown = [
     "Offline (no LLM) memory built from transcripts by the real capture ingest and engine, then queried per task.",
     "Expectations: `test/fixtures/scenarios/tasks.json` (scenarios) and `bench/replay.ts` (real fixture transcripts, checked by reading them).",

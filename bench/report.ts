@@ -38,7 +38,12 @@ export function percentile(sorted: number[], p: number): number {
 
 export function summarize(samples: number[]): { p50: number; p95: number; mean: number; n: number } {
   const s = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p95: percentile(s, 95), mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length), n: s.length };
+  return {
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length),
+    n: s.length,
+  };
 }
 
 export const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
@@ -67,11 +72,11 @@ export function writeSection(name: string, report: BenchReport, command: string,
     report.markdown.trim(),
     end,
   ].join("\n");
-  const re = new RegExp(`${escape(start)}[\\s\\S]*?${escape(end)}`);
+  const re = new RegExp(`${escapeRegExp(start)}[\\s\\S]*?${escapeRegExp(end)}`);
   const next = re.test(doc) ? doc.replace(re, body) : `${doc.trimEnd()}\n\n${body}\n`;
   writeFileSync(DOC, next.endsWith("\n") ? next : `${next}\n`);
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

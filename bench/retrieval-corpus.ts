@@ -43,7 +43,7 @@ function pick<T>(r: () => number, xs: readonly T[]): T {
 function zipf<T>(xs: readonly T[], s = 1): (r: () => number) => T {
   const cum: number[] = [];
   let total = 0;
-  for (let i = 0; i < xs.length; i++) cum.push((total += 1 / Math.pow(i + 1, s)));
+  for (let i = 0; i < xs.length; i++) cum.push((total += 1 / (i + 1) ** s));
   return (r) => {
     const x = r() * total;
     let lo = 0;
@@ -58,7 +58,11 @@ function zipf<T>(xs: readonly T[], s = 1): (r: () => number) => T {
 }
 
 const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
-const camel = (...parts: string[]) => parts.map((p, i) => (i === 0 ? p : cap(p))).join("").replace(/[^A-Za-z0-9]/g, "");
+const camel = (...parts: string[]) =>
+  parts
+    .map((p, i) => (i === 0 ? p : cap(p)))
+    .join("")
+    .replace(/[^A-Za-z0-9]/g, "");
 const slug = (w: string) => w.replace(/\s+/g, "-");
 
 // ---- realistic ------------------------------------------------------------------------------------
@@ -76,35 +80,141 @@ const LIBS = (
   "axios dayjs lodash"
 ).split(" ");
 const NOUNS = [
-  "token", "handler", "migration", "schema", "endpoint", "query", "index", "timeout", "retry", "cursor", "batch",
-  "webhook", "payload", "header", "cookie", "transaction", "lock", "worker", "job", "template", "fixture", "snapshot",
-  "selector", "reducer", "hook", "middleware", "validator", "serializer", "client", "connection pool", "cache key",
-  "feature flag", "env var", "secret", "bucket", "topic", "consumer", "producer", "cron expression", "rate limiter",
-  "pagination", "sort order", "timezone", "locale", "currency", "decimal", "uuid", "slug", "enum", "foreign key",
-  "constraint", "trigger", "view", "dashboard", "chart", "form", "modal", "route", "loader", "session",
+  "token",
+  "handler",
+  "migration",
+  "schema",
+  "endpoint",
+  "query",
+  "index",
+  "timeout",
+  "retry",
+  "cursor",
+  "batch",
+  "webhook",
+  "payload",
+  "header",
+  "cookie",
+  "transaction",
+  "lock",
+  "worker",
+  "job",
+  "template",
+  "fixture",
+  "snapshot",
+  "selector",
+  "reducer",
+  "hook",
+  "middleware",
+  "validator",
+  "serializer",
+  "client",
+  "connection pool",
+  "cache key",
+  "feature flag",
+  "env var",
+  "secret",
+  "bucket",
+  "topic",
+  "consumer",
+  "producer",
+  "cron expression",
+  "rate limiter",
+  "pagination",
+  "sort order",
+  "timezone",
+  "locale",
+  "currency",
+  "decimal",
+  "uuid",
+  "slug",
+  "enum",
+  "foreign key",
+  "constraint",
+  "trigger",
+  "view",
+  "dashboard",
+  "chart",
+  "form",
+  "modal",
+  "route",
+  "loader",
+  "session",
 ];
 const SYMPTOMS = [
-  "fails with ECONNREFUSED", "hangs until the test times out", "leaks memory", "deadlocks on TRUNCATE",
-  "times out after 30 s", "returns null", "double-counts", "drops messages", "throws 'Body already used'",
-  "returns 401 for valid users", "returns 500 on an empty body", "loses the timezone", "rounds prices wrong",
-  "is flaky in CI", "breaks after a restart", "writes duplicate rows", "skips the last page", "logs secrets",
-  "ignores the locale", "retries forever",
+  "fails with ECONNREFUSED",
+  "hangs until the test times out",
+  "leaks memory",
+  "deadlocks on TRUNCATE",
+  "times out after 30 s",
+  "returns null",
+  "double-counts",
+  "drops messages",
+  "throws 'Body already used'",
+  "returns 401 for valid users",
+  "returns 500 on an empty body",
+  "loses the timezone",
+  "rounds prices wrong",
+  "is flaky in CI",
+  "breaks after a restart",
+  "writes duplicate rows",
+  "skips the last page",
+  "logs secrets",
+  "ignores the locale",
+  "retries forever",
 ];
-const SHORT_SYMPTOMS = ["fail", "hang", "time out", "return null", "double-count", "drop messages", "return 401", "lose the timezone", "break after a restart", "write duplicate rows"];
+const SHORT_SYMPTOMS = [
+  "fail",
+  "hang",
+  "time out",
+  "return null",
+  "double-count",
+  "drop messages",
+  "return 401",
+  "lose the timezone",
+  "break after a restart",
+  "write duplicate rows",
+];
 const TRIGGERS = [
-  "tests run in parallel", "the pool is exhausted", "two workers pick the same job", "the clock is faked",
-  "the payload is empty", "the connection drops", "the cache is cold", "a migration is half applied",
-  "the token expires mid-request", "the container restarts",
+  "tests run in parallel",
+  "the pool is exhausted",
+  "two workers pick the same job",
+  "the clock is faked",
+  "the payload is empty",
+  "the connection drops",
+  "the cache is cold",
+  "a migration is half applied",
+  "the token expires mid-request",
+  "the container restarts",
 ];
 const FIXES = [
-  "wrap it in a transaction", "add an index on the foreign key", "raise the pool size to 20",
-  "validate the payload with zod first", "use vi.setSystemTime instead of fake timers", "await the promise before returning",
-  "invalidate the cache after writes", "pass the request id through", "run the tests with --pool=forks",
-  "start the container first with docker compose up -d", "convert with Number() before adding",
-  "store timestamps as timestamptz", "read the body once and reuse it", "set a 5 s statement timeout",
-  "use an idempotency key", "release the lock in finally",
+  "wrap it in a transaction",
+  "add an index on the foreign key",
+  "raise the pool size to 20",
+  "validate the payload with zod first",
+  "use vi.setSystemTime instead of fake timers",
+  "await the promise before returning",
+  "invalidate the cache after writes",
+  "pass the request id through",
+  "run the tests with --pool=forks",
+  "start the container first with docker compose up -d",
+  "convert with Number() before adding",
+  "store timestamps as timestamptz",
+  "read the body once and reuse it",
+  "set a 5 s statement timeout",
+  "use an idempotency key",
+  "release the lock in finally",
 ];
-const PURPOSES = ["background jobs", "the public API", "admin screens", "nightly reports", "outgoing email", "the mobile app", "CSV exports", "search indexing"];
+const PURPOSES = [
+  "background jobs",
+  "the public API",
+  "admin screens",
+  "nightly reports",
+  "outgoing email",
+  "the mobile app",
+  "CSV exports",
+  "search indexing",
+];
 
 const pickModule = zipf(MODULES);
 const pickLib = zipf(LIBS);
@@ -187,9 +297,18 @@ function realisticQuery(r: () => number): SynthQuery {
 
 // ---- uniform (stress) -------------------------------------------------------------------------------
 
-const U_MODULES = "auth inventory billing users orders payments search reports email cache queue sessions admin catalog shipping invoices webhooks notifications analytics uploads".split(" ");
-const U_TECH = "postgres redis kafka hono react drizzle vitest docker nginx graphql zod prisma bullmq s3 stripe jwt oauth websocket cron pino".split(" ");
-const U_NOUNS = "token handler migration schema endpoint query index timeout retry cursor batch webhook payload header cookie transaction lock worker job template".split(" ");
+const U_MODULES =
+  "auth inventory billing users orders payments search reports email cache queue sessions admin catalog shipping invoices webhooks notifications analytics uploads".split(
+    " ",
+  );
+const U_TECH =
+  "postgres redis kafka hono react drizzle vitest docker nginx graphql zod prisma bullmq s3 stripe jwt oauth websocket cron pino".split(
+    " ",
+  );
+const U_NOUNS =
+  "token handler migration schema endpoint query index timeout retry cursor batch webhook payload header cookie transaction lock worker job template".split(
+    " ",
+  );
 const U_VERBS = "fails hangs leaks deadlocks times-out returns-null double-counts drops throws retries".split(" ");
 const U_FIXES = [
   "wrap it in a transaction",
@@ -217,7 +336,15 @@ function uniformItem(r: () => number, i: number): ItemSpec {
         : type === "user_style"
           ? `Prefers ${tech} for ${mod} ${noun} code and names helpers like ${ident}.`
           : `The ${mod} module keeps its ${noun} in ${file} and talks to ${tech} through ${ident}.`;
-  return { type, key: `${type}:${mod}:${noun}:${i}`, content, tags: [mod, tech, noun], importance: Math.round(r() * 100) / 100, file_paths: [file], age_days: Math.floor(r() * 180) };
+  return {
+    type,
+    key: `${type}:${mod}:${noun}:${i}`,
+    content,
+    tags: [mod, tech, noun],
+    importance: Math.round(r() * 100) / 100,
+    file_paths: [file],
+    age_days: Math.floor(r() * 180),
+  };
 }
 
 function uniformQuery(r: () => number): SynthQuery {

@@ -13,7 +13,14 @@ import { retrievalContext } from "../src/engine/retrieve/retrieval-context.ts";
 import { searchMemory } from "../src/engine/retrieve/search.ts";
 import { scoreItems } from "../src/engine/retrieve/rank/relevance.ts";
 import { buildQueryModel } from "../src/engine/retrieve/rank/scoring.ts";
-import { isRelevant, MAX_SELECTED, MIN_SIMILARITY, rankTaskCandidates, RELEVANCE_THRESHOLD, taskContext } from "../src/engine/retrieve/task-context.ts";
+import {
+  isRelevant,
+  MAX_SELECTED,
+  MIN_SIMILARITY,
+  rankTaskCandidates,
+  RELEVANCE_THRESHOLD,
+  taskContext,
+} from "../src/engine/retrieve/task-context.ts";
 import { SearchQuery, TaskContextRequest } from "../src/shared/api.ts";
 import { currentItems } from "../src/sql/memory-items.ts";
 import { openProjectDb } from "../src/sql/open.ts";
@@ -40,14 +47,29 @@ export async function calibrationSweep(thresholds: number[], minSims: number[]):
     const ids = seedLabelled(p.db, p.root, set, now);
     const keyOf = new Map([...ids].map(([k, v]) => [v, k]));
     const ctx = retrievalContext(p.db, p.root, { nowMs: now });
-    const related = await Promise.all(set.related.map(async (t) => ({ t, scored: await rankTaskCandidates(ctx, { task_description: t.task, active_file_paths: t.files }) })));
-    const unrelated = await Promise.all(set.unrelated.map((t) => rankTaskCandidates(ctx, { task_description: t.task, active_file_paths: t.files })));
+    const related = await Promise.all(
+      set.related.map(async (t) => ({
+        t,
+        scored: await rankTaskCandidates(ctx, { task_description: t.task, active_file_paths: t.files }),
+      })),
+    );
+    const unrelated = await Promise.all(
+      set.unrelated.map((t) => rankTaskCandidates(ctx, { task_description: t.task, active_file_paths: t.files })),
+    );
     const out: Outcome[] = [];
     for (const minSim of minSims) {
       for (const threshold of thresholds) {
-        let hits = 0, mustFound = 0, mustTotal = 0, good = 0, selectedTotal = 0, abstained = 0;
+        let hits = 0,
+          mustFound = 0,
+          mustTotal = 0,
+          good = 0,
+          selectedTotal = 0,
+          abstained = 0;
         for (const { t, scored } of related) {
-          const keys = scored.filter((s) => isRelevant(s, threshold, minSim)).slice(0, 20).map((s) => keyOf.get(s.item.id)!);
+          const keys = scored
+            .filter((s) => isRelevant(s, threshold, minSim))
+            .slice(0, 20)
+            .map((s) => keyOf.get(s.item.id)!);
           if (t.must.some((k) => keys.includes(k))) hits++;
           mustFound += t.must.filter((k) => keys.includes(k)).length;
           mustTotal += t.must.length;
@@ -94,13 +116,16 @@ export function buildProjectAt(root: string, n: number, corpus: CorpusName): { d
   return { db, root };
 }
 
-
 /**
  * How much of the exhaustive answer the candidate path reaches: for each query every item of the
  * store is scored by the relevance formula (no candidate step), and the top MAX_SELECTED relevant
  * scores are compared with those of rankTaskCandidates (FTS5 pool + path look-ups).
  */
-async function candidateQuality(db: Database, root: string, queries: ReadonlyArray<{ task: string; files: string[] }>): Promise<{ share: number; exact: number }> {
+async function candidateQuality(
+  db: Database,
+  root: string,
+  queries: ReadonlyArray<{ task: string; files: string[] }>,
+): Promise<{ share: number; exact: number }> {
   const ctx = retrievalContext(db, root);
   const all = currentItems(db, root);
   let ideal = 0;
@@ -108,8 +133,14 @@ async function candidateQuality(db: Database, root: string, queries: ReadonlyArr
   let exact = 0;
   for (const q of queries) {
     const model = buildQueryModel(db, q.task);
-    const best = (await scoreItems(ctx, all, { text: q.task, paths: q.files, similarity: "absolute", model })).filter((s) => isRelevant(s)).slice(0, MAX_SELECTED).map((s) => s.score);
-    const mine = (await rankTaskCandidates(ctx, { task_description: q.task, active_file_paths: q.files })).filter((s) => isRelevant(s)).slice(0, MAX_SELECTED).map((s) => s.score);
+    const best = (await scoreItems(ctx, all, { text: q.task, paths: q.files, similarity: "absolute", model }))
+      .filter((s) => isRelevant(s))
+      .slice(0, MAX_SELECTED)
+      .map((s) => s.score);
+    const mine = (await rankTaskCandidates(ctx, { task_description: q.task, active_file_paths: q.files }))
+      .filter((s) => isRelevant(s))
+      .slice(0, MAX_SELECTED)
+      .map((s) => s.score);
     ideal += best.reduce((a, b) => a + b, 0);
     got += mine.reduce((a, b) => a + b, 0);
     if (best.length === mine.length && best.every((v, i) => Math.abs(v - mine[i]!) < 1e-9)) exact++;
@@ -125,7 +156,10 @@ async function warmEngine(): Promise<void> {
     const ctx = retrievalContext(p.db, p.root);
     for (let i = 0; i < 200; i++) {
       const q = synthQuery("realistic", r);
-      await taskContext(ctx, TaskContextRequest.parse({ project_id: p.root, task_description: q.task, active_file_paths: q.files }));
+      await taskContext(
+        ctx,
+        TaskContextRequest.parse({ project_id: p.root, task_description: q.task, active_file_paths: q.files }),
+      );
       await searchMemory(ctx, SearchQuery.parse({ project_id: p.root, query: q.task }));
     }
   } finally {
@@ -156,16 +190,23 @@ export default (async (opts) => {
   const sweep = await calibrationSweep(thresholds, [0, 0.1, MIN_SIMILARITY, 0.3]);
   const chosen = sweep.find((o) => o.threshold === RELEVANCE_THRESHOLD && o.minSim === MIN_SIMILARITY);
   const calibration = table(
-    ["threshold", "min similarity", "related: must-have selected", "must-have recall", "precision (must+nice)", "unrelated: abstained"],
+    [
+      "threshold",
+      "min similarity",
+      "related: must-have selected",
+      "must-have recall",
+      "precision (must+nice)",
+      "unrelated: abstained",
+    ],
     sweep
       .filter((o) => o.minSim === MIN_SIMILARITY || o.minSim === 0)
       .map((o) => [
         o.threshold === RELEVANCE_THRESHOLD && o.minSim === MIN_SIMILARITY ? `**${o.threshold}**` : o.threshold,
         o.minSim,
-        fmt(o.hit * 100, 0) + " %",
-        fmt(o.mustRecall * 100, 0) + " %",
-        fmt(o.precision * 100, 0) + " %",
-        fmt(o.abstain * 100, 0) + " %",
+        `${fmt(o.hit * 100, 0)} %`,
+        `${fmt(o.mustRecall * 100, 0)} %`,
+        `${fmt(o.precision * 100, 0)} %`,
+        `${fmt(o.abstain * 100, 0)} %`,
       ]),
   );
 
@@ -190,7 +231,14 @@ export default (async (opts) => {
         let selected = 0;
         const tc = summarize(
           await timeIt(runs, async (i) => {
-            const res = await taskContext({ ...ctx, nowMs: Date.now() }, TaskContextRequest.parse({ project_id: p.root, task_description: queries[i]!.task, active_file_paths: queries[i]!.files }));
+            const res = await taskContext(
+              { ...ctx, nowMs: Date.now() },
+              TaskContextRequest.parse({
+                project_id: p.root,
+                task_description: queries[i]!.task,
+                active_file_paths: queries[i]!.files,
+              }),
+            );
             answered += res.has_relevant_memory ? 1 : 0;
             selected += res.selected_memories.length;
           }),
@@ -198,7 +246,12 @@ export default (async (opts) => {
         let results = 0;
         const se = summarize(
           await timeIt(runs, async (i) => {
-            results += (await searchMemory({ ...ctx, nowMs: Date.now() }, SearchQuery.parse({ project_id: p.root, query: queries[i]!.task }))).results.length;
+            results += (
+              await searchMemory(
+                { ...ctx, nowMs: Date.now() },
+                SearchQuery.parse({ project_id: p.root, query: queries[i]!.task }),
+              )
+            ).results.length;
           }),
         );
         const calls = runs + warmUps(runs); // timed runs plus warm-up
@@ -215,7 +268,9 @@ export default (async (opts) => {
           runs,
         ]);
         loads.push(loadavg()[0]!.toFixed(1));
-        headline.push(`${corpus} ${n.toLocaleString("en")} items: task_context p95 ${fmt(tc.p95)} ms, search p95 ${fmt(se.p95)} ms`);
+        headline.push(
+          `${corpus} ${n.toLocaleString("en")} items: task_context p95 ${fmt(tc.p95)} ms, search p95 ${fmt(se.p95)} ms`,
+        );
       } finally {
         p.cleanup();
       }
@@ -228,14 +283,31 @@ export default (async (opts) => {
   let quality: { share: number; exact: number };
   try {
     const r = rng(7);
-    quality = await candidateQuality(qp.db, qp.root, Array.from({ length: qualityQueries }, () => synthQuery("realistic", r)));
+    quality = await candidateQuality(
+      qp.db,
+      qp.root,
+      Array.from({ length: qualityQueries }, () => synthQuery("realistic", r)),
+    );
   } finally {
     qp.cleanup();
   }
-  headline.push(`candidates reach ${fmt(quality.share * 100, 1)} % of the exhaustive top-${MAX_SELECTED} score (${qualityN.toLocaleString("en")} items)`);
+  headline.push(
+    `candidates reach ${fmt(quality.share * 100, 1)} % of the exhaustive top-${MAX_SELECTED} score (${qualityN.toLocaleString("en")} items)`,
+  );
 
   const latency = table(
-    ["corpus", "memory items", "build (s)", "task_context p50 (ms)", "task_context p95 (ms)", "search p50 (ms)", "search p95 (ms)", "task_context: has memory · shown", "search: results", "queries"],
+    [
+      "corpus",
+      "memory items",
+      "build (s)",
+      "task_context p50 (ms)",
+      "task_context p95 (ms)",
+      "search p50 (ms)",
+      "search p95 (ms)",
+      "task_context: has memory · shown",
+      "search: results",
+      "queries",
+    ],
     rows,
   );
 
@@ -263,6 +335,9 @@ export default (async (opts) => {
       `(FTS5 pool + path look-ups): the relevant top ${MAX_SELECTED} reach **${fmt(quality.share * 100, 1)} %** of the exhaustive score sum; ` +
       `${fmt(quality.exact * 100, 0)} % of the queries get exactly the exhaustive top scores.`,
   ].join("\n");
-  if (chosen) headline.unshift(`calibration: ${fmt(chosen.hit * 100, 0)} % related tasks get a must-have memory, ${fmt(chosen.abstain * 100, 0)} % unrelated abstain`);
+  if (chosen)
+    headline.unshift(
+      `calibration: ${fmt(chosen.hit * 100, 0)} % related tasks get a must-have memory, ${fmt(chosen.abstain * 100, 0)} % unrelated abstain`,
+    );
   return { title: "Retrieval: abstention calibration and latency", markdown: md, headline } satisfies BenchReport;
 }) satisfies Bench;

@@ -34,7 +34,8 @@ function push(samples: Samples, kind: TextKind, text: unknown): void {
 
 function blockText(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((b) => (typeof b === "string" ? b : typeof b?.text === "string" ? b.text : "")).join("\n");
+  if (Array.isArray(content))
+    return content.map((b) => (typeof b === "string" ? b : typeof b?.text === "string" ? b.text : "")).join("\n");
   return "";
 }
 
@@ -51,7 +52,8 @@ function claudeRecord(r: any, samples: Samples, tools: Map<string, string>): voi
       const input = b.input ?? {};
       if (b.name === "Write") push(samples, "code", input.content);
       if (b.name === "Edit") push(samples, "code", input.new_string);
-      if (b.name === "MultiEdit" && Array.isArray(input.edits)) for (const e of input.edits) push(samples, "code", e?.new_string);
+      if (b.name === "MultiEdit" && Array.isArray(input.edits))
+        for (const e of input.edits) push(samples, "code", e?.new_string);
     }
     if (b?.type === "tool_result") {
       const name = tools.get(b.tool_use_id);
@@ -105,7 +107,8 @@ export function loadTokenSamples(fixtures = DEFAULT_FIXTURES): Samples {
       }
       if (file.includes("/claude-code/")) claudeRecord(r, samples, tools);
       else if (file.includes("/codex/")) codexRecord(r, samples, tools);
-      else if (file.includes("/gemini/")) for (const m of Array.isArray(r?.messages) ? r.messages : [r]) push(samples, "prose", blockText(m?.content));
+      else if (file.includes("/gemini/"))
+        for (const m of Array.isArray(r?.messages) ? r.messages : [r]) push(samples, "prose", blockText(m?.content));
     }
   }
   const locomo = join(fixtures, "benchmarks", "locomo10.json");
@@ -114,7 +117,11 @@ export function loadTokenSamples(fixtures = DEFAULT_FIXTURES): Samples {
     for (const conv of data.slice(0, 3)) {
       for (const [k, v] of Object.entries(conv.conversation)) {
         if (!/^session_\d+$/.test(k) || !Array.isArray(v)) continue;
-        push(samples, "prose", (v as Array<{ speaker: string; text: string }>).map((t) => `${t.speaker}: ${t.text}`).join("\n"));
+        push(
+          samples,
+          "prose",
+          (v as Array<{ speaker: string; text: string }>).map((t) => `${t.speaker}: ${t.text}`).join("\n"),
+        );
       }
     }
   }
@@ -133,7 +140,9 @@ interface Row {
 }
 
 function errorRow(kind: TextKind, texts: string[], real: (s: string) => number): Row {
-  let R = 0, E = 0, C = 0;
+  let R = 0,
+    E = 0,
+    C = 0;
   const abs: number[] = [];
   const absC4: number[] = [];
   for (const t of texts) {
@@ -150,7 +159,16 @@ function errorRow(kind: TextKind, texts: string[], real: (s: string) => number):
   }
   abs.sort((a, b) => a - b);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-  return { kind, n: texts.length, real: R, est: E, c4: C, meanAbs: mean(abs), p90Abs: abs[Math.floor(abs.length * 0.9)] ?? NaN, meanAbsC4: mean(absC4) };
+  return {
+    kind,
+    n: texts.length,
+    real: R,
+    est: E,
+    c4: C,
+    meanAbs: mean(abs),
+    p90Abs: abs[Math.floor(abs.length * 0.9)] ?? NaN,
+    meanAbsC4: mean(absC4),
+  };
 }
 
 const pct = (x: number) => `${x >= 0 ? "+" : ""}${fmt(x * 100, 1)} %`;
@@ -169,7 +187,15 @@ export default (async (opts) => {
   const o200k = await import("gpt-tokenizer/encoding/o200k_base");
   const loadMs = performance.now() - loadStart;
   const real = (s: string) => o200k.countTokens(s);
-  if (fit) console.log(JSON.stringify(fitPieceTable(TEXT_KINDS.map((k) => samples[k]), o200k.encode)));
+  if (fit)
+    console.log(
+      JSON.stringify(
+        fitPieceTable(
+          TEXT_KINDS.map((k) => samples[k]),
+          o200k.encode,
+        ),
+      ),
+    );
 
   const rows = TEXT_KINDS.map((k) => errorRow(k, samples[k], real));
   const all = TEXT_KINDS.flatMap((k) => samples[k]);
@@ -183,18 +209,38 @@ export default (async (opts) => {
   const realSpeed = speed(real);
   const md = [
     table(
-      ["kind", "samples", "o200k tokens", "estimator (total error)", "estimator mean |err| per sample", "p90 |err|", "chars/4 (total error)", "chars/4 mean |err|"],
-      rows.map((r) => [r.kind, r.n, r.real, pct(r.est / r.real - 1), fmt(r.meanAbs * 100, 1) + " %", fmt(r.p90Abs * 100, 1) + " %", pct(r.c4 / r.real - 1), fmt(r.meanAbsC4 * 100, 1) + " %"]),
+      [
+        "kind",
+        "samples",
+        "o200k tokens",
+        "estimator (total error)",
+        "estimator mean |err| per sample",
+        "p90 |err|",
+        "chars/4 (total error)",
+        "chars/4 mean |err|",
+      ],
+      rows.map((r) => [
+        r.kind,
+        r.n,
+        r.real,
+        pct(r.est / r.real - 1),
+        `${fmt(r.meanAbs * 100, 1)} %`,
+        `${fmt(r.p90Abs * 100, 1)} %`,
+        pct(r.c4 / r.real - 1),
+        `${fmt(r.meanAbsC4 * 100, 1)} %`,
+      ]),
     ),
     "",
     `Per-sample errors count samples of ≥ 20 real tokens. Speed: estimator ${fmt(estSpeed, 1)} M chars/s, ` +
       `o200k ${fmt(realSpeed, 1)} M chars/s; loading the o200k tables took ${fmt(loadMs, 0)} ms (+~70 MB RSS), ` +
-      "which is why the default counter (`tokens.counter = \"accurate\"`) is the calibrated estimator and `o200k` is opt-in.",
+      'which is why the default counter (`tokens.counter = "accurate"`) is the calibrated estimator and `o200k` is opt-in.',
   ].join("\n");
   const worst = Math.max(...rows.map((r) => Math.abs(r.est / r.real - 1)));
   return {
     title: "Token counter accuracy",
     markdown: md,
-    headline: [`estimator worst total error per kind ${fmt(worst * 100, 1)} % (goal ≤ 10 %); chars/4 worst ${fmt(Math.max(...rows.map((r) => Math.abs(r.c4 / r.real - 1))) * 100, 1)} %`],
+    headline: [
+      `estimator worst total error per kind ${fmt(worst * 100, 1)} % (goal ≤ 10 %); chars/4 worst ${fmt(Math.max(...rows.map((r) => Math.abs(r.c4 / r.real - 1))) * 100, 1)} %`,
+    ],
   } satisfies BenchReport;
 }) satisfies Bench;

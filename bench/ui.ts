@@ -31,7 +31,11 @@ async function timed(page: Page, action: string, done: string): Promise<number> 
 
 export default (async (opts): Promise<BenchReport> => {
   if (!chromiumPath()) {
-    return { title: "sqrl ui in the browser", markdown: "Skipped: Chromium is not installed (`apt-get install -y chromium`).", headline: ["skipped (no chromium)"] };
+    return {
+      title: "sqrl ui in the browser",
+      markdown: "Skipped: Chromium is not installed (`apt-get install -y chromium`).",
+      headline: ["skipped (no chromium)"],
+    };
   }
   const runs = opts.quick ? 3 : 15;
   const loadBefore = loadavg()[0]!;
@@ -47,10 +51,16 @@ export default (async (opts): Promise<BenchReport> => {
     const floor: number[] = [];
     let total = 0;
     // The browser's own floor, measured the same way: a one-line page in a fresh context.
-    const blank = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<!doctype html><p id=x>hi</p>", { headers: { "content-type": "text/html" } }) });
+    const blank = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => new Response("<!doctype html><p id=x>hi</p>", { headers: { "content-type": "text/html" } }),
+    });
     for (let i = 0; i < runs; i++) {
       const ctx = await browser.newContext();
-      await ctx.addInitScript(`window.__seen = {}; new MutationObserver(() => { if (!window.__seen.x && document.querySelector("#x")) window.__seen.x = performance.now(); }).observe(document, { subtree: true, childList: true });`);
+      await ctx.addInitScript(
+        `window.__seen = {}; new MutationObserver(() => { if (!window.__seen.x && document.querySelector("#x")) window.__seen.x = performance.now(); }).observe(document, { subtree: true, childList: true });`,
+      );
       const page = await ctx.newPage();
       await page.goto(`http://127.0.0.1:${blank.port}/`);
       floor.push((await page.evaluate(`window.__seen.x`)) as number);
@@ -61,7 +71,9 @@ export default (async (opts): Promise<BenchReport> => {
       const url = store.loginUrl();
       const ctx = await browser.newContext({ baseURL: new URL(url).origin });
       // Note (inside the page) when a selector first matches: the driver's polling does not count.
-      await ctx.addInitScript(`window.__seen = {}; new MutationObserver(() => { for (const s of ["[data-active-total]", "[data-memory-row]"]) if (!window.__seen[s] && document.querySelector(s)) window.__seen[s] = performance.now(); }).observe(document, { subtree: true, childList: true });`);
+      await ctx.addInitScript(
+        `window.__seen = {}; new MutationObserver(() => { for (const s of ["[data-active-total]", "[data-memory-row]"]) if (!window.__seen[s] && document.querySelector(s)) window.__seen[s] = performance.now(); }).observe(document, { subtree: true, childList: true });`,
+      );
       const page = await ctx.newPage();
       // First screen: the login link → cookie → page → overview with the project's counts.
       await page.goto(url);
@@ -73,12 +85,28 @@ export default (async (opts): Promise<BenchReport> => {
       firstList.push((await page.evaluate(`window.__seen["[data-memory-row]"]`)) as number);
       total = Number(await page.getAttribute("[data-total]", "data-total"));
       // Filter by type (one click → list re-rendered with the new total).
-      filter.push(await timed(page, `document.querySelector("[data-type-filter=project_fact]").click()`, `document.querySelector("[data-total]")?.getAttribute("data-total") !== "${total}" && !document.querySelector("[data-loading]")`));
+      filter.push(
+        await timed(
+          page,
+          `document.querySelector("[data-type-filter=project_fact]").click()`,
+          `document.querySelector("[data-total]")?.getAttribute("data-total") !== "${total}" && !document.querySelector("[data-loading]")`,
+        ),
+      );
       // Next page.
       const firstId = await page.getAttribute("[data-memory-row]", "data-memory-row");
-      turn.push(await timed(page, `[...document.querySelectorAll(".pager button")].pop().click()`, `document.querySelector("[data-memory-row]") && document.querySelector("[data-memory-row]").getAttribute("data-memory-row") !== "${firstId}"`));
+      turn.push(
+        await timed(
+          page,
+          `[...document.querySelectorAll(".pager button")].pop().click()`,
+          `document.querySelector("[data-memory-row]") && document.querySelector("[data-memory-row]").getAttribute("data-memory-row") !== "${firstId}"`,
+        ),
+      );
       // Search through the ranker: the page API round trip (the search box waits 200 ms after typing first).
-      search.push((await page.evaluate(`(async () => { const t0 = performance.now(); const r = await fetch("/ui/api/memories?project=${project}&q=" + encodeURIComponent("feature 42 queue service")); await r.json(); return performance.now() - t0; })()`)) as number);
+      search.push(
+        (await page.evaluate(
+          `(async () => { const t0 = performance.now(); const r = await fetch("/ui/api/memories?project=${project}&q=" + encodeURIComponent("feature 42 queue service")); await r.json(); return performance.now() - t0; })()`,
+        )) as number,
+      );
       await ctx.close();
     }
     // Idle with the page's code loaded in the daemon.
@@ -89,7 +117,13 @@ export default (async (opts): Promise<BenchReport> => {
     const url = store.loginUrl();
     const origin = new URL(url).origin;
     const cookie = (await fetch(url)).headers.get("set-cookie")!.split(";")[0]!;
-    await (await fetch(`${origin}/ui/api/agent?project=${project}`, { method: "POST", headers: { cookie, origin, "content-type": "application/json" }, body: JSON.stringify({ task: "Fix the failing login tests" }) })).json();
+    await (
+      await fetch(`${origin}/ui/api/agent?project=${project}`, {
+        method: "POST",
+        headers: { cookie, origin, "content-type": "application/json" },
+        body: JSON.stringify({ task: "Fix the failing login tests" }),
+      })
+    ).json();
     await Bun.sleep(opts.quick ? 2_000 : 10_000);
     const rssAgent = sample(daemon.pid).rssMb;
     const rows = [
@@ -103,7 +137,8 @@ export default (async (opts): Promise<BenchReport> => {
       const s = summarize([...samples]);
       return [name, fmt(s.p50, 0), fmt(s.p95, 0), `≤ ${goal}`, s.p95 <= goal ? "yes" : "**no**"];
     });
-    if (process.env.SQRL_BENCH_VERBOSE) console.error(`first screen per run: ${first.map((x) => Math.round(x)).join(" ")}`);
+    if (process.env.SQRL_BENCH_VERBOSE)
+      console.error(`first screen per run: ${first.map((x) => Math.round(x)).join(" ")}`);
     const f = summarize(floor);
     body.push(["(floor: a one-line page in a fresh browser context)", fmt(f.p50, 0), fmt(f.p95, 0), "", ""]);
     const markdown = [
@@ -111,16 +146,21 @@ export default (async (opts): Promise<BenchReport> => {
       "",
       table(["step", "p50 (ms)", "p95 (ms)", "goal (ms)", "met"], body),
       "",
-      table(["process", "RSS after use, idle (MB)", "goal"], [
-        ["daemon (ui code loaded: overview, list, filters, search)", fmt(rss, 1), "≤ 80 MB (daemon-idle)"],
-        ["daemon, after \"what the agent sees\" too (MCP tool code loaded)", fmt(rssAgent, 1), "≤ 80 MB"],
-      ]),
+      table(
+        ["process", "RSS after use, idle (MB)", "goal"],
+        [
+          ["daemon (ui code loaded: overview, list, filters, search)", fmt(rss, 1), "≤ 80 MB (daemon-idle)"],
+          ['daemon, after "what the agent sees" too (MCP tool code loaded)', fmt(rssAgent, 1), "≤ 80 MB"],
+        ],
+      ),
     ].join("\n");
     const p95 = (i: number) => fmt(summarize([...rows[i]![1]]).p95, 0);
     return {
       title: "sqrl ui in the browser",
       markdown,
-      headline: [`first screen p95 ${p95(0)} ms, list filtered p95 ${p95(2)} ms at ${fmt(total, 0)} memories; idle daemon ${fmt(rss, 1)} MB with the ui loaded (${fmt(rssAgent, 1)} MB after the agent screen)`],
+      headline: [
+        `first screen p95 ${p95(0)} ms, list filtered p95 ${p95(2)} ms at ${fmt(total, 0)} memories; idle daemon ${fmt(rss, 1)} MB with the ui loaded (${fmt(rssAgent, 1)} MB after the agent screen)`,
+      ],
     };
   } finally {
     await browser.close();

@@ -32,11 +32,19 @@ const bench: Bench = async (opts) => {
     const items = currentItems(db, root);
     // Every cited file exists and holds the words of the memories that cite it.
     const byFile = new Map<string, string[]>();
-    for (const i of items) for (const f of i.file_paths) byFile.set(f, [...(byFile.get(f) ?? []), `// ${i.content.replace(/\s+/g, " ")}`]);
+    for (const i of items)
+      for (const f of i.file_paths) byFile.set(f, [...(byFile.get(f) ?? []), `// ${i.content.replace(/\s+/g, " ")}`]);
     for (const [f, lines] of byFile) writeFile(root, f, `${lines.join("\n")}\n`);
     commitAll(root, "synthetic project");
     let t = performance.now();
-    recordAnchors(db, root, items.map((i) => i.id), [], "extract", Date.now());
+    recordAnchors(
+      db,
+      root,
+      items.map((i) => i.id),
+      [],
+      "extract",
+      Date.now(),
+    );
     const anchorMs = performance.now() - t;
     const anchored = (db.query("SELECT COUNT(*) AS n FROM memory_anchors").get() as { n: number }).n;
     // The code moves on under the memories: 2 % of the cited files deleted (their items turn stale).
@@ -47,7 +55,8 @@ const bench: Bench = async (opts) => {
 
     const r = rng(7);
     const queries = Array.from({ length: opts.quick ? 60 : 300 }, () => synthQuery("realistic", r));
-    const req = (q: { task: string; files: string[] }) => TaskContextRequest.parse({ project_id: root, task_description: q.task, active_file_paths: q.files });
+    const req = (q: { task: string; files: string[] }) =>
+      TaskContextRequest.parse({ project_id: root, task_description: q.task, active_file_paths: q.files });
     const off = retrievalContext(db, root, { verify: false });
     const on = retrievalContext(db, root);
     for (const q of queries.slice(0, 30)) await taskContext(off, req(q)); // JIT and SQLite caches
@@ -57,7 +66,13 @@ const bench: Bench = async (opts) => {
       await fn();
       return performance.now() - s;
     };
-    const samples = { off: [] as number[], warm: [] as number[], cold: [] as number[], checkWarm: [] as number[], checkCold: [] as number[] };
+    const samples = {
+      off: [] as number[],
+      warm: [] as number[],
+      cold: [] as number[],
+      checkWarm: [] as number[],
+      checkCold: [] as number[],
+    };
     let served = 0;
     const statuses = new Map<string, number>();
     for (const q of queries) {
@@ -66,7 +81,10 @@ const bench: Bench = async (opts) => {
       clearRepoMemos();
       samples.cold.push(await time(() => taskContext(on, req(q))));
       samples.warm.push(await time(() => taskContext(on, req(q))));
-      const candidates = (await rankTaskCandidates(on, req(q))).filter((s) => isRelevant(s)).slice(0, MAX_SELECTED * 2).map((s) => s.item);
+      const candidates = (await rankTaskCandidates(on, req(q)))
+        .filter((s) => isRelevant(s))
+        .slice(0, MAX_SELECTED * 2)
+        .map((s) => s.item);
       served += candidates.length;
       clearVerificationCache();
       clearRepoMemos();
@@ -77,7 +95,10 @@ const bench: Bench = async (opts) => {
       for (const v of res.values()) statuses.set(v.status, (statuses.get(v.status) ?? 0) + 1);
     }
     db.close();
-    const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])) as Record<keyof typeof samples, ReturnType<typeof summarize>>;
+    const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])) as Record<
+      keyof typeof samples,
+      ReturnType<typeof summarize>
+    >;
     // Added cost per call, paired (the same task with the check off and on), then its p95.
     const paired = (on: number[]) => summarize(on.map((v, i) => v - samples.off[i]!));
     const added = { warm: paired(samples.warm).p95, cold: paired(samples.cold).p95 };
@@ -85,7 +106,12 @@ const bench: Bench = async (opts) => {
       ["task_context, check off", s.off.n, fmt(s.off.p50), fmt(s.off.p95)],
       ["task_context, check on, warm cache", s.warm.n, fmt(s.warm.p50), fmt(s.warm.p95)],
       ["task_context, check on, cold", s.cold.n, fmt(s.cold.p50), fmt(s.cold.p95)],
-      ["**the check alone, warm** (the candidates of one call)", s.checkWarm.n, fmt(s.checkWarm.p50), fmt(s.checkWarm.p95)],
+      [
+        "**the check alone, warm** (the candidates of one call)",
+        s.checkWarm.n,
+        fmt(s.checkWarm.p50),
+        fmt(s.checkWarm.p95),
+      ],
       ["**the check alone, cold**", s.checkCold.n, fmt(s.checkCold.p50), fmt(s.checkCold.p95)],
     ];
     const md = [
@@ -99,8 +125,14 @@ const bench: Bench = async (opts) => {
       "",
       `Statuses of the checked candidates: ${[...statuses].map(([k, v]) => `${k} ${v}`).join(", ")}.`,
     ].join("\n");
-    const headline = [`the check adds p95 ${fmt(s.checkWarm.p95)} ms warm, ${fmt(s.checkCold.p95)} ms cold at 10k items (paired whole-call difference ${fmt(added.warm)} / ${fmt(added.cold)} ms)`];
-    return { title: "Memory check against the code: cost at 10,000 items", markdown: md, headline } satisfies BenchReport;
+    const headline = [
+      `the check adds p95 ${fmt(s.checkWarm.p95)} ms warm, ${fmt(s.checkCold.p95)} ms cold at 10k items (paired whole-call difference ${fmt(added.warm)} / ${fmt(added.cold)} ms)`,
+    ];
+    return {
+      title: "Memory check against the code: cost at 10,000 items",
+      markdown: md,
+      headline,
+    } satisfies BenchReport;
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -94,7 +94,11 @@ export default (async (opts) => {
     "",
     "Goal: p95 ≤ 1000 ms.",
   ].join("\n");
-  return { title: "Watch latency (appended line → stored event)", markdown, headline: [`p50 ${fmt(all.p50, 0)} ms, p95 ${fmt(all.p95, 0)} ms (goal p95 ≤ 1000 ms)`] } satisfies BenchReport;
+  return {
+    title: "Watch latency (appended line → stored event)",
+    markdown,
+    headline: [`p50 ${fmt(all.p50, 0)} ms, p95 ${fmt(all.p95, 0)} ms (goal p95 ≤ 1000 ms)`],
+  } satisfies BenchReport;
 }) satisfies Bench;
 
 async function drain(pending: number[]): Promise<void> {

@@ -23,5 +23,8 @@ const flags = [
 const started = performance.now();
 // NODE_ENV=production reaches the page bundled from src/ui/index.html too (production JSX runtime: a
 // smaller, faster `sqrl ui` page; --compile alone leaves that bundle on the development runtime).
-await $`bun build ${flags} src/main.ts src/daemon/ingest-worker.ts --outfile ${outfile}`.env({ ...process.env, NODE_ENV: "production" }); // + the ingest worker's entry point
+await $`bun build ${flags} src/main.ts src/daemon/ingest-worker.ts --outfile ${outfile}`.env({
+  ...process.env,
+  NODE_ENV: "production",
+}); // + the ingest worker's entry point
 console.error(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);

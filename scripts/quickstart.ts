@@ -29,7 +29,10 @@ function newestMtime(dir: string): number {
 function needsBuild(): boolean {
   if (!existsSync(bin)) return true;
   const built = statSync(bin).mtimeMs;
-  const inputs = [newestMtime(join(repo, "src")), ...["package.json", "bun.lock"].map((f) => (existsSync(join(repo, f)) ? statSync(join(repo, f)).mtimeMs : 0))];
+  const inputs = [
+    newestMtime(join(repo, "src")),
+    ...["package.json", "bun.lock"].map((f) => (existsSync(join(repo, f)) ? statSync(join(repo, f)).mtimeMs : 0)),
+  ];
   return Math.max(...inputs) > built;
 }
 
@@ -52,8 +55,18 @@ function demoRepo(): string {
   );
   const git = Bun.which("git");
   if (git) {
-    const env = { ...process.env, GIT_AUTHOR_NAME: "sqrl demo", GIT_AUTHOR_EMAIL: "demo@sqrl.invalid", GIT_COMMITTER_NAME: "sqrl demo", GIT_COMMITTER_EMAIL: "demo@sqrl.invalid" };
-    for (const args of [["init", "-q"], ["add", "README.md"], ["commit", "-q", "-m", "Start the sqrl demo repository"]]) {
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: "sqrl demo",
+      GIT_AUTHOR_EMAIL: "demo@sqrl.invalid",
+      GIT_COMMITTER_NAME: "sqrl demo",
+      GIT_COMMITTER_EMAIL: "demo@sqrl.invalid",
+    };
+    for (const args of [
+      ["init", "-q"],
+      ["add", "README.md"],
+      ["commit", "-q", "-m", "Start the sqrl demo repository"],
+    ]) {
       Bun.spawnSync([git, ...args], { cwd: dir, env, stdio: ["ignore", "ignore", "inherit"] });
     }
   }
@@ -66,7 +79,9 @@ if (needsBuild()) {
 }
 
 const target = process.argv[2] ? resolve(process.env.INIT_CWD ?? process.cwd(), process.argv[2]) : demoRepo();
-console.error(`quickstart: registering ${target}${process.argv[2] ? "" : " (a demo repository; `npm start -- /path/to/your/repo` registers yours)"}`);
+console.error(
+  `quickstart: registering ${target}${process.argv[2] ? "" : " (a demo repository; `npm start -- /path/to/your/repo` registers yours)"}`,
+);
 run([bin, "init", target, "--yes"], "`sqrl init`");
 
 console.error("quickstart: starting the daemon in the foreground (Ctrl-C stops it; no API key or network needed)");

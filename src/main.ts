@@ -1,4 +1,12 @@
 #!/usr/bin/env bun
+/**
+ * The `sqrl` entry point: `sqrl mcp` goes straight to the stdio server (hosts wait on it); everything else
+ * runs the CLI.
+ */
+/**
+ * The `sqrl` entry point: `sqrl mcp` goes straight to the stdio server (hosts wait on it); everything else
+ * runs the CLI.
+ */
 export {};
 const argv = process.argv.slice(2);
 
@@ -30,7 +38,8 @@ if (fast) {
     meta: {
       name: "sqrl",
       version: VERSION,
-      description: "Squirrel: local-first memory for coding agents. Watches your agent sessions, serves memory over MCP.",
+      description:
+        "Squirrel: local-first memory for coding agents. Watches your agent sessions, serves memory over MCP.",
     },
     args: {
       debug: { type: "boolean", description: "Print stack traces and debug logs" },

@@ -1,3 +1,6 @@
+/**
+ * sqrl's version, from package.json (embedded at build time).
+ */
 import pkg from "../package.json" with { type: "json" };
 
 /** sqrl's version, from package.json (embedded at build time). */

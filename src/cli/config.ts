@@ -1,3 +1,7 @@
+/**
+ * `sqrl config get|set|unset|list|path`: read and change ~/.sqrl/config.toml, validated against the config
+ * keys.
+ */
 import { defineCommand } from "citty";
 import { listConfig, loadConfig, requireConfigKey, setConfigValue, unsetConfigValue } from "../shared/config.ts";
 import { homePaths } from "../shared/paths.ts";
@@ -5,7 +9,9 @@ import { homePaths } from "../shared/paths.ts";
 const json = { type: "boolean", description: "Print as JSON" } as const;
 
 function print(value: unknown, asJson: boolean | undefined): void {
-  process.stdout.write(asJson || typeof value === "object" ? `${JSON.stringify(value, null, 2)}\n` : `${String(value)}\n`);
+  process.stdout.write(
+    asJson || typeof value === "object" ? `${JSON.stringify(value, null, 2)}\n` : `${String(value)}\n`,
+  );
 }
 
 const get = defineCommand({
@@ -45,7 +51,10 @@ const list = defineCommand({
     const entries = listConfig();
     if (args.json) return print(entries, true);
     const width = Math.max(...entries.map((e) => e.key.length));
-    const lines = entries.map((e) => `${e.key.padEnd(width)}  ${JSON.stringify(e.value)}${e.source === "default" ? "  (default)" : ""}\n${" ".repeat(width + 2)}# ${e.description}`);
+    const lines = entries.map(
+      (e) =>
+        `${e.key.padEnd(width)}  ${JSON.stringify(e.value)}${e.source === "default" ? "  (default)" : ""}\n${" ".repeat(width + 2)}# ${e.description}`,
+    );
     process.stdout.write(`${lines.join("\n")}\n`);
   },
 });

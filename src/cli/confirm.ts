@@ -1,3 +1,6 @@
+/**
+ * Yes/no questions for commands that change files outside sqrl's own folders (`--yes` answers for the user).
+ */
 import { consola } from "consola";
 
 /**

@@ -1,5 +1,8 @@
+/**
+ * `sqrl context "<task>"`: the memory relevant to a task, through the daemon's task_context route.
+ */
 import { defineCommand } from "citty";
-import { MEMORY_TYPES, type MemoryType, type TaskContext } from "../shared/api.ts";
+import { MEMORY_TYPES, type MemoryType, ROUTES } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";
 import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor, splitList } from "./memory-cli.ts";
 
@@ -25,7 +28,7 @@ export default defineCommand({
       ...(budget ? { context_budget_tokens: budget } : {}),
       ...(types.length > 0 ? { preferred_memory_types: types as MemoryType[] } : {}),
     };
-    const res = await callDaemon<TaskContext>("/task_context", { method: "POST", body });
+    const res = await callDaemon(ROUTES.task_context, body);
     if (args.json) return printJson(res);
     print(res.markdown);
     if (res.selected_memories.length > 0) {

@@ -1,8 +1,12 @@
+/**
+ * `sqrl daemon run|start|stop|restart|status|install|uninstall|logs`: the machine's one daemon, its service
+ * unit and its log.
+ */
 import { defineCommand } from "citty";
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { DaemonStatus } from "../shared/api.ts";
-import { callApi } from "../shared/api-client.ts";
+import { type DaemonStatus, ROUTES } from "../shared/api.ts";
+import { callRoute } from "../shared/api-client.ts";
 import { daemonHealthy, ensureDaemon } from "../shared/daemon-launch.ts";
 import { UsageError } from "../shared/errors.ts";
 import { sqrlHome } from "../shared/paths.ts";
@@ -41,30 +45,42 @@ function formatDuration(seconds: number): string {
   const d = Math.floor(s / 86400);
   const h = Math.floor((s % 86400) / 3600);
   const m = Math.floor((s % 3600) / 60);
-  const parts = d > 0 ? [`${d}d`, `${h}h`] : h > 0 ? [`${h}h`, `${m}m`] : m > 0 ? [`${m}m`, `${s % 60}s`] : [`${s % 60}s`];
+  const parts =
+    d > 0 ? [`${d}d`, `${h}h`] : h > 0 ? [`${h}h`, `${m}m`] : m > 0 ? [`${m}m`, `${s % 60}s`] : [`${s % 60}s`];
   return parts.join(" ");
 }
 
 export function renderStatus(s: DaemonStatus): string {
   const lines: string[] = [];
-  lines.push(`daemon    running (pid ${s.pid}, 127.0.0.1:${s.port}, up ${formatDuration(s.uptime_s)}, sqrl ${s.version})`);
+  lines.push(
+    `daemon    running (pid ${s.pid}, 127.0.0.1:${s.port}, up ${formatDuration(s.uptime_s)}, sqrl ${s.version})`,
+  );
   const e = s.engine;
   lines.push(
     `engine    ${e.healthy ? "healthy" : "DOWN"}${e.pid ? ` (pid ${e.pid}${e.port ? `, port ${e.port}` : ""})` : ""}, ${e.restarts} restart${e.restarts === 1 ? "" : "s"}${e.last_error ? `; last error: ${e.last_error}` : ""}`,
   );
   const queued = s.projects.reduce((n, p) => n + p.queue_depth, 0);
-  lines.push(`projects  ${s.projects.length} watched, ${queued} event${queued === 1 ? "" : "s"} waiting for the engine`);
+  lines.push(
+    `projects  ${s.projects.length} watched, ${queued} event${queued === 1 ? "" : "s"} waiting for the engine`,
+  );
   for (const p of s.projects) {
     const batch = p.last_batch_at ? `last batch ${relativeTime(p.last_batch_at)}` : "no batch sent yet";
-    lines.push(`  ${p.project_id}: ${p.events} events, ${p.queue_depth} queued, ${batch}${p.last_error ? `; last error: ${p.last_error}` : ""}`);
+    lines.push(
+      `  ${p.project_id}: ${p.events} events, ${p.queue_depth} queued, ${batch}${p.last_error ? `; last error: ${p.last_error}` : ""}`,
+    );
   }
   lines.push(`sources`);
-  for (const src of s.sources) lines.push(`  ${src.name.padEnd(7)} ${src.enabled ? "on " : "off"} ${src.path} (${src.files} file${src.files === 1 ? "" : "s"})`);
+  for (const src of s.sources)
+    lines.push(
+      `  ${src.name.padEnd(7)} ${src.enabled ? "on " : "off"} ${src.path} (${src.files} file${src.files === 1 ? "" : "s"})`,
+    );
   lines.push(`error     ${s.last_error ?? "none"}`);
   return lines.join("\n");
 }
 
-async function stopDaemon(timeoutMs: number): Promise<{ state: "not_running" | "stopped" | "forced"; pid?: number; stale?: boolean }> {
+async function stopDaemon(
+  timeoutMs: number,
+): Promise<{ state: "not_running" | "stopped" | "forced"; pid?: number; stale?: boolean }> {
   const info = readRuntimeInfo("daemon");
   const pid = info?.pid ?? lockPid();
   if (!pid || !isPidAlive(pid) || (!(await daemonHealthy(info)) && !looksLikeDaemon(pid))) {
@@ -109,7 +125,8 @@ async function startDaemon(timeoutS: number, json: boolean): Promise<void> {
 function parseSeconds(value: unknown, name: string, fallback: number): number {
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number of seconds, not "${String(value)}".`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`--${name} must be a positive number of seconds, not "${String(value)}".`);
   return n;
 }
 
@@ -122,7 +139,9 @@ const run = defineCommand({
     const { runDaemon } = await import("../daemon/daemon.ts");
     const res = await runDaemon({ detached: args.detached === true });
     if (res.kind === "already_running") {
-      process.stderr.write(`sqrl: a daemon is already running (pid ${res.pid}${res.info ? `, 127.0.0.1:${res.info.port}` : ""}); not starting another. Stop it with \`sqrl daemon stop\`.\n`);
+      process.stderr.write(
+        `sqrl: a daemon is already running (pid ${res.pid}${res.info ? `, 127.0.0.1:${res.info.port}` : ""}); not starting another. Stop it with \`sqrl daemon stop\`.\n`,
+      );
       process.exit(1); // a refusal is a failure: scripts and service managers must see it
       return;
     }
@@ -144,7 +163,8 @@ const stop = defineCommand({
   async run({ args }) {
     const res = await stopDaemon(parseSeconds(args.timeout, "timeout", 20) * 1000);
     if (args.json) return out(JSON.stringify(res));
-    if (res.state === "not_running") out(`sqrl daemon is not running${res.stale ? " (removed a stale daemon.json)" : ""}.`);
+    if (res.state === "not_running")
+      out(`sqrl daemon is not running${res.stale ? " (removed a stale daemon.json)" : ""}.`);
     else if (res.state === "stopped") out(`sqrl daemon stopped (pid ${res.pid}).`);
     else out(`sqrl daemon (pid ${res.pid}) did not stop in time and was killed.`);
   },
@@ -172,7 +192,7 @@ const status = defineCommand({
       process.exitCode = 1;
       return;
     }
-    const s = await callApi<DaemonStatus>("daemon", "/status", {}, info);
+    const s = await callRoute("daemon", ROUTES.status, {}, { info });
     if (args.json) out(JSON.stringify({ running: true, ...s }, null, 2));
     else out(renderStatus(s));
   },
@@ -181,11 +201,18 @@ const status = defineCommand({
 const serviceArgs = {
   print: { type: "boolean", description: "Print the unit/plist instead of writing it" },
   platform: { type: "string", description: "linux (systemd) or darwin (launchd); default: this machine" },
-  activate: { type: "boolean", default: true, description: "Also load it with systemctl --user / launchctl (--no-activate: only write the file)" },
+  activate: {
+    type: "boolean",
+    default: true,
+    description: "Also load it with systemctl --user / launchctl (--no-activate: only write the file)",
+  },
 } as const;
 
 const install = defineCommand({
-  meta: { name: "install", description: "Install the daemon as a systemd user service (Linux) or launchd agent (macOS)" },
+  meta: {
+    name: "install",
+    description: "Install the daemon as a systemd user service (Linux) or launchd agent (macOS)",
+  },
   args: serviceArgs,
   async run({ args }) {
     const svc = await import("../daemon/service-install.ts");
@@ -197,8 +224,10 @@ const install = defineCommand({
     }
     const { file, outcomes } = svc.installService(platform, args.activate !== false);
     out(`Wrote ${file.path}`);
-    for (const o of outcomes) out(`${o.ok ? "ran" : "FAILED"}: ${o.command}${!o.ok && o.detail ? ` (${o.detail.split("\n")[0]})` : ""}`);
-    if (args.activate === false || outcomes.some((o) => !o.ok)) out(`To load it yourself: ${file.activate.map((c) => c.join(" ")).join(" && ")}`);
+    for (const o of outcomes)
+      out(`${o.ok ? "ran" : "FAILED"}: ${o.command}${!o.ok && o.detail ? ` (${o.detail.split("\n")[0]})` : ""}`);
+    if (args.activate === false || outcomes.some((o) => !o.ok))
+      out(`To load it yourself: ${file.activate.map((c) => c.join(" ")).join(" && ")}`);
   },
 });
 
@@ -214,43 +243,57 @@ const uninstall = defineCommand({
     }
     const { file, existed, outcomes } = svc.uninstallService(platform, args.activate !== false);
     out(existed ? `Removed ${file.path}` : `${file.path} was not installed`);
-    for (const o of outcomes) out(`${o.ok ? "ran" : "FAILED"}: ${o.command}${!o.ok && o.detail ? ` (${o.detail.split("\n")[0]})` : ""}`);
+    for (const o of outcomes)
+      out(`${o.ok ? "ran" : "FAILED"}: ${o.command}${!o.ok && o.detail ? ` (${o.detail.split("\n")[0]})` : ""}`);
   },
 });
 
-function lastLines(path: string, n: number): string {
+function lastLines(path: string, n: number, keep: (line: string) => boolean): string {
   const text = readFileSync(path, "utf8");
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
+  const lines = text.split("\n").filter((l) => l !== "" && keep(l));
   return lines.slice(-n).join("\n");
 }
 
 const logs = defineCommand({
-  meta: { name: "logs", description: "Print the daemon log (~/.sqrl/logs/daemon.log); -f follows it" },
+  meta: {
+    name: "logs",
+    description: "Print the daemon log (~/.sqrl/logs/daemon.log, daemon and engine records); -f follows it",
+  },
   args: {
     follow: { type: "boolean", alias: "f", description: "Keep printing new lines (Ctrl-C stops)" },
     lines: { type: "string", alias: "n", description: "How many last lines to print first (default 100)" },
+    service: {
+      type: "string",
+      description:
+        "Only records of this service (daemon, api, capture, batcher, supervisor, engine, learn, retrieve, llm)",
+    },
   },
   async run({ args }) {
-    const { daemonLogPath } = await import("../daemon/log-file.ts");
+    const [{ daemonLogPath }, { serviceOfLine }] = await Promise.all([
+      import("../daemon/log-file.ts"),
+      import("../shared/log.ts"),
+    ]);
     const path = daemonLogPath();
     const n = args.lines === undefined ? 100 : Number(args.lines);
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--lines must be a whole number, not "${args.lines}".`);
+    const service = args.service;
+    const keep = service ? (line: string) => serviceOfLine(line) === service : () => true;
     if (existsSync(path)) {
-      const text = lastLines(path, n);
+      const text = lastLines(path, n, keep);
       if (text) out(text);
     } else if (!args.follow) {
       out(`No daemon log yet at ${path}. Start the daemon with \`sqrl daemon start\`.`);
       return;
     }
-    if (args.follow) await follow(path);
+    if (args.follow) await follow(path, keep);
   },
 });
 
-/** Print what is appended to `path`, following rotation (file replaced or shrunk). */
-async function follow(path: string): Promise<never> {
+/** Print the lines appended to `path` that `keep` accepts, following rotation (file replaced or shrunk). */
+async function follow(path: string, keep: (line: string) => boolean): Promise<never> {
   let position = existsSync(path) ? statSync(path).size : 0;
   let ino = existsSync(path) ? statSync(path).ino : -1;
+  let partial = "";
   const buf = Buffer.alloc(64 * 1024);
   for (;;) {
     await Bun.sleep(250);
@@ -259,14 +302,18 @@ async function follow(path: string): Promise<never> {
     if (st.ino !== ino || st.size < position) {
       ino = st.ino;
       position = 0;
+      partial = "";
     }
     if (st.size === position) continue;
     const fd = openSync(path, "r");
     try {
       let read: number;
       while ((read = readSync(fd, buf, 0, buf.length, position)) > 0) {
-        process.stdout.write(buf.subarray(0, read));
         position += read;
+        const lines = (partial + buf.subarray(0, read).toString("utf8")).split("\n");
+        partial = lines.pop() ?? "";
+        const shown = lines.filter(keep);
+        if (shown.length > 0) process.stdout.write(`${shown.join("\n")}\n`);
       }
     } finally {
       closeSync(fd);

@@ -40,12 +40,18 @@ export async function checkProjectMemory(root: string): Promise<MemoryChecks> {
     clearVerificationCache();
     const items = currentItems(db, root);
     const checks = verifyItems(root, db, items);
-    const out: MemoryChecks = { items: items.length, counts: { verified: 0, moved: 0, stale: 0, unverifiable: 0 }, stale: [], moved: [] };
+    const out: MemoryChecks = {
+      items: items.length,
+      counts: { verified: 0, moved: 0, stale: 0, unverifiable: 0 },
+      stale: [],
+      moved: [],
+    };
     for (const i of items) {
       const v = checks.get(i.id);
       if (!v) continue;
       out.counts[v.status]++;
-      if (v.status === "stale") out.stale.push({ memory_id: i.id, type: i.type, key: i.key, content: i.content, reason: v.reason });
+      if (v.status === "stale")
+        out.stale.push({ memory_id: i.id, type: i.type, key: i.key, content: i.content, reason: v.reason });
       if (v.status === "moved") out.moved.push({ memory_id: i.id, key: i.key, reason: v.reason });
     }
     return out;
@@ -56,10 +62,16 @@ export async function checkProjectMemory(root: string): Promise<MemoryChecks> {
 
 function memoryReport(m: MemoryChecks): string {
   const c = m.counts;
-  const lines = [`  ${m.items} memories checked against the code: ${c.verified} verified, ${c.moved} moved, ${c.stale} stale, ${c.unverifiable} unverifiable.`];
+  const lines = [
+    `  ${m.items} memories checked against the code: ${c.verified} verified, ${c.moved} moved, ${c.stale} stale, ${c.unverifiable} unverifiable.`,
+  ];
   if (m.stale.length > 0) {
     lines.push("  Stale (held back from task context and the session hook):");
-    for (const s of m.stale) lines.push(`    ${s.memory_id}  [${s.type}] ${s.key}: ${s.reason}`, `      ${s.content.replace(/\s+/g, " ").slice(0, 160)}`);
+    for (const s of m.stale)
+      lines.push(
+        `    ${s.memory_id}  [${s.type}] ${s.key}: ${s.reason}`,
+        `      ${s.content.replace(/\s+/g, " ").slice(0, 160)}`,
+      );
     lines.push("  `sqrl show <id>` shows one with its evidence; `sqrl forget <id>` retires it.");
   }
   if (m.moved.length > 0) {
@@ -72,7 +84,8 @@ function memoryReport(m: MemoryChecks): string {
 /** `PRAGMA quick_check` of one project's data.db (read-only). */
 export function checkProjectDb(root: string): DbCheck {
   const file = projectPaths.db(root);
-  if (!existsSync(file)) return { project_id: root, file, ok: false, problem: "missing: run `sqrl init` in the project to create it" };
+  if (!existsSync(file))
+    return { project_id: root, file, ok: false, problem: "missing: run `sqrl init` in the project to create it" };
   let db: Database | undefined;
   try {
     db = new Database(file, { readonly: true });
@@ -92,7 +105,11 @@ function advice(c: DbCheck): string {
 }
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check each registered project's data.db (what to do with a damaged one) and its memories against today's code (stale items with their reasons)" },
+  meta: {
+    name: "doctor",
+    description:
+      "Check each registered project's data.db (what to do with a damaged one) and its memories against today's code (stale items with their reasons)",
+  },
   args: {
     path: { type: "positional", required: false, description: "Project folder (default: every registered project)" },
     json: { type: "boolean", description: "Print as JSON" },
@@ -107,7 +124,13 @@ export default defineCommand({
     for (const c of checks) if (c.ok) c.memory = await checkProjectMemory(c.project_id);
     if (args.json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
     else if (checks.length === 0) process.stdout.write("No registered projects: run `sqrl init` in a repository.\n");
-    else for (const c of checks) process.stdout.write(c.ok ? `ok       ${c.project_id}\n${c.memory ? `${memoryReport(c.memory)}\n` : ""}` : `DAMAGED  ${c.project_id}\n${advice(c)}\n`);
+    else
+      for (const c of checks)
+        process.stdout.write(
+          c.ok
+            ? `ok       ${c.project_id}\n${c.memory ? `${memoryReport(c.memory)}\n` : ""}`
+            : `DAMAGED  ${c.project_id}\n${advice(c)}\n`,
+        );
     if (checks.some((c) => !c.ok)) process.exitCode = 1;
   },
 });

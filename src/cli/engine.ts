@@ -1,17 +1,22 @@
-import { defineCommand } from "citty";
-import { UsageError } from "../shared/errors.ts";
-import { log } from "../shared/log.ts";
-import { removeRuntimeInfo, writeRuntimeInfo } from "../shared/runtime-files.ts";
-import { nowIso } from "../shared/time.ts";
-import { VERSION } from "../version.ts";
-
 /**
  * `sqrl engine`: the memory engine's HTTP API in the foreground (normally started and supervised by
  * the daemon). Writes memory-service.json (0600) once listening and removes it on SIGTERM/SIGINT, or
  * when the process that started it goes away.
  */
+import { defineCommand } from "citty";
+import { UsageError } from "../shared/errors.ts";
+import { configureLog, log as rootLog } from "../shared/log.ts";
+
+const log = rootLog.child({ service: "engine" });
+import { removeRuntimeInfo, writeRuntimeInfo } from "../shared/runtime-files.ts";
+import { nowIso } from "../shared/time.ts";
+import { VERSION } from "../version.ts";
+
 export default defineCommand({
-  meta: { name: "engine", description: "Run the memory engine's HTTP API in the foreground (the daemon starts it for you)" },
+  meta: {
+    name: "engine",
+    description: "Run the memory engine's HTTP API in the foreground (the daemon starts it for you)",
+  },
   args: {
     port: { type: "string", description: "Port on 127.0.0.1 (default: a free one)" },
   },
@@ -19,14 +24,24 @@ export default defineCommand({
     // Read before anything slow: a parent that dies during start-up must still count as gone.
     const parent = process.ppid;
     const port = args.port === undefined ? 0 : Number(args.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${args.port}".`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`--port must be a port number (0-65535), got "${args.port}".`);
+    const { processConfig } = await import("../shared/config.ts");
+    const config = processConfig(); // read once here, passed down
+    configureLog(config.get()["log.level"]);
     const { startEngineServer } = await import("../engine/server.ts");
-    const server = await startEngineServer({ port });
-    writeRuntimeInfo("engine", { pid: process.pid, host: "127.0.0.1", port: server.port, token: server.token, started_at: nowIso(), version: VERSION });
+    const server = await startEngineServer({ port, config });
+    writeRuntimeInfo("engine", {
+      pid: process.pid,
+      host: "127.0.0.1",
+      port: server.port,
+      token: server.token,
+      started_at: nowIso(),
+      version: VERSION,
+    });
     log.info(`engine listening on 127.0.0.1:${server.port} (pid ${process.pid})`);
     // The exact tokenizer takes ~0.5 s to load: start it now (after listening) rather than on the first request.
-    const { loadConfig } = await import("../shared/config.ts");
-    const counter = loadConfig()["tokens.counter"];
+    const counter = config.get()["tokens.counter"];
     if (counter === "o200k") void import("../shared/tokens.ts").then((t) => t.loadTokenCounter("o200k"));
     let stopping = false;
     const shutdown = async (signal: string) => {

@@ -74,7 +74,10 @@ export function closestFlag(flag: string, names: Iterable<string>): string | und
 }
 
 /** The first flag in `rawArgs` that none of the commands accepts, with a suggestion, or undefined. */
-export function findUnknownFlag(rawArgs: string[], chain: ArgsDef[]): { flag: string; suggestion?: string } | undefined {
+export function findUnknownFlag(
+  rawArgs: string[],
+  chain: ArgsDef[],
+): { flag: string; suggestion?: string } | undefined {
   const { names, takesValue } = flagSet(chain);
   for (let i = 0; i < rawArgs.length; i++) {
     const word = rawArgs[i]!;
@@ -94,7 +97,11 @@ export function findUnknownFlag(rawArgs: string[], chain: ArgsDef[]): { flag: st
 }
 
 /** The first unknown letter of a bundle of short flags; a letter that takes a value ends the bundle. */
-function shortBundleError(bundle: string, names: Set<string>, takesValue: Set<string>): { flag: string; suggestion?: string } | undefined {
+function shortBundleError(
+  bundle: string,
+  names: Set<string>,
+  takesValue: Set<string>,
+): { flag: string; suggestion?: string } | undefined {
   for (const letter of bundle.slice(1)) {
     const flag = `-${letter}`;
     if (!names.has(flag)) return { flag: bundle, suggestion: closestFlag(bundle, names) };

@@ -1,3 +1,7 @@
+/**
+ * `sqrl hook claude-session-start`: the Claude Code SessionStart hook (style and brief as additional
+ * context).
+ */
 import { defineCommand } from "citty";
 
 /** Read all of stdin, giving up after `timeoutMs` (a hook must never hang its host). */
@@ -21,13 +25,16 @@ async function readStdin(timeoutMs: number): Promise<string> {
 const claudeSessionStart = defineCommand({
   meta: {
     name: "claude-session-start",
-    description: "Claude Code SessionStart hook: print the core user-style and project-brief views as additionalContext",
+    description:
+      "Claude Code SessionStart hook: print the core user-style and project-brief views as additionalContext",
   },
   args: {
     budget: { type: "string", description: "Total token budget (default: config budgets.session_start)" },
   },
   async run({ args }) {
-    const { buildSessionStartContext, parseHookInput, sessionStartOutput } = await import("../mcp/session-start-hook.ts");
+    const { buildSessionStartContext, parseHookInput, sessionStartOutput } = await import(
+      "../mcp/session-start-hook.ts"
+    );
     const { DaemonBridge } = await import("../mcp/daemon-bridge.ts");
     const { sessionStartBudget } = await import("../mcp/budgets.ts");
     const { log } = await import("../shared/log.ts");

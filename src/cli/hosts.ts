@@ -1,3 +1,7 @@
+/**
+ * `sqrl hosts add|remove|list`: register the sqrl MCP server (and the Claude Code hook) with the agents'
+ * hosts.
+ */
 import { defineCommand } from "citty";
 import { resolve } from "node:path";
 import { listProjects, projectForPath } from "../shared/projects.ts";
@@ -8,8 +12,16 @@ type HostsModule = typeof import("../mcp/hosts/index.ts");
 const loadHosts = (): Promise<HostsModule> => import("../mcp/hosts/index.ts");
 
 const commonArgs = {
-  hosts: { type: "positional", required: false, description: "claude, codex, gemini, cursor or all (space- or comma-separated)" },
-  scope: { type: "string", description: "user (default: your own config, every repo, no approval prompt) or project (the repo's shared files, portable `sqrl` command; codex has only user)" },
+  hosts: {
+    type: "positional",
+    required: false,
+    description: "claude, codex, gemini, cursor or all (space- or comma-separated)",
+  },
+  scope: {
+    type: "string",
+    description:
+      "user (default: your own config, every repo, no approval prompt) or project (the repo's shared files, portable `sqrl` command; codex has only user)",
+  },
   path: { type: "string", default: ".", description: "The project (default: the current directory)" },
   json: { type: "boolean", description: "Print the result as JSON" },
 } as const;
@@ -53,7 +65,11 @@ export interface HostSetupResult {
  * in the same scope (asked once; `--yes` or `hook` answer; an installed hook is kept current without
  * asking again). Shared by `sqrl hosts add` and `sqrl init --hosts`.
  */
-export async function addHostsFor(projectRoot: string, hosts: string | string[], opts: { scope?: string; yes: boolean; hook?: boolean }): Promise<HostSetupResult> {
+export async function addHostsFor(
+  projectRoot: string,
+  hosts: string | string[],
+  opts: { scope?: string; yes: boolean; hook?: boolean },
+): Promise<HostSetupResult> {
   const mod = await loadHosts();
   const names = mod.parseHostList(hosts);
   const scope = mod.parseScope(opts.scope);
@@ -64,7 +80,12 @@ export async function addHostsFor(projectRoot: string, hosts: string | string[],
     const claudeScope = mod.scopeFor(mod.HOSTS.claude, scope);
     const path = mod.claudeSettingsPath(projectRoot, claudeScope);
     const installed = mod.sessionStartHookCommand(path) !== undefined;
-    const wanted = installed || opts.hook === true || (await confirm(`Install the Claude Code SessionStart hook (style + brief at session start) in ${path}?`, { yes: opts.yes }));
+    const wanted =
+      installed ||
+      opts.hook === true ||
+      (await confirm(`Install the Claude Code SessionStart hook (style + brief at session start) in ${path}?`, {
+        yes: opts.yes,
+      }));
     if (wanted) {
       hook = mod.installSessionStartHook(path, mod.sessionStartHookLine(claudeScope));
       lines.push(describeHook(hook.action, hook.path));
@@ -72,14 +93,20 @@ export async function addHostsFor(projectRoot: string, hosts: string | string[],
   }
   const all = mod.listHosts(names, { projectRoot });
   for (const entry of all) {
-    if (entry.registered && entry.waiting && changes.some((c) => c.host === entry.host && c.scope === entry.scope)) lines.push(`${entry.host} (${entry.scope}): ${entry.waiting}`);
+    if (entry.registered && entry.waiting && changes.some((c) => c.host === entry.host && c.scope === entry.scope))
+      lines.push(`${entry.host} (${entry.scope}): ${entry.waiting}`);
   }
   for (const c of changes) {
     const other = all.find((e) => e.host === c.host && e.scope !== c.scope && e.registered);
-    if (other) lines.push(`note: sqrl is registered with ${c.host} in ${other.scope} scope too (${other.path}); keep one: sqrl hosts remove ${c.host} --scope ${other.scope}`);
+    if (other)
+      lines.push(
+        `note: sqrl is registered with ${c.host} in ${other.scope} scope too (${other.path}); keep one: sqrl hosts remove ${c.host} --scope ${other.scope}`,
+      );
   }
   if (changes.some((c) => c.scope === "project") && !mod.sqrlOnPath()) {
-    lines.push("note: the project's files run `sqrl` from PATH (no path of this machine goes into git), and sqrl is not on PATH here: add its folder to PATH, or use --scope user");
+    lines.push(
+      "note: the project's files run `sqrl` from PATH (no path of this machine goes into git), and sqrl is not on PATH here: add its folder to PATH, or use --scope user",
+    );
   }
   return { changes, hook, lines };
 }
@@ -93,17 +120,31 @@ const add = defineCommand({
   meta: { name: "add", description: "Register sqrl's MCP server with hosts: claude, codex, gemini, cursor (or all)" },
   args: {
     ...commonArgs,
-    hook: { type: "boolean", description: "Claude Code: install the SessionStart hook (--no-hook to skip; asked otherwise)" },
+    hook: {
+      type: "boolean",
+      description: "Claude Code: install the SessionStart hook (--no-hook to skip; asked otherwise)",
+    },
     yes: { type: "boolean", alias: "y", description: "Answer yes to every question" },
   },
   async run({ args }) {
-    const res = await addHostsFor(projectRootOf(args.path), args._ as string[], { scope: args.scope, yes: args.yes === true, hook: args.hook as boolean | undefined });
-    process.stdout.write(args.json ? `${JSON.stringify({ changes: res.changes, hook: res.hook ?? null }, null, 2)}\n` : `${res.lines.join("\n")}\n`);
+    const res = await addHostsFor(projectRootOf(args.path), args._ as string[], {
+      scope: args.scope,
+      yes: args.yes === true,
+      hook: args.hook as boolean | undefined,
+    });
+    process.stdout.write(
+      args.json
+        ? `${JSON.stringify({ changes: res.changes, hook: res.hook ?? null }, null, 2)}\n`
+        : `${res.lines.join("\n")}\n`,
+    );
   },
 });
 
 const remove = defineCommand({
-  meta: { name: "remove", description: "Remove sqrl from hosts' configs (and the Claude Code hook), leaving everything else" },
+  meta: {
+    name: "remove",
+    description: "Remove sqrl from hosts' configs (and the Claude Code hook), leaving everything else",
+  },
   args: commonArgs,
   async run({ args }) {
     const mod = await loadHosts();
@@ -111,9 +152,13 @@ const remove = defineCommand({
     const names = mod.parseHostList(args._ as string[]);
     const scope = mod.parseScope(args.scope);
     const changes = mod.removeHosts(names, { projectRoot: root, scope });
-    const hook = names.includes("claude") ? mod.removeSessionStartHook(mod.claudeSettingsPath(root, mod.scopeFor(mod.HOSTS.claude, scope))) : undefined;
+    const hook = names.includes("claude")
+      ? mod.removeSessionStartHook(mod.claudeSettingsPath(root, mod.scopeFor(mod.HOSTS.claude, scope)))
+      : undefined;
     const lines = [...changes.map(describeChange), ...(hook ? [describeHook(hook.action, hook.path)] : [])];
-    process.stdout.write(args.json ? `${JSON.stringify({ changes, hook: hook ?? null }, null, 2)}\n` : `${lines.join("\n")}\n`);
+    process.stdout.write(
+      args.json ? `${JSON.stringify({ changes, hook: hook ?? null }, null, 2)}\n` : `${lines.join("\n")}\n`,
+    );
   },
 });
 
@@ -130,17 +175,28 @@ const list = defineCommand({
     const hooks = names.includes("claude")
       ? mod.HOSTS.claude.scopes
           .filter((s) => scope === undefined || s === scope)
-          .map((s) => ({ scope: s, path: mod.claudeSettingsPath(root, s), command: mod.sessionStartHookCommand(mod.claudeSettingsPath(root, s)) ?? null }))
+          .map((s) => ({
+            scope: s,
+            path: mod.claudeSettingsPath(root, s),
+            command: mod.sessionStartHookCommand(mod.claudeSettingsPath(root, s)) ?? null,
+          }))
       : [];
     if (args.json) {
       process.stdout.write(`${JSON.stringify({ entries, claude_session_start_hooks: hooks }, null, 2)}\n`);
       return;
     }
     const lines = entries.map((e) => {
-      const state = e.registered ? (e.current ? "registered" : `registered (other command: ${[e.command, ...(e.args ?? [])].join(" ")})`) : "not registered";
+      const state = e.registered
+        ? e.current
+          ? "registered"
+          : `registered (other command: ${[e.command, ...(e.args ?? [])].join(" ")})`
+        : "not registered";
       return `${e.host.padEnd(7)} ${e.scope.padEnd(8)} ${state}  ${e.path}${e.waiting ? `\n                 ${e.waiting}` : ""}`;
     });
-    for (const h of hooks) lines.push(`claude  ${`hook:${h.scope}`.padEnd(8)} ${h.command ? `SessionStart: ${h.command}` : "no SessionStart hook"}  ${h.path}`);
+    for (const h of hooks)
+      lines.push(
+        `claude  ${`hook:${h.scope}`.padEnd(8)} ${h.command ? `SessionStart: ${h.command}` : "no SessionStart hook"}  ${h.path}`,
+      );
     process.stdout.write(`${lines.join("\n")}\n`);
   },
 });

@@ -1,3 +1,7 @@
+/**
+ * `sqrl ingest`: import transcripts and git history into registered projects in the foreground (the daemon
+ * does it live).
+ */
 import { defineCommand } from "citty";
 import { plural } from "../shared/plural.ts";
 import { existsSync, statSync } from "node:fs";
@@ -19,7 +23,14 @@ export interface IngestSummary {
   malformed: number;
   commits: number;
   by_project: Record<string, number>;
-  per_file?: Array<{ path: string; source: string; added: number; duplicates: number; malformed: number; skipped: number }>;
+  per_file?: Array<{
+    path: string;
+    source: string;
+    added: number;
+    duplicates: number;
+    malformed: number;
+    skipped: number;
+  }>;
 }
 
 export interface RunIngestOptions {
@@ -36,13 +47,15 @@ function progressBar(done: number, total: number, added: number): void {
   if (!process.stderr.isTTY) return;
   const width = 24;
   const filled = total === 0 ? width : Math.round((done / total) * width);
-  process.stderr.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} files, ${added} events added`);
+  process.stderr.write(
+    `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} files, ${added} events added`,
+  );
   if (done === total) process.stderr.write("\n");
 }
 
 /** Import transcripts (given files, or every file of the enabled sources) and git history into registered projects. */
 export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> {
-  const [{ loadConfig }, { listProjects }, backfill, ingest, git, ts, { openStateDb }] = await Promise.all([
+  const [{ processConfig }, { listProjects }, backfill, ingest, git, ts, { openStateDb }] = await Promise.all([
     import("../shared/config.ts"),
     import("../shared/projects.ts"),
     import("../daemon/backfill.ts"),
@@ -51,17 +64,44 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
     import("../daemon/watchers/transcript-source.ts"),
     import("../sql/open.ts"),
   ]);
-  const cfg = loadConfig();
+  const cfg = processConfig().get();
   const projects = listProjects();
-  if (projects.length === 0) throw new UsageError("No project is registered yet. Run `sqrl init` in a project first, then ingest.", "no_projects");
+  if (projects.length === 0)
+    throw new UsageError(
+      "No project is registered yet. Run `sqrl init` in a project first, then ingest.",
+      "no_projects",
+    );
   const pool = new ingest.ProjectDbPool();
-  const ctx = { projects, userId: cfg.user_id, pool, only: opts.only ? new Set(opts.only.map((p) => resolve(p))) : undefined };
-  const summary: IngestSummary = { files: 0, lines: 0, events: 0, added: 0, duplicates: 0, skipped: 0, malformed: 0, commits: 0, by_project: {}, per_file: [] };
+  const ctx = {
+    projects,
+    userId: cfg.user_id,
+    pool,
+    only: opts.only ? new Set(opts.only.map((p) => resolve(p))) : undefined,
+  };
+  const summary: IngestSummary = {
+    files: 0,
+    lines: 0,
+    events: 0,
+    added: 0,
+    duplicates: 0,
+    skipped: 0,
+    malformed: 0,
+    commits: 0,
+    by_project: {},
+    per_file: [],
+  };
   const jobs: Array<{ path: string; source: "claude" | "codex" | "gemini"; document: boolean }> = [];
   for (const f of opts.files ?? []) {
     const path = resolve(f);
-    if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${path} is not a file. Pass transcript files (.jsonl/.json) or use --backfill.`, "not_a_file");
-    if (opts.source === "git") throw new UsageError("--source git takes no files: git history is read from the registered repos with --backfill.");
+    if (!existsSync(path) || !statSync(path).isFile())
+      throw new UsageError(
+        `${path} is not a file. Pass transcript files (.jsonl/.json) or use --backfill.`,
+        "not_a_file",
+      );
+    if (opts.source === "git")
+      throw new UsageError(
+        "--source git takes no files: git history is read from the registered repos with --backfill.",
+      );
     const sniffed = backfill.sniffSource(path);
     const source = opts.source ?? sniffed.source;
     jobs.push({ path, source, document: source === "gemini" ? sniffed.document || path.endsWith(".json") : false });
@@ -85,7 +125,14 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
       summary.skipped += res.skipped;
       summary.malformed += res.malformed;
       for (const [root, n] of res.addedByProject) summary.by_project[root] = (summary.by_project[root] ?? 0) + n;
-      summary.per_file!.push({ path: job.path, source: job.source, added: res.added, duplicates: res.duplicates, malformed: res.malformed, skipped: res.skipped });
+      summary.per_file!.push({
+        path: job.path,
+        source: job.source,
+        added: res.added,
+        duplicates: res.duplicates,
+        malformed: res.malformed,
+        skipped: res.skipped,
+      });
       if (opts.progress) progressBar(summary.files, jobs.length, summary.added);
     }
     if (opts.backfill && (opts.source === undefined ? cfg["watch.git"] : opts.source === "git")) {
@@ -130,8 +177,12 @@ export function summaryLines(s: IngestSummary): string[] {
  * `sqrl init` offers to import the project's existing history (Claude Code deletes transcripts after
  * 30 days). Returns the summary line, or undefined when declined.
  */
-export async function offerBackfill(root: string, opts: { yes: boolean }): Promise<{ line: string; summary: IngestSummary & { processed: ProcessedSummary } } | undefined> {
-  if (!(await confirm("Import this project's existing agent transcripts and git history now?", { yes: opts.yes }))) return undefined;
+export async function offerBackfill(
+  root: string,
+  opts: { yes: boolean },
+): Promise<{ line: string; summary: IngestSummary & { processed: ProcessedSummary } } | undefined> {
+  if (!(await confirm("Import this project's existing agent transcripts and git history now?", { yes: opts.yes })))
+    return undefined;
   const summary = await runIngest({ backfill: true, only: [root], progress: true });
   delete summary.per_file;
   // Distil what was imported now, so the first `sqrl status` and `sqrl context` already know it
@@ -140,7 +191,9 @@ export async function offerBackfill(root: string, opts: { yes: boolean }): Promi
   return {
     line:
       `Imported history: ${summary.added} events added from ${summary.files} transcripts${summary.commits ? ` and ${summary.commits} commits` : ""} (${summary.duplicates} duplicates, ${summary.malformed} malformed lines skipped)` +
-      (processed.events > 0 ? `\nDistilled it: ${plural(processed.episodes, "episode")}, ${plural(processed.memories, "memory")}` : ""),
+      (processed.events > 0
+        ? `\nDistilled it: ${plural(processed.episodes, "episode")}, ${plural(processed.memories, "memory")}`
+        : ""),
     summary: { ...summary, processed },
   };
 }
@@ -157,14 +210,14 @@ export interface ProcessedSummary {
  * terminal for long runs.
  */
 export async function processBackfill(root: string): Promise<ProcessedSummary> {
-  const [{ openProjectDb }, events, { processEvents }, { loadConfig }, { nowIso }] = await Promise.all([
+  const [{ openProjectDb }, events, { processEvents }, { processConfig }, { nowIso }] = await Promise.all([
     import("../sql/open.ts"),
     import("../sql/events.ts"),
     import("../engine/learn/process-events.ts"),
     import("../shared/config.ts"),
     import("../shared/time.ts"),
   ]);
-  const userId = loadConfig().user_id;
+  const userId = processConfig().get().user_id;
   const db = openProjectDb(root);
   const out: ProcessedSummary = { events: 0, episodes: 0, memories: 0 };
   const episodes = new Set<string>();
@@ -181,7 +234,11 @@ export async function processBackfill(root: string): Promise<ProcessedSummary> {
         const res = await processEvents({ project_id: root, user_id: user || userId, events: group });
         for (const id of res.episode_ids) episodes.add(id);
         for (const id of res.memory_item_ids) memories.add(id);
-        events.markProcessed(db, group.map((e) => e.id), nowIso());
+        events.markProcessed(
+          db,
+          group.map((e) => e.id),
+          nowIso(),
+        );
         out.events += group.length;
       }
       if (bar) process.stderr.write(`\rdistilling: ${out.events}/${total} events`);
@@ -201,25 +258,48 @@ export async function processBackfill(root: string): Promise<ProcessedSummary> {
 }
 
 export default defineCommand({
-  meta: { name: "ingest", description: "Import transcripts (files, or all existing history with --backfill) into registered projects" },
+  meta: {
+    name: "ingest",
+    description: "Import transcripts (files, or all existing history with --backfill) into registered projects",
+  },
   args: {
-    files: { type: "positional", required: false, description: "Transcript files (Claude Code / Codex .jsonl, Gemini .json/.jsonl)" },
-    backfill: { type: "boolean", description: "Import every existing transcript of the enabled sources and the git history of registered repos" },
-    source: { type: "string", description: "Only this source (claude|codex|gemini|git); with files, forces their format" },
+    files: {
+      type: "positional",
+      required: false,
+      description: "Transcript files (Claude Code / Codex .jsonl, Gemini .json/.jsonl)",
+    },
+    backfill: {
+      type: "boolean",
+      description: "Import every existing transcript of the enabled sources and the git history of registered repos",
+    },
+    source: {
+      type: "string",
+      description: "Only this source (claude|codex|gemini|git); with files, forces their format",
+    },
     json: { type: "boolean", description: "Print the summary as JSON" },
   },
   async run({ args }) {
     const files = (args._ as string[] | undefined)?.filter((a) => a.length > 0) ?? [];
     const source = args.source as string | undefined;
-    if (source !== undefined && !(SOURCES as readonly string[]).includes(source)) throw new UsageError(`--source must be one of ${SOURCES.join(", ")} (got "${source}").`);
-    if (files.length === 0 && !args.backfill) throw new UsageError("Pass transcript files to import, or --backfill to import all existing history.");
-    const summary = await runIngest({ files, backfill: args.backfill === true, source: source as SourceArg | undefined, progress: !args.json });
+    if (source !== undefined && !(SOURCES as readonly string[]).includes(source))
+      throw new UsageError(`--source must be one of ${SOURCES.join(", ")} (got "${source}").`);
+    if (files.length === 0 && !args.backfill)
+      throw new UsageError("Pass transcript files to import, or --backfill to import all existing history.");
+    const summary = await runIngest({
+      files,
+      backfill: args.backfill === true,
+      source: source as SourceArg | undefined,
+      progress: !args.json,
+    });
     if (args.json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       return;
     }
     delete summary.per_file;
     process.stdout.write(`${summaryLines(summary).join("\n")}\n`);
-    if (summary.added === 0 && summary.skipped > 0) log.info("Nothing matched a registered project: records are mapped by their cwd. Run `sqrl init <path>` for the project first.");
+    if (summary.added === 0 && summary.skipped > 0)
+      log.info(
+        "Nothing matched a registered project: records are mapped by their cwd. Run `sqrl init <path>` for the project first.",
+      );
   },
 });

@@ -1,3 +1,6 @@
+/**
+ * Registering a project: its `.ctx/` folder, data.db and projects.json entry (used by `sqrl init` and tests).
+ */
 import { existsSync, mkdirSync, readFileSync, statSync, appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { bootstrapConfig } from "../shared/config.ts";
@@ -18,8 +21,13 @@ export interface InitResult {
 /** The absolute, existing directory `path` names, or a UsageError that says what is wrong. */
 export function resolveProjectDir(path: string): string {
   const root = resolve(path);
-  if (!existsSync(root)) throw new UsageError(`${root} does not exist. Create it or pass the path of an existing project folder.`, "not_a_directory");
-  if (!statSync(root).isDirectory()) throw new UsageError(`${root} is a file, not a directory. Pass the project's folder.`, "not_a_directory");
+  if (!existsSync(root))
+    throw new UsageError(
+      `${root} does not exist. Create it or pass the path of an existing project folder.`,
+      "not_a_directory",
+    );
+  if (!statSync(root).isDirectory())
+    throw new UsageError(`${root} is a file, not a directory. Pass the project's folder.`, "not_a_directory");
   return root;
 }
 
@@ -47,7 +55,11 @@ export function initProject(path: string): InitResult {
 
 function gitignoreLines(root: string): string[] {
   const file = join(root, ".gitignore");
-  return existsSync(file) ? readFileSync(file, "utf8").split(/\r?\n/).map((l) => l.trim()) : [];
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+    : [];
 }
 
 /** Does .gitignore already keep sqrl's local files (`.ctx/` or `.ctx/*`) out of git? */
@@ -66,6 +78,9 @@ export function addCtxToGitignore(root: string): boolean {
   const file = join(root, ".gitignore");
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
   const prefix = text.length > 0 && !text.endsWith("\n") ? "\n" : "";
-  appendFileSync(file, `${prefix}# sqrl's local memory (per machine); .ctx/shared/ is team memory for git (sqrl sync)\n.ctx/*\n!.ctx/shared/\n`);
+  appendFileSync(
+    file,
+    `${prefix}# sqrl's local memory (per machine); .ctx/shared/ is team memory for git (sqrl sync)\n.ctx/*\n!.ctx/shared/\n`,
+  );
   return true;
 }

@@ -1,3 +1,6 @@
+/**
+ * `sqrl init [path]`: set up sqrl for a repository (project files, config, optionally hosts and the daemon).
+ */
 import { defineCommand } from "citty";
 import { addCtxToGitignore, initProject } from "./init-project.ts";
 import { confirm } from "./confirm.ts";
@@ -5,11 +8,24 @@ import { confirm } from "./confirm.ts";
 export default defineCommand({
   meta: { name: "init", description: "Set up sqrl for a project: create .ctx/, register it, bootstrap ~/.sqrl" },
   args: {
-    path: { type: "positional", required: false, default: ".", description: "Project folder (default: current directory)" },
+    path: {
+      type: "positional",
+      required: false,
+      default: ".",
+      description: "Project folder (default: current directory)",
+    },
     yes: { type: "boolean", alias: "y", description: "Answer yes to every question (no prompts)" },
     json: { type: "boolean", description: "Print the result as JSON" },
-    hosts: { type: "string", description: "Register sqrl with MCP hosts: claude,codex,gemini,cursor (or all); claude also offers the SessionStart hook" },
-    backfill: { type: "boolean", default: true, description: "Offer to import the project's existing transcripts and git history (--no-backfill skips it)" },
+    hosts: {
+      type: "string",
+      description:
+        "Register sqrl with MCP hosts: claude,codex,gemini,cursor (or all); claude also offers the SessionStart hook",
+    },
+    backfill: {
+      type: "boolean",
+      default: true,
+      description: "Offer to import the project's existing transcripts and git history (--no-backfill skips it)",
+    },
   },
   async run({ args }) {
     const res = initProject(args.path);
@@ -28,10 +44,15 @@ export default defineCommand({
         out.push("Left .gitignore alone (pass --yes to add .ctx/ to it)");
       }
     }
-    if (args.hosts) out.push(...(await (await import("./hosts.ts")).setupHostsForInit(res.root, args.hosts, args.yes === true)));
-    const backfill = args.backfill === false ? undefined : await (await import("./ingest.ts")).offerBackfill(res.root, { yes: args.yes === true });
+    if (args.hosts)
+      out.push(...(await (await import("./hosts.ts")).setupHostsForInit(res.root, args.hosts, args.yes === true)));
+    const backfill =
+      args.backfill === false
+        ? undefined
+        : await (await import("./ingest.ts")).offerBackfill(res.root, { yes: args.yes === true });
     if (backfill) out.push(backfill.line);
-    if (args.json) process.stdout.write(`${JSON.stringify({ ...res, gitignore, backfill: backfill?.summary ?? null }, null, 2)}\n`);
+    if (args.json)
+      process.stdout.write(`${JSON.stringify({ ...res, gitignore, backfill: backfill?.summary ?? null }, null, 2)}\n`);
     else process.stdout.write(`${out.join("\n")}\n`);
   },
 });

@@ -1,3 +1,6 @@
+/**
+ * A read-only snapshot of a project's memory state for `sqrl status` (no daemon needed, nothing written).
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { homePaths } from "../shared/paths.ts";
@@ -17,7 +20,15 @@ export interface ProjectStatus {
   views: Array<{ name: string; generated_at: string; stale: boolean; events_since: number }>;
   llm: { tokens_today: number };
   /** Memories checked against today's code (as many as fit in CHECK_BUDGET_MS), and how many decayed for disuse. */
-  checks: { checked: number; of: number; verified: number; moved: number; stale: number; unverifiable: number; decayed: number };
+  checks: {
+    checked: number;
+    of: number;
+    verified: number;
+    moved: number;
+    stale: number;
+    unverifiable: number;
+    decayed: number;
+  };
 }
 
 /** Status stays quick on large stores: what is not checked in this time is left to `sqrl doctor`. */
@@ -26,7 +37,13 @@ const CHECK_BUDGET_MS = 1500;
 function memoryChecks(db: Database, root: string): ProjectStatus["checks"] {
   const items = currentItems(db, root);
   const out = { checked: 0, of: items.length, verified: 0, moved: 0, stale: 0, unverifiable: 0, decayed: 0 };
-  out.decayed = (db.query(`SELECT COUNT(*) AS n FROM memory_outcomes o JOIN memory_items m ON m.id = o.memory_id WHERE m.project_id = ? AND m.deleted = 0 AND o.decay_steps > 0`).get(root) as { n: number }).n;
+  out.decayed = (
+    db
+      .query(
+        `SELECT COUNT(*) AS n FROM memory_outcomes o JOIN memory_items m ON m.id = o.memory_id WHERE m.project_id = ? AND m.deleted = 0 AND o.decay_steps > 0`,
+      )
+      .get(root) as { n: number }
+  ).n;
   const started = performance.now();
   for (let i = 0; i < items.length && performance.now() - started < CHECK_BUDGET_MS; i += 250) {
     const chunk = items.slice(i, i + 250);
@@ -53,19 +70,44 @@ export function readProjectStatus(root: string, nowMs = Date.now()): ProjectStat
   const db = openProjectDb(root, { readonly: true });
   try {
     const events = countEvents(db);
-    const ep = db.query(`SELECT COUNT(*) AS total, COALESCE(SUM(s.status = 'open'), 0) AS open FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`).get() as { total: number; open: number };
+    const ep = db
+      .query(
+        `SELECT COUNT(*) AS total, COALESCE(SUM(s.status = 'open'), 0) AS open FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`,
+      )
+      .get() as { total: number; open: number };
     const byType = countItemsByType(db, root);
-    const views = (db.query(`SELECT * FROM view_meta ORDER BY view_name`).all() as Array<{ view_name: string; last_generated: string; events_count_at_gen: number; ttl_seconds: number }>).map((v) => {
+    const views = (
+      db.query(`SELECT * FROM view_meta ORDER BY view_name`).all() as Array<{
+        view_name: string;
+        last_generated: string;
+        events_count_at_gen: number;
+        ttl_seconds: number;
+      }>
+    ).map((v) => {
       const eventsSince = events.total - v.events_count_at_gen;
-      return { name: v.view_name, generated_at: v.last_generated, stale: isViewStale(v, events.total, nowMs), events_since: eventsSince };
+      return {
+        name: v.view_name,
+        generated_at: v.last_generated,
+        stale: isViewStale(v, events.total, nowMs),
+        events_since: eventsSince,
+      };
     });
     const userStyle = existsSync(homePaths.userDb())
-      ? withDb(() => openDatabase(homePaths.userDb(), "user", { readonly: true }), (u) => (u.query("SELECT COUNT(*) AS n FROM user_style_items").get() as { n: number }).n, 0)
+      ? withDb(
+          () => openDatabase(homePaths.userDb(), "user", { readonly: true }),
+          (u) => (u.query("SELECT COUNT(*) AS n FROM user_style_items").get() as { n: number }).n,
+          0,
+        )
       : 0;
     const tokensToday = existsSync(homePaths.stateDb())
       ? withDb(
           () => openDatabase(homePaths.stateDb(), "state", { readonly: true }),
-          (s) => (s.query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?").get(utcDay(nowMs)) as { n: number }).n,
+          (s) =>
+            (
+              s
+                .query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?")
+                .get(utcDay(nowMs)) as { n: number }
+            ).n,
           0,
         )
       : 0;

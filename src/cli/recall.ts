@@ -1,5 +1,8 @@
+/**
+ * `sqrl recall <episode-id>`: one episode expanded back to its raw events.
+ */
 import { defineCommand } from "citty";
-import type { EpisodeRecall } from "../shared/api.ts";
+import { ROUTES } from "../shared/api.ts";
 import { redactDeep, redactText } from "../shared/privacy/redact.ts";
 import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor } from "./memory-cli.ts";
 
@@ -13,8 +16,12 @@ export default defineCommand({
   },
   async run({ args }) {
     const budget = parseBudget(args.budget);
-    const query = { project_id: projectRootFor(args.project), episode_id: args.episode, ...(budget ? { context_budget_tokens: budget } : {}) };
-    const res = await callDaemon<EpisodeRecall>("/recall", { query });
+    const query = {
+      project_id: projectRootFor(args.project),
+      episode_id: args.episode,
+      ...(budget ? { context_budget_tokens: budget } : {}),
+    };
+    const res = await callDaemon(ROUTES.recall, query);
     // events stored before a redaction rule existed are redacted on the way out
     if (args.json) return printJson(redactDeep(res));
     print(redactText(res.markdown));

@@ -1,20 +1,31 @@
-import { defineCommand } from "citty";
-import { print, printJson, projectRootFor } from "./memory-cli.ts";
-
 /**
  * `sqrl reprocess [path]`: extract every closed episode of the project again under the current
  * rules. Runs in this process against the project's data.db (SQLite's WAL lets it run beside the
  * daemon); the old items are superseded, never deleted, so `sqrl show` keeps their history.
  */
+import { defineCommand } from "citty";
+import { print, printJson, projectRootFor } from "./memory-cli.ts";
+
 export default defineCommand({
-  meta: { name: "reprocess", description: "Re-extract every closed episode under the current rules; old memories become history, none is deleted" },
+  meta: {
+    name: "reprocess",
+    description:
+      "Re-extract every closed episode under the current rules; old memories become history, none is deleted",
+  },
   args: {
-    path: { type: "positional", required: false, description: "Project folder (default: the registered project containing the current directory)" },
+    path: {
+      type: "positional",
+      required: false,
+      description: "Project folder (default: the registered project containing the current directory)",
+    },
     json: { type: "boolean", description: "Print the result as JSON" },
   },
   async run({ args }) {
     const root = projectRootFor(args.path);
-    const [{ openProjectDb }, { reprocessProject }] = await Promise.all([import("../sql/open.ts"), import("../engine/learn/reprocess.ts")]);
+    const [{ openProjectDb }, { reprocessProject }] = await Promise.all([
+      import("../sql/open.ts"),
+      import("../engine/learn/reprocess.ts"),
+    ]);
     const db = openProjectDb(root);
     const started = Date.now();
     const tty = process.stderr.isTTY === true;

@@ -1,3 +1,7 @@
+/**
+ * The CLI runner: citty commands under sqrl's exit-code contract (0 ok, 1 failure, 2 bad usage) and one-line
+ * errors.
+ */
 import { renderUsage, runCommand, type CommandDef } from "citty";
 import { describeError, isSqrlError } from "../shared/errors.ts";
 import { log, setDebug } from "../shared/log.ts";
@@ -9,7 +13,10 @@ async function resolveValue<T>(v: T | (() => T | Promise<T>) | Promise<T>): Prom
 }
 
 /** Follow positional words through nested subCommands to the command `--help` is about. */
-async function resolveForHelp(root: CommandDef<any>, rawArgs: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined, string[], CommandDef<any>[]]> {
+async function resolveForHelp(
+  root: CommandDef<any>,
+  rawArgs: string[],
+): Promise<[CommandDef<any>, CommandDef<any> | undefined, string[], CommandDef<any>[]]> {
   let cmd = root;
   let parent: CommandDef<any> | undefined;
   const path: string[] = [];
@@ -64,7 +71,9 @@ export async function runMain(root: CommandDef<any>, version: string, argv = pro
   if (unknown) {
     const where = ["sqrl", ...path].join(" ");
     const hint = unknown.suggestion ? ` Did you mean ${unknown.suggestion}?` : "";
-    process.stderr.write(`sqrl: unknown option ${unknown.flag} for \`${where}\`.${hint} Run \`${where} --help\` for usage.\n`);
+    process.stderr.write(
+      `sqrl: unknown option ${unknown.flag} for \`${where}\`.${hint} Run \`${where} --help\` for usage.\n`,
+    );
     process.exitCode = 2;
     return;
   }
@@ -75,7 +84,9 @@ export async function runMain(root: CommandDef<any>, version: string, argv = pro
     if (e?.name === "CLIError") {
       const [, , path] = await resolveForHelp(root, rawArgs);
       const where = ["sqrl", ...path].join(" ");
-      process.stderr.write(`sqrl: ${stripAnsi(e.message ?? "bad usage").replace(/\.$/, "")}. Run \`${where} --help\` for usage.\n`);
+      process.stderr.write(
+        `sqrl: ${stripAnsi(e.message ?? "bad usage").replace(/\.$/, "")}. Run \`${where} --help\` for usage.\n`,
+      );
       process.exitCode = 2;
       return;
     }

@@ -1,5 +1,8 @@
+/**
+ * `sqrl search "<query>"`: ranked memory search with scores and reasons, through the daemon's search route.
+ */
 import { defineCommand } from "citty";
-import { MEMORY_TYPES, type SearchResponse } from "../shared/api.ts";
+import { MEMORY_TYPES, ROUTES } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";
 import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor, splitList } from "./memory-cli.ts";
 
@@ -20,7 +23,8 @@ export default defineCommand({
     if (bad) throw new UsageError(`Unknown memory type "${bad}". Use: ${MEMORY_TYPES.join(", ")}.`);
     const rawTop = args["top-k"];
     const top = rawTop === undefined ? undefined : Number(rawTop);
-    if (top !== undefined && (!Number.isInteger(top) || top < 1 || top > 100)) throw new UsageError(`--top-k must be a whole number from 1 to 100, got "${rawTop}".`);
+    if (top !== undefined && (!Number.isInteger(top) || top < 1 || top > 100))
+      throw new UsageError(`--top-k must be a whole number from 1 to 100, got "${rawTop}".`);
     const budget = parseBudget(args.budget);
     const query = {
       project_id: projectRootFor(args.project),
@@ -30,12 +34,14 @@ export default defineCommand({
       ...(args.paths ? { scope_paths: splitList(args.paths) } : {}),
       ...(budget ? { context_budget_tokens: budget } : {}),
     };
-    const res = await callDaemon<SearchResponse>("/search_memory", { query });
+    const res = await callDaemon(ROUTES.search_memory, query);
     if (args.json) return printJson(res);
     if (res.results.length === 0) return print(res.markdown);
     for (const r of res.results) {
       print(`${r.score.toFixed(3)}  [${r.type}] ${r.content}`);
-      print(`       ${r.memory_id} · ${r.reason}${r.source.file_paths.length > 0 ? ` · ${r.source.file_paths.slice(0, 3).join(", ")}` : ""}`);
+      print(
+        `       ${r.memory_id} · ${r.reason}${r.source.file_paths.length > 0 ? ` · ${r.source.file_paths.slice(0, 3).join(", ")}` : ""}`,
+      );
     }
     print(`\n${res.markdown.split("\n").at(-1)}`);
   },

@@ -1,3 +1,8 @@
+/**
+ * `sqrl show <memory-id>`: one memory item with its lineage (the rows it replaced, the row that
+ * replaced it) and its evidence (episodes and the events they came from). Reads the project's
+ * data.db (and user.db for global style items) read-only: no daemon needed.
+ */
 import { summaryWithOutcome } from "../engine/retrieve/render/markdown.ts";
 import { plural } from "../shared/plural.ts";
 import type { Database } from "bun:sqlite";
@@ -10,11 +15,6 @@ import { listProjects, projectForPath } from "../shared/projects.ts";
 import { relativeTime } from "../shared/time.ts";
 import { resolveProjectDir } from "./init-project.ts";
 
-/**
- * `sqrl show <memory-id>`: one memory item with its lineage (the rows it replaced, the row that
- * replaced it) and its evidence (episodes and the events they came from). Reads the project's
- * data.db (and user.db for global style items) read-only: no daemon needed.
- */
 export interface ShownEvent {
   id: string;
   timestamp: string;
@@ -55,7 +55,10 @@ function eventText(e: EventDTO): string {
     c = {};
   }
   const pick = (k: string) => (typeof c[k] === "string" ? (c[k] as string) : "");
-  const raw = e.event_type === "command_run" || e.event_type === "test_run" ? `$ ${pick("command")} (exit ${String(c.exit_code ?? "?")})` : pick("text") || pick("diff_summary") || pick("command") || pick("tool") || pick("output");
+  const raw =
+    e.event_type === "command_run" || e.event_type === "test_run"
+      ? `$ ${pick("command")} (exit ${String(c.exit_code ?? "?")})`
+      : pick("text") || pick("diff_summary") || pick("command") || pick("tool") || pick("output");
   const one = raw.replace(/\s+/g, " ").trim();
   return one.length > 160 ? `${one.slice(0, 159)}…` : one;
 }
@@ -83,15 +86,33 @@ async function showProjectItem(db: Database, id: string): Promise<ShowResult | n
     successors.push(version(s));
     next = s.superseded_by;
   }
-  const episodeIds = [...new Set([item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"))];
+  const episodeIds = [
+    ...new Set(
+      [item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"),
+    ),
+  ];
   const episodes = episodeIds
     .map((eid) => getEpisode(db, eid))
     .filter((e) => e !== undefined)
     .map((e) => ({ id: e.id, start_ts: e.start_ts, end_ts: e.end_ts, summary: e.summary, outcome: e.outcome }));
-  const events = eventsByIds(db, item.source_event_ids).map((e) => ({ id: e.id, timestamp: e.timestamp, event_type: e.event_type, text: eventText(e) }));
+  const events = eventsByIds(db, item.source_event_ids).map((e) => ({
+    id: e.id,
+    timestamp: e.timestamp,
+    event_type: e.event_type,
+    text: eventText(e),
+  }));
   const { embedding: _e, ...plain } = item;
-  const shown: ShowResult = { scope: "project", item: plain, predecessors: predecessors(db, id).map(version), successors, episodes, events };
-  const outcome = db.query(`SELECT flag, flag_reason, decay_steps FROM memory_outcomes WHERE memory_id = ?`).get(id) as ShowResult["outcome"] | null;
+  const shown: ShowResult = {
+    scope: "project",
+    item: plain,
+    predecessors: predecessors(db, id).map(version),
+    successors,
+    episodes,
+    events,
+  };
+  const outcome = db.query(`SELECT flag, flag_reason, decay_steps FROM memory_outcomes WHERE memory_id = ?`).get(id) as
+    | ShowResult["outcome"]
+    | null;
   if (outcome) shown.outcome = outcome;
   if (!item.deleted) {
     const { verifyItems } = await import("../engine/retrieve/verify/verify.ts");
@@ -108,18 +129,35 @@ async function showUserItem(id: string): Promise<ShowResult | null> {
   const db = openUserDb({ readonly: true });
   try {
     let item: Record<string, unknown> | undefined = getUserStyleById(db, id) as Record<string, unknown> | undefined;
-    if (!item) item = db.query(`SELECT * FROM user_style_history WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+    if (!item)
+      item = db.query(`SELECT * FROM user_style_history WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
     if (!item) return null;
-    const current = db.query(`SELECT id, content, updated_at FROM user_style_items WHERE user_id = ? AND key = ?`).get(item.user_id as string, item.key as string) as
-      | { id: string; content: string; updated_at: string }
-      | null;
+    const current = db
+      .query(`SELECT id, content, updated_at FROM user_style_items WHERE user_id = ? AND key = ?`)
+      .get(item.user_id as string, item.key as string) as { id: string; content: string; updated_at: string } | null;
     const history = userStyleHistory(db, item.user_id as string, item.key as string);
     const idx = history.findIndex((h) => h.id === id);
     const older = idx >= 0 ? history.slice(idx + 1) : history;
     const newer = idx >= 0 ? history.slice(0, idx).reverse() : [];
-    const asVersion = (h: (typeof history)[number]): ShownVersion => ({ id: h.id, content: h.content, decision: h.decision, valid_from: h.created_at, valid_to: h.valid_to, deleted: true, superseded_by_episode: h.superseded_by_episode });
+    const asVersion = (h: (typeof history)[number]): ShownVersion => ({
+      id: h.id,
+      content: h.content,
+      decision: h.decision,
+      valid_from: h.created_at,
+      valid_to: h.valid_to,
+      deleted: true,
+      superseded_by_episode: h.superseded_by_episode,
+    });
     const successors = [...newer.map(asVersion)];
-    if (idx >= 0 && current) successors.push({ id: current.id, content: current.content, decision: "current", valid_from: current.updated_at, valid_to: null, deleted: false });
+    if (idx >= 0 && current)
+      successors.push({
+        id: current.id,
+        content: current.content,
+        decision: "current",
+        valid_from: current.updated_at,
+        valid_to: null,
+        deleted: false,
+      });
     return { scope: "user", item, predecessors: older.map(asVersion), successors, episodes: [], events: [] };
   } finally {
     db.close();
@@ -132,7 +170,11 @@ export async function showMemory(root: string, id: string): Promise<ShowResult> 
   const db = openProjectDb(root, { readonly: true });
   try {
     const found = (await showProjectItem(db, id)) ?? (await showUserItem(id));
-    if (!found) throw new NotFoundError(`No memory item ${id} in ${root} or in the global user.db. Ids appear in \`sqrl search\`, \`sqrl context\` and \`sqrl log\` output.`, "memory_not_found");
+    if (!found)
+      throw new NotFoundError(
+        `No memory item ${id} in ${root} or in the global user.db. Ids appear in \`sqrl search\`, \`sqrl context\` and \`sqrl log\` output.`,
+        "memory_not_found",
+      );
     return found;
   } finally {
     db.close();
@@ -151,24 +193,48 @@ export function renderShow(r: ShowResult): string {
     `  importance ${String(it.importance)}${it.confidence !== undefined ? `, confidence ${String(it.confidence)}` : ""}, updated ${String(it.updated_at)} (${relativeTime(String(it.updated_at))})`,
   ];
   if (Array.isArray(it.tags) && it.tags.length > 0) lines.push(`  tags: ${(it.tags as string[]).join(", ")}`);
-  if (Array.isArray(it.file_paths) && it.file_paths.length > 0) lines.push(`  files: ${(it.file_paths as string[]).join(", ")}`);
+  if (Array.isArray(it.file_paths) && it.file_paths.length > 0)
+    lines.push(`  files: ${(it.file_paths as string[]).join(", ")}`);
   if (r.verification) lines.push(`  checked against the code: ${r.verification.status} (${r.verification.reason})`);
   if (r.outcome?.flag) lines.push(`  flagged ${r.outcome.flag}: ${r.outcome.flag_reason ?? ""}`);
-  if (r.outcome && r.outcome.decay_steps > 0) lines.push(`  importance decayed ${r.outcome.decay_steps}× for disuse (neither served nor seen again)`);
-  lines.push("", `Replaced (${r.predecessors.length}):`, ...(r.predecessors.length ? r.predecessors.map(renderVersion) : ["  nothing: this is the first version"]));
-  lines.push("", `Replaced by (${r.successors.length}):`, ...(r.successors.length ? r.successors.map(renderVersion) : ["  nothing: this version is current"]));
+  if (r.outcome && r.outcome.decay_steps > 0)
+    lines.push(`  importance decayed ${r.outcome.decay_steps}× for disuse (neither served nor seen again)`);
+  lines.push(
+    "",
+    `Replaced (${r.predecessors.length}):`,
+    ...(r.predecessors.length ? r.predecessors.map(renderVersion) : ["  nothing: this is the first version"]),
+  );
+  lines.push(
+    "",
+    `Replaced by (${r.successors.length}):`,
+    ...(r.successors.length ? r.successors.map(renderVersion) : ["  nothing: this version is current"]),
+  );
   if (r.scope === "project") {
     lines.push("", `Evidence: ${r.episodes.length} episode(s), ${r.events.length} event(s)`);
-    for (const e of r.episodes) lines.push(`  episode ${e.id}  ${e.start_ts} → ${e.end_ts}`, `    ${summaryWithOutcome(e.summary, e.outcome ?? "")}`);
+    for (const e of r.episodes)
+      lines.push(
+        `  episode ${e.id}  ${e.start_ts} → ${e.end_ts}`,
+        `    ${summaryWithOutcome(e.summary, e.outcome ?? "")}`,
+      );
     for (const e of r.events) lines.push(`  ${e.timestamp}  ${e.event_type.padEnd(18)} ${e.id}  ${e.text}`);
   } else if (Array.isArray(it.evidence)) {
-    lines.push("", "Evidence:", ...(it.evidence as Array<{ project_id: string; episode_id: string; event_ids: string[] }>).map((e) => `  ${e.project_id}  episode ${e.episode_id}  (${plural(e.event_ids.length, "event")})`));
+    lines.push(
+      "",
+      "Evidence:",
+      ...(it.evidence as Array<{ project_id: string; episode_id: string; event_ids: string[] }>).map(
+        (e) => `  ${e.project_id}  episode ${e.episode_id}  (${plural(e.event_ids.length, "event")})`,
+      ),
+    );
   }
   return `${lines.join("\n")}\n`;
 }
 
 export default defineCommand({
-  meta: { name: "show", description: "One memory item with its lineage (what it replaced, what replaced it) and its evidence (episodes, events)" },
+  meta: {
+    name: "show",
+    description:
+      "One memory item with its lineage (what it replaced, what replaced it) and its evidence (episodes, events)",
+  },
   args: {
     id: { type: "positional", required: true, description: "Memory id, e.g. mem_… (or ust_… for global style)" },
     project: { type: "string", description: "Project folder (default: the project containing the current directory)" },

@@ -1,3 +1,6 @@
+/**
+ * `sqrl status`: the daemon, the engine and every registered project's memory at a glance.
+ */
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { projectPaths } from "../shared/paths.ts";
@@ -15,12 +18,31 @@ export interface EngineNextRun {
 }
 
 async function engineNextRun(unprocessed: number): Promise<EngineNextRun> {
-  const [{ readRuntimeInfo }, { daemonHealthy }, { loadConfig }] = await Promise.all([import("../shared/runtime-files.ts"), import("../shared/daemon-launch.ts"), import("../shared/config.ts")]);
+  const [{ readRuntimeInfo }, { daemonHealthy }, { processConfig }] = await Promise.all([
+    import("../shared/runtime-files.ts"),
+    import("../shared/daemon-launch.ts"),
+    import("../shared/config.ts"),
+  ]);
   const info = readRuntimeInfo("daemon");
   const running = info !== undefined && (await daemonHealthy(info));
-  const interval = loadConfig()["daemon.batch_interval_seconds"];
-  if (running) return { daemon_running: true, within_s: interval, text: unprocessed > 0 ? `the engine takes them within ${interval} s (the daemon batches every ${interval} s)` : `the daemon is running; new events reach the engine within ${interval} s` };
-  return { daemon_running: false, within_s: null, text: unprocessed > 0 ? "the daemon is not running: `sqrl daemon start` (or any read command such as `sqrl context`) sends them to the engine" : "the daemon is not running (`sqrl daemon start`)" };
+  const interval = processConfig().get()["daemon.batch_interval_seconds"];
+  if (running)
+    return {
+      daemon_running: true,
+      within_s: interval,
+      text:
+        unprocessed > 0
+          ? `the engine takes them within ${interval} s (the daemon batches every ${interval} s)`
+          : `the daemon is running; new events reach the engine within ${interval} s`,
+    };
+  return {
+    daemon_running: false,
+    within_s: null,
+    text:
+      unprocessed > 0
+        ? "the daemon is not running: `sqrl daemon start` (or any read command such as `sqrl context`) sends them to the engine"
+        : "the daemon is not running (`sqrl daemon start`)",
+  };
 }
 
 function checksLine(c: ProjectStatus["checks"]): string {
@@ -49,7 +71,11 @@ async function hostStates(root: string): Promise<HostLine[]> {
           host: e.host,
           scope: e.scope,
           state: e.waiting ? "waiting" : e.current ? "ready" : "other_command",
-          detail: e.waiting ?? (e.current ? null : `runs ${[e.command, ...(e.args ?? [])].join(" ")}; sqrl hosts add ${e.host} --scope ${e.scope} updates it`),
+          detail:
+            e.waiting ??
+            (e.current
+              ? null
+              : `runs ${[e.command, ...(e.args ?? [])].join(" ")}; sqrl hosts add ${e.host} --scope ${e.scope} updates it`),
         }));
     } catch (err) {
       // A host config sqrl cannot read must not hide the rest of the status.
@@ -68,7 +94,13 @@ function render(s: ProjectStatus & { engine_next_run: EngineNextRun }, hosts: Ho
     `Project   ${s.project_id}`,
     `Events    ${s.events.total} stored, ${s.events.unprocessed} waiting for the engine; ${s.engine_next_run.text}`,
     `Episodes  ${s.episodes.total} (${s.episodes.open} open)`,
-    `Memory    ${s.memory_items.total} items${s.memory_items.total > 0 ? `: ${Object.entries(s.memory_items.by_type).map(([t, n]) => `${n} ${t}`).join(", ")}` : ""}`,
+    `Memory    ${s.memory_items.total} items${
+      s.memory_items.total > 0
+        ? `: ${Object.entries(s.memory_items.by_type)
+            .map(([t, n]) => `${n} ${t}`)
+            .join(", ")}`
+        : ""
+    }`,
     `Checked   ${checksLine(s.checks)}`,
     `Global    ${s.user_style_items} user-style items in user.db`,
     `LLM       ${s.llm.tokens_today} tokens used today`,
@@ -112,12 +144,18 @@ export default defineCommand({
       snapshot = readProjectStatus(root);
     } catch (err) {
       // a damaged data.db: say which file and what to do, never a stack trace
-      throw new SqrlError("damaged_db", `${projectPaths.db(root)} cannot be read (${(err as Error).message}). Run \`sqrl doctor ${root}\` for what to do.`);
+      throw new SqrlError(
+        "damaged_db",
+        `${projectPaths.db(root)} cannot be read (${(err as Error).message}). Run \`sqrl doctor ${root}\` for what to do.`,
+      );
     }
     const status = { ...snapshot, engine_next_run: await engineNextRun(snapshot.events.unprocessed) };
     const health = await daemonHealth(root);
     const hosts = await hostStates(root);
     if (args.json) process.stdout.write(`${JSON.stringify({ ...status, health, hosts }, null, 2)}\n`);
-    else process.stdout.write(`${render(status, hosts)}${health.length > 0 ? `Health    ${health.join("\n          ")}\n` : ""}`);
+    else
+      process.stdout.write(
+        `${render(status, hosts)}${health.length > 0 ? `Health    ${health.join("\n          ")}\n` : ""}`,
+      );
   },
 });

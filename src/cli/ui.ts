@@ -1,3 +1,8 @@
+/**
+ * `sqrl ui [path]`: start the daemon if needed, ask it for a one-time login code and open the page
+ * (http://127.0.0.1:<port>/ui/…) in the default browser; print the URL when no browser opens, or
+ * only print it with --no-open.
+ */
 import { defineCommand } from "citty";
 import { spawn } from "node:child_process";
 import { callApi } from "../shared/api-client.ts";
@@ -6,11 +11,6 @@ import { ProjectNotRegisteredError } from "../shared/errors.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { resolveProjectDir } from "./init-project.ts";
 
-/**
- * `sqrl ui [path]`: start the daemon if needed, ask it for a one-time login code and open the page
- * (http://127.0.0.1:<port>/ui/…) in the default browser; print the URL when no browser opens, or
- * only print it with --no-open.
- */
 function opener(): string[] | undefined {
   if (process.platform === "darwin") return ["open"];
   if (process.platform === "win32") return ["cmd", "/c", "start", ""];
@@ -37,8 +37,18 @@ async function openBrowser(url: string): Promise<boolean> {
 export default defineCommand({
   meta: { name: "ui", description: "Open the local web page that shows, explains and corrects what sqrl remembers" },
   args: {
-    path: { type: "positional", required: false, description: "Project folder to open (default: the registered project containing the current directory, else the overview of all)" },
-    open: { type: "boolean", default: true, description: "Open the default browser", negativeDescription: "Only print the one-time URL" },
+    path: {
+      type: "positional",
+      required: false,
+      description:
+        "Project folder to open (default: the registered project containing the current directory, else the overview of all)",
+    },
+    open: {
+      type: "boolean",
+      default: true,
+      description: "Open the default browser",
+      negativeDescription: "Only print the one-time URL",
+    },
   },
   async run({ args }) {
     let project: string | undefined;
@@ -50,7 +60,12 @@ export default defineCommand({
       project = projectForPath(process.cwd(), listProjects());
     }
     const info = await ensureDaemon();
-    const { code } = await callApi<{ code: string; port: number }>("daemon", "/ui_login_code", { method: "POST" }, info);
+    const { code } = await callApi<{ code: string; port: number }>(
+      "daemon",
+      "/ui_login_code",
+      { method: "POST" },
+      info,
+    );
     const query = new URLSearchParams();
     if (project) query.set("project", project);
     query.set("code", code);
@@ -59,6 +74,8 @@ export default defineCommand({
       process.stdout.write(`Opened ${url}\n(the link works once, for 10 minutes)\n`);
       return;
     }
-    process.stdout.write(`${args.open ? "No browser could be opened; open this link yourself" : "Open this link"} (it works once, for 10 minutes):\n${url}\n`);
+    process.stdout.write(
+      `${args.open ? "No browser could be opened; open this link yourself" : "Open this link"} (it works once, for 10 minutes):\n${url}\n`,
+    );
   },
 });

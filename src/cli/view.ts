@@ -1,5 +1,8 @@
+/**
+ * `sqrl view <name>`: one of the memory views (user_style, project_brief, pitfalls).
+ */
 import { defineCommand } from "citty";
-import { VIEW_NAMES, type ViewName } from "../shared/api.ts";
+import { ROUTES, VIEW_NAMES, type ViewName } from "../shared/api.ts";
 import { UsageError } from "../shared/errors.ts";
 import { callDaemon, commonArgs, parseBudget, print, printJson, projectRootFor, splitList } from "./memory-cli.ts";
 
@@ -16,7 +19,8 @@ export default defineCommand({
   },
   async run({ args }) {
     const name = args.name.replace(/-/g, "_") as ViewName;
-    if (!(VIEW_NAMES as readonly string[]).includes(name)) throw new UsageError(`Unknown view "${args.name}". Views: ${VIEW_NAMES.join(", ")}.`);
+    if (!(VIEW_NAMES as readonly string[]).includes(name))
+      throw new UsageError(`Unknown view "${args.name}". Views: ${VIEW_NAMES.join(", ")}.`);
     const mode = args.mode ?? "core";
     if (mode !== "core" && mode !== "full") throw new UsageError(`--mode must be core or full, got "${mode}".`);
     const budget = parseBudget(args.budget);
@@ -27,7 +31,7 @@ export default defineCommand({
       ...(args.paths ? { scope_paths: splitList(args.paths) } : {}),
       ...(args.task ? { task_description: args.task } : {}),
     };
-    const res = await callDaemon<{ markdown: string }>(`/views/${name}`, { query });
+    const res = await callDaemon(ROUTES[name], query);
     if (args.json) return printJson(res);
     print(res.markdown);
   },

@@ -9,8 +9,23 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { PACKED_EVENT_WIDTH } from "../sql/events.ts";
-import { prepareFileRows, ROW_BATCH, type FileRowsSummary, type PackedBatch, type RowBatch, type RowsJob } from "./file-rows.ts";
-import { emptyIngestResult, insertPacked, insertRouted, lookupStoredToolUse, mergeIngestResult, type IngestContext, type IngestResult } from "./ingest.ts";
+import {
+  prepareFileRows,
+  ROW_BATCH,
+  type FileRowsSummary,
+  type PackedBatch,
+  type RowBatch,
+  type RowsJob,
+} from "./file-rows.ts";
+import {
+  emptyIngestResult,
+  insertPacked,
+  insertRouted,
+  lookupStoredToolUse,
+  mergeIngestResult,
+  type IngestContext,
+  type IngestResult,
+} from "./ingest.ts";
 import { prepareInWorkers, slotsInUse } from "./ingest-workers.ts";
 import { planSlices, type SlicePlanOptions } from "./slice-plan.ts";
 import { decompressZstd, isZstd, type TailSource } from "./tail.ts";
@@ -44,7 +59,10 @@ export interface FileIngestOptions {
 }
 
 export function normalizerDeps(ctx: IngestContext): NormalizerDeps {
-  return { lookupToolUse: (cwd, session, id) => lookupStoredToolUse(ctx, cwd, session, id), projects: () => ctx.projects };
+  return {
+    lookupToolUse: (cwd, session, id) => lookupStoredToolUse(ctx, cwd, session, id),
+    projects: () => ctx.projects,
+  };
 }
 
 /** Guess the format of a file given explicitly: Codex (`session_meta` / `{type, payload}`), Gemini (JSON document or metadata+`$set` JSONL), else Claude Code. */
@@ -57,7 +75,9 @@ export function sniffSource(path: string): { source: TailSource; document: boole
   if (isZstd(buf.subarray(0, n))) {
     // A compressed line log (Codex writes them) is read whole, like a document; its lines say the format.
     const text = decompressZstd(readFileSync(path));
-    const inner = text ? sniffHead(text.toString("utf8", 0, Math.min(text.length, 64 * 1024)), path) : { source: "codex" as const, document: false };
+    const inner = text
+      ? sniffHead(text.toString("utf8", 0, Math.min(text.length, 64 * 1024)), path)
+      : { source: "codex" as const, document: false };
     return { source: inner.document ? "codex" : inner.source, document: true };
   }
   return sniffHead(buf.toString("utf8", 0, n), path);
@@ -77,8 +97,10 @@ function sniffHead(head: string, path: string): { source: TailSource; document: 
     return { source: basename(path).startsWith("rollout-") ? "codex" : "claude", document: false };
   }
   if (Array.isArray(first.messages) && typeof first.sessionId === "string") return { source: "gemini", document: true };
-  if (first.type === "session_meta" || ("payload" in first && typeof first.type === "string" && "timestamp" in first)) return { source: "codex", document: false };
-  if (typeof first.sessionId === "string" && "projectHash" in first && !("type" in first)) return { source: "gemini", document: false };
+  if (first.type === "session_meta" || ("payload" in first && typeof first.type === "string" && "timestamp" in first))
+    return { source: "codex", document: false };
+  if (typeof first.sessionId === "string" && "projectHash" in first && !("type" in first))
+    return { source: "gemini", document: false };
   return { source: "claude", document: false };
 }
 
@@ -91,9 +113,30 @@ function sizeOf(path: string): number {
 }
 
 /** Read one file from the start and ingest all of it. */
-export async function ingestFileOnce(path: string, source: TailSource, document: boolean, ctx: IngestContext, opts: FileIngestOptions = {}): Promise<FileIngestResult> {
-  const job: RowsJob = { path, source, document, projects: [...ctx.projects], only: ctx.only ? [...ctx.only] : null, userId: ctx.userId };
-  const result: FileIngestResult = { ...emptyIngestResult(), path, source, lines: 0, malformed: 0, events: 0, workers: 0 };
+export async function ingestFileOnce(
+  path: string,
+  source: TailSource,
+  document: boolean,
+  ctx: IngestContext,
+  opts: FileIngestOptions = {},
+): Promise<FileIngestResult> {
+  const job: RowsJob = {
+    path,
+    source,
+    document,
+    projects: [...ctx.projects],
+    only: ctx.only ? [...ctx.only] : null,
+    userId: ctx.userId,
+  };
+  const result: FileIngestResult = {
+    ...emptyIngestResult(),
+    path,
+    source,
+    lines: 0,
+    malformed: 0,
+    events: 0,
+    workers: 0,
+  };
   const insert = (into: FileIngestResult) => (batch: RowBatch) => {
     into.events += batch.events;
     mergeIngestResult(into, insertRouted({ byProject: new Map(batch.byProject), skipped: batch.skipped }, ctx.pool));
@@ -122,15 +165,29 @@ export async function ingestFileOnce(path: string, source: TailSource, document:
   let summary: FileRowsSummary | undefined;
   if (useWorkers) {
     try {
-      summary = await prepareInWorkers(job, planSlices(path, size, source, opts.slices), insertPackedBatch, opts.workers);
+      summary = await prepareInWorkers(
+        job,
+        planSlices(path, size, source, opts.slices),
+        insertPackedBatch,
+        opts.workers,
+      );
       insertGathered();
     } catch {
       // The worker died part way: do the whole file here; what it inserted comes back as duplicates.
       insertGathered();
-      const again: FileIngestResult = { ...emptyIngestResult(), path, source, lines: 0, malformed: 0, events: 0, workers: 0 };
+      const again: FileIngestResult = {
+        ...emptyIngestResult(),
+        path,
+        source,
+        lines: 0,
+        malformed: 0,
+        events: 0,
+        workers: 0,
+      };
       const read = prepareFileRows(job, normalizerDeps(ctx), insert(again));
       again.duplicates -= result.added;
-      for (const [root, n] of result.addedByProject) again.addedByProject.set(root, (again.addedByProject.get(root) ?? 0) + n);
+      for (const [root, n] of result.addedByProject)
+        again.addedByProject.set(root, (again.addedByProject.get(root) ?? 0) + n);
       return { ...again, added: again.added + result.added, lines: read.lines, malformed: read.malformed };
     }
   }

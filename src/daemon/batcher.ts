@@ -1,14 +1,17 @@
+/** The batcher: sends each project's unprocessed events to the engine in batches (by size, interval and the episode gap), oldest first, and marks them processed after a 2xx. */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { ProcessEventsResponse, type ProcessEventsRequest } from "../shared/api.ts";
-import { loadConfig } from "../shared/config.ts";
+import { processConfig } from "../shared/config.ts";
 import type { EventDTO } from "../shared/event.ts";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import type { RuntimeInfo } from "../shared/runtime-files.ts";
 import { nowIso } from "../shared/time.ts";
 import { countEvents, markProcessed, unprocessedEvents } from "../sql/events.ts";
 import { openProjectDb } from "../sql/open.ts";
 import { projectPaths } from "../shared/paths.ts";
+
+const log = rootLog.child({ service: "batcher" });
 
 export interface BatchSettings {
   intervalMs: number;
@@ -59,7 +62,7 @@ interface ProjectState {
 const RETRY_BASE_MS = 1_000;
 
 export function settingsFromConfig(): BatchSettings {
-  const cfg = loadConfig();
+  const cfg = processConfig().get();
   return {
     intervalMs: cfg["daemon.batch_interval_seconds"] * 1000,
     minEvents: cfg["daemon.batch_min_events"],
@@ -188,7 +191,10 @@ export class Batcher {
     // a broken connection may keep failing: open the file afresh next time
     this.dbs.get(project)?.close();
     this.dbs.delete(project);
-    if (st.failures === 1 || st.failures % 10 === 0) log.error(`memory processing of ${project} failed: ${projectPaths.db(project)}: ${message}; other projects go on. Run \`sqrl doctor ${project}\`.`);
+    if (st.failures === 1 || st.failures % 10 === 0)
+      log.error(
+        `memory processing of ${project} failed: ${projectPaths.db(project)}: ${message}; other projects go on. Run \`sqrl doctor ${project}\`.`,
+      );
   }
 
   private async flushProject(project: string, st: ProjectState): Promise<void> {
@@ -217,7 +223,9 @@ export class Batcher {
         const delay = Math.min(this.settings.intervalMs, RETRY_BASE_MS * 2 ** (st.failures - 1));
         st.retryAt = Date.now() + delay;
         st.lastError = `${nowIso()}: ${(err as Error).message}`;
-        log.warn(`batch of ${events.length} events for ${project} failed (${(err as Error).message}); kept them, retrying in ${delay} ms`);
+        log.warn(
+          `batch of ${events.length} events for ${project} failed (${(err as Error).message}); kept them, retrying in ${delay} ms`,
+        );
         return;
       }
       st.lastBatchAt = nowIso();
@@ -276,7 +284,8 @@ export class Batcher {
       } catch {
         parsed = undefined;
       }
-      if (!ProcessEventsResponse.safeParse(parsed).success) log.warn(`engine's /process_events answer is not a ProcessEventsResponse: ${text.slice(0, 200)}`);
+      if (!ProcessEventsResponse.safeParse(parsed).success)
+        log.warn(`engine's /process_events answer is not a ProcessEventsResponse: ${text.slice(0, 200)}`);
     } finally {
       if (this.inflight === controller) this.inflight = undefined;
     }
@@ -330,7 +339,13 @@ export class Batcher {
       } catch (err) {
         st.lastError ??= `${nowIso()}: ${project} (${projectPaths.db(project)}): ${(err as Error).message}. Run \`sqrl doctor ${project}\` to check the file.`;
       }
-      return { project_id: project, events: counts.total, queue_depth: counts.unprocessed, last_batch_at: st.lastBatchAt, last_error: st.lastError };
+      return {
+        project_id: project,
+        events: counts.total,
+        queue_depth: counts.unprocessed,
+        last_batch_at: st.lastBatchAt,
+        last_error: st.lastError,
+      };
     });
   }
 

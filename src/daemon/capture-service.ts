@@ -14,9 +14,9 @@
  */
 import type { Database } from "bun:sqlite";
 import { statSync, type Stats } from "node:fs";
-import { loadConfig } from "../shared/config.ts";
+import { processConfig } from "../shared/config.ts";
 import type { NormalizedEvent } from "../shared/event.ts";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import { listProjects } from "../shared/projects.ts";
 import { nowIso } from "../shared/time.ts";
 import { deleteFileOffset, getFileOffset, putFileOffset } from "../sql/file-offsets.ts";
@@ -26,6 +26,8 @@ import { ingestNormalized, ProjectDbPool, type IngestContext, type IngestResult 
 import { flushTail, newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts";
 import { gitCursor, GitWatcher, readGitCommits, saveGitCursor } from "./watchers/git.ts";
 import { DirWatcher, listSourceFiles, type TranscriptSource } from "./watchers/transcript-source.ts";
+
+const log = rootLog.child({ service: "capture" });
 
 export interface SourceStatus {
   name: "claude" | "codex" | "gemini" | "git";
@@ -96,8 +98,13 @@ export class CaptureService {
 
   async start(): Promise<void> {
     if (this.running) return;
-    const cfg = loadConfig();
-    this.enabled = { claude: cfg["watch.claude"], codex: cfg["watch.codex"], gemini: cfg["watch.gemini"], git: cfg["watch.git"] };
+    const cfg = processConfig().get();
+    this.enabled = {
+      claude: cfg["watch.claude"],
+      codex: cfg["watch.codex"],
+      gemini: cfg["watch.gemini"],
+      git: cfg["watch.git"],
+    };
     this.state = openStateDb();
     this.ctx = { projects: listProjects(), userId: cfg.user_id, pool: this.pool };
     this.running = true;
@@ -188,7 +195,12 @@ export class CaptureService {
       for (const f of this.files.values()) if (f.source === name) files++;
       out.push({ name, enabled: this.enabled[name], path: TRANSCRIPT_SOURCES[name].root(), files });
     }
-    out.push({ name: "git", enabled: this.enabled.git, path: "(registered repos)", files: this.git?.roots().length ?? 0 });
+    out.push({
+      name: "git",
+      enabled: this.enabled.git,
+      path: "(registered repos)",
+      files: this.git?.roots().length ?? 0,
+    });
     return out;
   }
 
@@ -220,7 +232,8 @@ export class CaptureService {
           if (this.failed.has(path)) continue; // its retry timer reads it
           const f = this.files.get(path);
           const st = statOrNull(path);
-          if (!f || !st || f.size !== st.size || (f.document && st.mtimeMs !== f.mtimeMs)) this.processFile(source, path);
+          if (!f || !st || f.size !== st.size || (f.document && st.mtimeMs !== f.mtimeMs))
+            this.processFile(source, path);
         }
       }
       this.git?.sweep();
@@ -235,7 +248,13 @@ export class CaptureService {
     let f = this.files.get(path);
     if (!f) {
       const saved = this.state ? getFileOffset(this.state, path) : undefined;
-      f = newTailFile(path, source.name, source.isDocument(path), source.createNormalizer(path, normalizerDeps(this.ctx!)), saved);
+      f = newTailFile(
+        path,
+        source.name,
+        source.isDocument(path),
+        source.createNormalizer(path, normalizerDeps(this.ctx!)),
+        saved,
+      );
       this.files.set(path, f);
     }
     return f;
@@ -249,14 +268,20 @@ export class CaptureService {
     let f: TailFile | undefined;
     try {
       f = this.tailFile(source, path);
-      const read = readTail(f, { renew: () => source.createNormalizer(path, normalizerDeps(this.ctx!)), within: source.root() });
+      const read = readTail(f, {
+        renew: () => source.createNormalizer(path, normalizerDeps(this.ctx!)),
+        within: source.root(),
+      });
       if (read.missing) {
         this.files.delete(path);
         this.failed.delete(path);
         if (this.state) deleteFileOffset(this.state, path);
         return;
       }
-      if (read.reset) log.warn(`${path} was truncated, replaced or rewritten; reading it again from the start (duplicates are skipped).`);
+      if (read.reset)
+        log.warn(
+          `${path} was truncated, replaced or rewritten; reading it again from the start (duplicates are skipped).`,
+        );
       this.commit(f, read.events);
       this.committed(path);
       this.scheduleFlush(f);
@@ -290,10 +315,14 @@ export class CaptureService {
     if (isDiskFull(err)) {
       if (this.diskFullSince === null) {
         this.diskFullSince = nowIso();
-        log.error(`Disk full: capture cannot store events (${(err as Error).message}). Nothing read is lost: capture retries with backoff and catches up once space is freed.`);
+        log.error(
+          `Disk full: capture cannot store events (${(err as Error).message}). Nothing read is lost: capture retries with backoff and catches up once space is freed.`,
+        );
       }
     } else if (failures === 1 || failures % 10 === 0) {
-      log.warn(`Capture of ${path} failed (${(err as Error).message}); it will be read again from its last stored offset in ${delay} ms.`);
+      log.warn(
+        `Capture of ${path} failed (${(err as Error).message}); it will be read again from its last stored offset in ${delay} ms.`,
+      );
     }
     this.scheduleRetry(source);
   }
@@ -388,7 +417,7 @@ export class CaptureService {
   }
 
   private scanGit(root: string): void {
-    if (!this.running || !this.state || !this.ctx || !this.ctx.projects.includes(root)) return;
+    if (!this.running || !this.state || !this.ctx?.projects.includes(root)) return;
     try {
       const { events, head } = readGitCommits(root, gitCursor(this.state, root));
       if (events.length > 0) this.report(ingestNormalized(events, { ...this.ctx, only: new Set([root]) }));

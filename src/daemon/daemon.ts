@@ -1,11 +1,32 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, watch, writeSync, type FSWatcher } from "node:fs";
+/**
+ * The daemon process: one per machine (lock file), serving its API, supervising the engine, running capture
+ * and the batcher.
+ */
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  watch,
+  writeSync,
+  type FSWatcher,
+} from "node:fs";
 import { join } from "node:path";
 import type { DaemonStatus } from "../shared/api.ts";
-import { log } from "../shared/log.ts";
+import { configureLog, log as rootLog } from "../shared/log.ts";
+import { processConfig } from "../shared/config.ts";
 import { sqrlHome } from "../shared/paths.ts";
 import { listProjects } from "../shared/projects.ts";
 import { runtimeHealthy } from "../shared/daemon-launch.ts";
-import { isPidAlive, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo, type RuntimeInfo } from "../shared/runtime-files.ts";
+import {
+  isPidAlive,
+  readRuntimeInfo,
+  removeRuntimeInfo,
+  writeRuntimeInfo,
+  type RuntimeInfo,
+} from "../shared/runtime-files.ts";
 import { nowIso } from "../shared/time.ts";
 import { VERSION } from "../version.ts";
 import { Batcher } from "./batcher.ts";
@@ -14,12 +35,16 @@ import { EngineSupervisor } from "./engine-supervisor.ts";
 import { attachLogFile, type LogFileHandle } from "./log-file.ts";
 import { startDaemonServer, uptime, type DaemonServer } from "./server.ts";
 
+const log = rootLog.child({ service: "daemon" });
+
 export interface RunDaemonOptions {
   /** Started by `ensureDaemon`: stderr already goes to a file, so log only to the rotating log. */
   detached?: boolean;
 }
 
-export type RunDaemonResult = { kind: "stopped" } | { kind: "already_running"; pid: number; info: RuntimeInfo | undefined };
+export type RunDaemonResult =
+  | { kind: "stopped" }
+  | { kind: "already_running"; pid: number; info: RuntimeInfo | undefined };
 
 function lockPath(): string {
   return join(sqrlHome(), "daemon.lock");
@@ -40,8 +65,11 @@ export async function acquireDaemonLock(): Promise<{ ok: true } | { ok: false; p
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const owner = readLockPid(path);
-      if (owner !== undefined && owner !== process.pid && isPidAlive(owner) && (await isSqrlDaemon(owner))) return { ok: false, pid: owner };
-      log.info(`removing stale daemon.lock${owner ? ` of pid ${owner} (${isPidAlive(owner) ? "alive, but not an sqrl daemon" : "dead"})` : ""}`);
+      if (owner !== undefined && owner !== process.pid && isPidAlive(owner) && (await isSqrlDaemon(owner)))
+        return { ok: false, pid: owner };
+      log.info(
+        `removing stale daemon.lock${owner ? ` of pid ${owner} (${isPidAlive(owner) ? "alive, but not an sqrl daemon" : "dead"})` : ""}`,
+      );
       rmSync(path, { force: true });
       continue;
     }
@@ -108,6 +136,7 @@ export async function runDaemon(opts: RunDaemonOptions = {}): Promise<RunDaemonR
   if (!lock.ok) return { kind: "already_running", pid: lock.pid, info: readRuntimeInfo("daemon") };
 
   const logFile = attachLogFile({ stderr: !opts.detached });
+  configureLog(processConfig().get()["log.level"]);
   const stale = readRuntimeInfo("daemon");
   if (stale && stale.pid !== process.pid) {
     removeRuntimeInfo("daemon", stale.pid);
@@ -140,7 +169,7 @@ class Daemon {
     this.logFile = logFile;
     this.projects = this.readProjects();
     this.supervisor = new EngineSupervisor({
-      onOutput: (line) => this.logFile.raw(`engine: ${line}`),
+      onOutput: (line) => this.logFile.raw(line, "engine"),
       onReady: () => this.batcher.engineReady(),
       onDown: () => this.batcher.engineDown(),
     });
@@ -164,7 +193,8 @@ class Daemon {
 
   async run(): Promise<void> {
     const stopSignal = waitForStopSignal(() => this.scheduleReload());
-    const onUnexpected = (err: unknown) => this.recordError(`unexpected: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    const onUnexpected = (err: unknown) =>
+      this.recordError(`unexpected: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.on("uncaughtException", onUnexpected);
     process.on("unhandledRejection", onUnexpected);
 
@@ -173,8 +203,17 @@ class Daemon {
       status: () => this.status(),
       engine: (timeoutMs) => this.supervisor.waitReady(timeoutMs),
     });
-    writeRuntimeInfo("daemon", { pid: process.pid, host: "127.0.0.1", port: this.server.port, token: this.server.token, started_at: nowIso(this.startedAt), version: VERSION });
-    log.info(`sqrl daemon ${VERSION} listening on 127.0.0.1:${this.server.port} (pid ${process.pid}), ${this.projects.length} project(s)`);
+    writeRuntimeInfo("daemon", {
+      pid: process.pid,
+      host: "127.0.0.1",
+      port: this.server.port,
+      token: this.server.token,
+      started_at: nowIso(this.startedAt),
+      version: VERSION,
+    });
+    log.info(
+      `sqrl daemon ${VERSION} listening on 127.0.0.1:${this.server.port} (pid ${process.pid}), ${this.projects.length} project(s)`,
+    );
     this.watchProjectsFile();
 
     const starting = Promise.all([
@@ -217,7 +256,9 @@ class Daemon {
     const added = next.filter((p) => !this.projects.includes(p));
     const removed = this.projects.filter((p) => !next.includes(p));
     this.projects = next;
-    log.info(`projects.json changed: ${added.length} added${added.length ? ` (${added.join(", ")})` : ""}, ${removed.length} removed`);
+    log.info(
+      `projects.json changed: ${added.length} added${added.length ? ` (${added.join(", ")})` : ""}, ${removed.length} removed`,
+    );
     try {
       await this.capture.refreshProjects();
     } catch (err) {

@@ -1,10 +1,10 @@
-import type { EventContent, EventType } from "../shared/event.ts";
-
 /**
  * The reference's dedup struct (architecture §3.1) plus the record's own id:
  * `{project_id, source_tool, event_type, session_id, timestamp_bucket, file_paths, content_signature, record_id}`.
  * `hash = sha256(JSON(struct))`; one row per (project_id, hash).
  */
+import type { EventContent, EventType } from "../shared/event.ts";
+
 export interface CanonicalStruct {
   project_id: string;
   source_tool: string;
@@ -56,7 +56,12 @@ export function contentSignature(content: EventContent): string {
  * and a longer version replaces the stored one (sql/events.ts).
  */
 export function growsInPlace(e: { source_tool: string; event_type: EventType; content: EventContent }): boolean {
-  return e.event_type === "assistant_response" && e.source_tool === "claude_code" && typeof e.content.record_id === "string" && e.content.record_id.length > 0;
+  return (
+    e.event_type === "assistant_response" &&
+    e.source_tool === "claude_code" &&
+    typeof e.content.record_id === "string" &&
+    e.content.record_id.length > 0
+  );
 }
 
 export function canonicalStruct(e: {

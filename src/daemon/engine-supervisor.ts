@@ -1,7 +1,14 @@
+/**
+ * The daemon's engine supervisor: runs `sqrl engine` as a child, checks its /health and restarts it with
+ * backoff.
+ */
 import type { Subprocess } from "bun";
 import { runtimeHealthy, sqrlCommand } from "../shared/daemon-launch.ts";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import { isPidAlive, readRuntimeInfo, removeRuntimeInfo, type RuntimeInfo } from "../shared/runtime-files.ts";
+import { sqrlEnvNumber } from "../shared/env.ts";
+
+const log = rootLog.child({ service: "supervisor" });
 
 export interface EngineStatus {
   healthy: boolean;
@@ -36,8 +43,8 @@ const RECHECK_AFTER_FAILURE_MS = 1_000;
 const STOP_GRACE_MS = 5_000;
 
 function healthIntervalFromEnv(): number | undefined {
-  const n = Number(process.env.SQRL_ENGINE_HEALTH_INTERVAL_MS);
-  return Number.isFinite(n) && n >= 100 ? n : undefined;
+  const n = sqrlEnvNumber("SQRL_ENGINE_HEALTH_INTERVAL_MS");
+  return n !== undefined && n >= 100 ? n : undefined;
 }
 
 /**

@@ -15,7 +15,11 @@ import { codexSource } from "./watchers/codex.ts";
 import { geminiSource } from "./watchers/gemini.ts";
 import type { NormalizerDeps, TranscriptSource } from "./watchers/transcript-source.ts";
 
-export const TRANSCRIPT_SOURCES: Record<TailSource, TranscriptSource> = { claude: claudeSource, codex: codexSource, gemini: geminiSource };
+export const TRANSCRIPT_SOURCES: Record<TailSource, TranscriptSource> = {
+  claude: claudeSource,
+  codex: codexSource,
+  gemini: geminiSource,
+};
 
 /** What to read and where its events may go. Plain data: it crosses to a worker as is. */
 export interface RowsJob {
@@ -44,7 +48,11 @@ export interface PackedBatch {
 }
 
 export function packBatch(batch: RowBatch): PackedBatch {
-  return { byProject: batch.byProject.map(([root, rows]) => [root, packEvents(rows)]), events: batch.events, skipped: batch.skipped };
+  return {
+    byProject: batch.byProject.map(([root, rows]) => [root, packEvents(rows)]),
+    events: batch.events,
+    skipped: batch.skipped,
+  };
 }
 
 export interface FileRowsSummary {
@@ -85,13 +93,25 @@ export class SliceReader {
     const src = TRANSCRIPT_SOURCES[job.source];
     this.renew = () => src.createNormalizer(job.path, deps);
     this.only = job.only ? new Set(job.only) : undefined;
-    this.file = newTailFile(job.path, job.source, job.document, this.renew(), { offset: from, size: 0, ino: null, head_hash: null, malformed: 0 });
+    this.file = newTailFile(job.path, job.source, job.document, this.renew(), {
+      offset: from,
+      size: 0,
+      ino: null,
+      head_hash: null,
+      malformed: 0,
+    });
   }
 
   /** Read on up to `until` (a line start; undefined: end of file). `last`: the file ends there. */
   read(until: number | undefined, last: boolean, sink: (batch: RowBatch) => void): FileRowsSummary {
     const started = this.file.readOffset;
-    const read = readTail(this.file, { final: last, hold: true, until, renew: this.renew, sink: (events) => this.emit(events, sink) });
+    const read = readTail(this.file, {
+      final: last,
+      hold: true,
+      until,
+      renew: this.renew,
+      sink: (events) => this.emit(events, sink),
+    });
     if (read.reset && started > 0) throw new Error(`${this.job.path} shrank or was replaced while it was read`);
     this.drain(sink);
     return { lines: read.lines, malformed: read.malformed };

@@ -14,11 +14,14 @@
  * and never keep the process alive on their own.
  */
 import { availableParallelism, cpus } from "node:os";
-import { log } from "../shared/log.ts";
+import { log as rootLog } from "../shared/log.ts";
 import type { FileRowsSummary, PackedBatch, RowsJob } from "./file-rows.ts";
 import type { IngestWorkerReply, IngestWorkerRequest, SliceRange } from "./ingest-worker-protocol.ts";
 import { sliceFollows, stateAfter, type SliceAssumptions, type SliceSeed, type SliceState } from "./normalize/slice.ts";
 import type { ToolUseInfo } from "./normalize/types.ts";
+import { sqrlEnv } from "../shared/env.ts";
+
+const log = rootLog.child({ service: "capture" });
 
 /** Batches one worker may post ahead of this thread taking them. */
 const MAX_AHEAD = 4;
@@ -83,7 +86,7 @@ let idleTimer: ReturnType<typeof setTimeout> | null = null;
  */
 export function ingestParallelism(): number {
   if (unavailable) return 0;
-  const forced = Number.parseInt(process.env.SQRL_INGEST_WORKERS ?? "", 10);
+  const forced = Number.parseInt(sqrlEnv("SQRL_INGEST_WORKERS") ?? "", 10);
   if (Number.isInteger(forced) && forced >= 0) return Math.min(forced, 8);
   if (availableParallelism() < 2) return 0;
   return othersBusyCores() < OTHERS_BUSY_LIMIT ? 2 : 0;
@@ -201,7 +204,12 @@ function scheduleIdleStop(): void {
  * (another file is in progress, or workers are unavailable); rejects when a worker failed part way
  * (some batches may have been taken already).
  */
-export function prepareInWorkers(job: RowsJob, slices: readonly SliceRange[], onBatch: (batch: PackedBatch) => void, workers?: number): Promise<FileRowsSummary | undefined> {
+export function prepareInWorkers(
+  job: RowsJob,
+  slices: readonly SliceRange[],
+  onBatch: (batch: PackedBatch) => void,
+  workers?: number,
+): Promise<FileRowsSummary | undefined> {
   const n = unavailable ? 0 : (workers ?? ingestParallelism());
   if (current || n === 0 || slices.length === 0) return Promise.resolve(undefined);
   while (slots.length > n) slots.pop()!.worker.terminate();
@@ -244,7 +252,14 @@ function startRead(file: FileRun, index: number, slot: number, speculative: bool
   const s = slots[slot]!;
   s.reads++;
   s.joined = true;
-  send(slot, { kind: "slice", job: file.id, spec: file.job, slice: run.range, credit: s.creditBuffer, maxAhead: MAX_AHEAD });
+  send(slot, {
+    kind: "slice",
+    job: file.id,
+    spec: file.job,
+    slice: run.range,
+    credit: s.creditBuffer,
+    maxAhead: MAX_AHEAD,
+  });
 }
 
 function onReply(slot: number, msg: IngestWorkerReply): void {
@@ -321,7 +336,11 @@ function advance(file: FileRun): void {
       break;
     }
     if (next.status === "speculating") break; // wait for it to end
-    const follows = next.status === "speculated" && head.exact && next.assumptions && sliceFollows(head.exact, next.assumptions, file.tools);
+    const follows =
+      next.status === "speculated" &&
+      head.exact &&
+      next.assumptions &&
+      sliceFollows(head.exact, next.assumptions, file.tools);
     if (!follows) {
       rereadAfter(file, head, next);
       break;

@@ -113,7 +113,15 @@ export function toEventRow(e: NormalizedEvent, root: string, userId: string): Ev
   const content = sanitizeContent(e.content, { envFile });
   if (typeof content.diff_summary === "string") content.diff_summary = content.diff_summary.split(`${root}/`).join("");
   const hash = hashStruct(
-    canonicalStruct({ project_id: root, source_tool: e.source_tool, event_type: e.event_type, session_id: e.session_id, timestamp: e.timestamp, file_paths: filePaths, content }),
+    canonicalStruct({
+      project_id: root,
+      source_tool: e.source_tool,
+      event_type: e.event_type,
+      session_id: e.session_id,
+      timestamp: e.timestamp,
+      file_paths: filePaths,
+      content,
+    }),
   );
   return {
     id: eventIdFromHash(hash),
@@ -140,7 +148,12 @@ export interface RoutedRows {
  * Map each event to its project (longest registered root containing its cwd; unregistered paths and
  * roots outside `only` are skipped) and build its row. Pure: no database (runs in ingest workers).
  */
-export function routeEvents(events: readonly NormalizedEvent[], projects: readonly string[], userId: string, only?: ReadonlySet<string>): RoutedRows {
+export function routeEvents(
+  events: readonly NormalizedEvent[],
+  projects: readonly string[],
+  userId: string,
+  only?: ReadonlySet<string>,
+): RoutedRows {
   const out: RoutedRows = { byProject: new Map(), skipped: 0 };
   let lastCwd: string | null = null;
   let lastRoot: string | undefined;
@@ -188,7 +201,11 @@ export class ProjectWriteError extends Error {
 }
 
 /** Insert rows per project, one transaction each; a project that fails does not stop the others. */
-function insertEach<T>(entries: Iterable<readonly [string, T]>, skipped: number, insert: (root: string, rows: T) => { added: number; duplicates: number }): IngestResult {
+function insertEach<T>(
+  entries: Iterable<readonly [string, T]>,
+  skipped: number,
+  insert: (root: string, rows: T) => { added: number; duplicates: number },
+): IngestResult {
   const result = emptyIngestResult();
   result.skipped = skipped;
   const failures: Array<{ root: string; error: Error }> = [];
@@ -214,7 +231,12 @@ export function insertRouted(routed: RoutedRows, pool: ProjectDbPool): IngestRes
 }
 
 /** Insert rows packed by a worker (see file-rows.ts), one transaction per project. */
-export function insertPacked(byProject: ReadonlyArray<readonly [string, readonly (string | null)[]]>, skipped: number, userId: string, pool: ProjectDbPool): IngestResult {
+export function insertPacked(
+  byProject: ReadonlyArray<readonly [string, readonly (string | null)[]]>,
+  skipped: number,
+  userId: string,
+  pool: ProjectDbPool,
+): IngestResult {
   return insertEach(byProject, skipped, (root, packed) => insertPackedEvents(pool.get(root), root, userId, packed));
 }
 
@@ -224,14 +246,24 @@ export function ingestNormalized(events: readonly NormalizedEvent[], ctx: Ingest
 }
 
 /** Find a stored tool_call/code_change by tool_use_id (the normalizer's map was lost in a restart). */
-export function lookupStoredToolUse(ctx: IngestContext, cwd: string | null, sessionId: string | null, toolUseId: string): ToolUseInfo | undefined {
+export function lookupStoredToolUse(
+  ctx: IngestContext,
+  cwd: string | null,
+  sessionId: string | null,
+  toolUseId: string,
+): ToolUseInfo | undefined {
   const root = cwd ? projectForPath(resolve(cwd), ctx.projects) : undefined;
   if (!root) return undefined;
   return lookupToolUseIn(ctx.pool.get(root), root, sessionId, toolUseId);
 }
 
 /** The same lookup in one project's data.db (any connection, read-only ones included). */
-export function lookupToolUseIn(db: Database, root: string, sessionId: string | null, toolUseId: string): ToolUseInfo | undefined {
+export function lookupToolUseIn(
+  db: Database,
+  root: string,
+  sessionId: string | null,
+  toolUseId: string,
+): ToolUseInfo | undefined {
   const row = db
     .query(
       `SELECT content_json FROM events WHERE project_id = ? AND session_id IS ? AND event_type IN ('tool_call', 'code_change')
@@ -240,5 +272,8 @@ export function lookupToolUseIn(db: Database, root: string, sessionId: string | 
     .get(root, sessionId, toolUseId) as { content_json: string } | null;
   if (!row) return undefined;
   const c = JSON.parse(row.content_json) as EventContent;
-  return { tool: c.tool ?? "unknown", input: c.command !== undefined && c.input === undefined ? { command: c.command } : c.input };
+  return {
+    tool: c.tool ?? "unknown",
+    input: c.command !== undefined && c.input === undefined ? { command: c.command } : c.input,
+  };
 }

@@ -1,8 +1,10 @@
+/**
+ * The daemon's log file: a size-rotated append-only file that receives every record of the
+ * daemon's logger and the engine child's lines, all in the one format of src/shared/log.ts.
+ */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { formatWithOptions } from "node:util";
-import type { ConsolaReporter, LogObject } from "consola";
-import { log } from "../shared/log.ts";
+import { formatRecord, type LogSink, logSinks, setLogSinks } from "../shared/log.ts";
 import { homePaths } from "../shared/paths.ts";
 
 /** The daemon's log file (rotated to daemon.log.1 … daemon.log.<keep>). */
@@ -70,21 +72,19 @@ export class RotatingLog {
   }
 }
 
-const LEVEL_NAMES: Record<number, string> = { 0: "ERROR", 1: "WARN", 2: "INFO", 3: "INFO", 4: "DEBUG", 5: "TRACE" };
-
-function formatLine(obj: LogObject): string {
-  const level = obj.type === "fatal" || obj.type === "error" ? "ERROR" : obj.type === "warn" ? "WARN" : (LEVEL_NAMES[obj.level] ?? "INFO");
-  const text = formatWithOptions({ colors: false, depth: 4, breakLength: Infinity }, ...(obj.args as unknown[]));
-  const tag = obj.tag ? `[${obj.tag}] ` : "";
-  return `${obj.date.toISOString()} ${level.padEnd(5)} ${tag}${text}`;
-}
-
 export interface LogFileHandle {
   file: RotatingLog;
-  /** Write a line that did not come through consola (e.g. the engine child's output). */
-  raw(line: string): void;
+  /**
+   * Write a line that did not come through this process's logger (the engine child's output): a
+   * line already in the log format passes unchanged, anything else is wrapped as an info record
+   * tagged with `service`.
+   */
+  raw(line: string, service?: string): void;
   detach(): void;
 }
+
+/** Does `line` already start like a formatted record (ISO time, level)? */
+const FORMATTED = /^\d{4}-\d\d-\d\dT[\d:.]+Z [A-Z]+ /;
 
 /**
  * Send sqrl's logger to the rotating daemon log as well as stderr. With `stderr: false` (a detached
@@ -92,18 +92,19 @@ export interface LogFileHandle {
  */
 export function attachLogFile(opts: RotatingLogOptions & { path?: string; stderr?: boolean } = {}): LogFileHandle {
   const file = new RotatingLog(opts.path ?? daemonLogPath(), opts);
-  const previous = [...log.options.reporters];
-  const reporter: ConsolaReporter = { log: (obj) => file.write(formatLine(obj)) };
-  if (opts.stderr === false) log.setReporters([reporter]);
-  else log.addReporter(reporter);
+  const toFile: LogSink = (_r, line) => file.write(line);
+  const previous = setLogSinks(opts.stderr === false ? [toFile] : [...logSinks(), toFile]);
   return {
     file,
-    raw: (line: string) => {
-      file.write(`${new Date().toISOString()} ${line}`);
-      if (opts.stderr !== false) process.stderr.write(`${line}\n`);
+    raw: (line: string, service?: string) => {
+      const text = FORMATTED.test(line)
+        ? line
+        : formatRecord({ time: new Date(), level: "info", message: line, fields: service ? { service } : {} });
+      file.write(text);
+      if (opts.stderr !== false) process.stderr.write(`${text}\n`);
     },
     detach: () => {
-      log.setReporters(previous);
+      setLogSinks(previous);
       file.close();
     },
   };

@@ -1,3 +1,7 @@
+/**
+ * `sqrl daemon install|uninstall`: a systemd user unit (Linux) or launchd agent (macOS) running `sqrl daemon
+ * run`.
+ */
 import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
@@ -27,7 +31,10 @@ export interface ServiceFile {
 export function currentPlatform(): ServicePlatform {
   if (process.platform === "linux") return "linux";
   if (process.platform === "darwin") return "darwin";
-  throw new UsageError(`sqrl daemon install supports Linux (systemd) and macOS (launchd), not ${process.platform}. Run \`sqrl daemon start\` instead.`, "unsupported_platform");
+  throw new UsageError(
+    `sqrl daemon install supports Linux (systemd) and macOS (launchd), not ${process.platform}. Run \`sqrl daemon start\` instead.`,
+    "unsupported_platform",
+  );
 }
 
 export function parsePlatform(value: string | undefined): ServicePlatform {
@@ -171,14 +178,20 @@ function runAll(commands: string[][]): CommandOutcome[] {
 }
 
 /** Write the unit/plist; with `activate`, load it in the service manager too. */
-export function installService(platform: ServicePlatform, activate: boolean): { file: ServiceFile; outcomes: CommandOutcome[] } {
+export function installService(
+  platform: ServicePlatform,
+  activate: boolean,
+): { file: ServiceFile; outcomes: CommandOutcome[] } {
   const file = serviceFile(platform);
   writeFileAtomic(file.path, file.content, 0o644);
   return { file, outcomes: activate ? runAll(file.activate) : [] };
 }
 
 /** Unload (with `activate`) and remove the unit/plist. */
-export function uninstallService(platform: ServicePlatform, activate: boolean): { file: ServiceFile; existed: boolean; outcomes: CommandOutcome[] } {
+export function uninstallService(
+  platform: ServicePlatform,
+  activate: boolean,
+): { file: ServiceFile; existed: boolean; outcomes: CommandOutcome[] } {
   const file = serviceFile(platform);
   const existed = existsSync(file.path);
   const outcomes = activate && existed ? runAll(file.deactivate) : [];

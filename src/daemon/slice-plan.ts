@@ -33,7 +33,8 @@ export function planSlices(path: string, size: number, source: TailSource, opts:
   if (!SLICEABLE.has(source)) return whole;
   const minSlice = opts.sliceBytes ?? MIN_SLICE_BYTES;
   if (size < 2 * minSlice) return whole;
-  const target = opts.sliceBytes ?? Math.min(MAX_SLICE_BYTES, Math.max(MIN_SLICE_BYTES, Math.ceil(size / TARGET_SLICES)));
+  const target =
+    opts.sliceBytes ?? Math.min(MAX_SLICE_BYTES, Math.max(MIN_SLICE_BYTES, Math.ceil(size / TARGET_SLICES)));
   const preferPrompts = opts.preferPrompts ?? true;
   const cuts: number[] = [];
   const fd = openSync(path, "r");

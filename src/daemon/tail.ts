@@ -61,7 +61,13 @@ export interface TailRead {
   missing: boolean;
 }
 
-export function newTailFile(path: string, source: TailSource, document: boolean, normalizer: LineNormalizer, from?: { offset: number; size: number; ino: number | null; head_hash: string | null; malformed: number }): TailFile {
+export function newTailFile(
+  path: string,
+  source: TailSource,
+  document: boolean,
+  normalizer: LineNormalizer,
+  from?: { offset: number; size: number; ino: number | null; head_hash: string | null; malformed: number },
+): TailFile {
   return {
     path,
     source,
@@ -100,7 +106,11 @@ function samePrefix(fd: number, upto: number, saved: string): boolean {
   if (saved.startsWith(PREFIX_HASH)) return hashHead(fd, upto) === saved;
   const n = Math.min(upto, HEAD_BYTES);
   const buf = Buffer.allocUnsafe(n);
-  return createHash("sha1").update(buf.subarray(0, readSync(fd, buf, 0, n, 0))).digest("hex") === saved;
+  return (
+    createHash("sha1")
+      .update(buf.subarray(0, readSync(fd, buf, 0, n, 0)))
+      .digest("hex") === saved
+  );
 }
 
 function statOrNull(fd: number): Stats | null {
@@ -195,7 +205,9 @@ export function readTail(file: TailFile, opts: ReadOptions): TailRead {
     }
     if (file.document) return readDocumentFd(file, fd, st, opts, out);
     const replaced =
-      (file.ino !== null && st.ino !== file.ino) || st.size < file.readOffset || (file.readOffset > 0 && file.headHash !== null && !samePrefix(fd, file.readOffset, file.headHash));
+      (file.ino !== null && st.ino !== file.ino) ||
+      st.size < file.readOffset ||
+      (file.readOffset > 0 && file.headHash !== null && !samePrefix(fd, file.readOffset, file.headHash));
     if (replaced) {
       file.readOffset = 0;
       file.safeOffset = 0;

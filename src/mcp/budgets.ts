@@ -1,14 +1,14 @@
+/**
+ * Default tool budgets from config.toml (`budgets.*`), through the process's config accessor, which
+ * re-reads the file when it changes so `sqrl config set` applies to a running session. Only the file is read (no user-id lookup): the config module is imported
+ * lazily so `sqrl mcp` starts without the TOML parser.
+ */
 import { CONFIG_KEYS, type ConfigKey } from "../shared/config-keys.ts";
 import type { ToolBudgets } from "./deps.ts";
 
-/**
- * Default tool budgets from config.toml (`budgets.*`), read per call so `sqrl config set` applies
- * to a running session. Only the file is read (no user-id lookup): the config module is imported
- * lazily so `sqrl mcp` starts without the TOML parser.
- */
 export async function configBudgets(): Promise<ToolBudgets> {
-  const { readConfigFile } = await import("../shared/config.ts");
-  const file = readConfigFile();
+  const { processConfig } = await import("../shared/config.ts");
+  const file = processConfig().file();
   return {
     task_context: budgetOf(file, "budgets.task_context"),
     view: budgetOf(file, "budgets.view"),
@@ -18,8 +18,8 @@ export async function configBudgets(): Promise<ToolBudgets> {
 
 /** `budgets.session_start` (the Claude Code SessionStart hook's total). */
 export async function sessionStartBudget(): Promise<number> {
-  const { readConfigFile } = await import("../shared/config.ts");
-  return budgetOf(readConfigFile(), "budgets.session_start");
+  const { processConfig } = await import("../shared/config.ts");
+  return budgetOf(processConfig().file(), "budgets.session_start");
 }
 
 type BudgetKey = "budgets.task_context" | "budgets.view" | "budgets.search" | "budgets.session_start";

@@ -1,4 +1,8 @@
+/**
+ * The MCP layer's only way to memory: the daemon API, through the shared route table.
+ */
 import type { z } from "zod";
+import { type Route, routeAt } from "../shared/api.ts";
 import type { CallOptions } from "../shared/api-client.ts";
 import { DaemonUnreachableError, SqrlError } from "../shared/errors.ts";
 import { homePaths } from "../shared/paths.ts";
@@ -52,23 +56,31 @@ export class DaemonBridge {
     this.target = opts.target;
   }
 
-  /** One API call whose answer is validated with `schema`. */
+  /**
+   * One call of the route at `path` (the route table gives its method: the input travels as a JSON
+   * body for POST routes), its answer validated against the route's response schema and `schema`.
+   */
   async request<T>(path: string, opts: CallOptions, schema: z.ZodType<T>): Promise<T> {
-    const raw = await this.callWithStart(path, opts);
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-      const { describeZodError } = await import("../shared/http-guard.ts");
-      throw new SqrlError(
-        "bad_response",
-        `The ${this.kind} answered ${path} with an unexpected shape (${describeZodError(parsed.error)}). sqrl mcp and the ${this.kind} may be different versions: run \`sqrl daemon stop\` and retry.`,
-      );
-    }
-    return parsed.data;
+    const r = routeAt(path);
+    if (!r) throw new Error(`${path} is not in the route table (src/shared/api.ts ROUTES)`);
+    return schema.parse(await this.call(r, opts.query ?? opts.body ?? {}, opts.timeoutMs));
+  }
+
+  /** One call of a route of the table, its answer validated against the route's response schema. */
+  async call<R extends Route>(r: R, input: unknown, timeoutMs?: number): Promise<ReturnType<R["response"]["parse"]>> {
+    const { routeCall, checkAnswer } = await import("../shared/api-client.ts");
+    const raw = await this.callWithStart(r.path, routeCall(r, input, timeoutMs));
+    return checkAnswer(r, this.kind, raw);
   }
 
   private async callOnce(path: string, opts: CallOptions, info?: RuntimeInfo): Promise<unknown> {
     const { callApi } = await import("../shared/api-client.ts");
-    return callApi<unknown>(this.kind, path, { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs }, info ?? this.target?.());
+    return callApi<unknown>(
+      this.kind,
+      path,
+      { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs },
+      info ?? this.target?.(),
+    );
   }
 
   private async callWithStart(path: string, opts: CallOptions): Promise<unknown> {
@@ -94,11 +106,16 @@ export class DaemonBridge {
     if (recent && Date.now() - recent.at < START_RETRY_AFTER_MS) throw recent.error;
     const starter = this.starter as DaemonStarter;
     try {
-      const info = await withTimeout(starter({ timeoutMs: this.startTimeoutMs }), this.startTimeoutMs + 1_000, "starting the daemon timed out");
+      const info = await withTimeout(
+        starter({ timeoutMs: this.startTimeoutMs }),
+        this.startTimeoutMs + 1_000,
+        "starting the daemon timed out",
+      );
       this.lastStartFailure = undefined;
       return info;
     } catch (err) {
-      const why = err instanceof DaemonUnreachableError ? detailOf(err) : err instanceof Error ? err.message : String(err);
+      const why =
+        err instanceof DaemonUnreachableError ? detailOf(err) : err instanceof Error ? err.message : String(err);
       const error = new DaemonUnreachableError(
         `${detailOf(first)}; starting it failed: ${why}; its logs are in ${homePaths.logs()}, \`sqrl daemon run\` shows errors in the foreground`,
         err,

@@ -1,3 +1,7 @@
+/**
+ * What the MCP tools depend on (bridge, session de-dup, tracer, cwd, budgets), wired by createServer or by
+ * tests.
+ */
 import type { DaemonBridge } from "./daemon-bridge.ts";
 import type { SessionDedup } from "./session-dedup.ts";
 import type { Tracer } from "./trace.ts";

@@ -1,3 +1,7 @@
+/**
+ * The MCP server's build-time manifest (`initialize` and `tools/list` answers), inlined by a Bun macro for a
+ * fast start.
+ */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";

@@ -1,3 +1,7 @@
+/**
+ * The sqrl MCP server: seven read-only tools over the daemon API, with the call pattern hosts are asked to
+ * follow.
+ */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { VERSION } from "../version.ts";
 import { DaemonBridge } from "./daemon-bridge.ts";
@@ -15,7 +19,7 @@ import { Tracer } from "./trace.ts";
 /** Reference §7, the call pattern hosts are asked to follow. */
 export const SERVER_INSTRUCTIONS = [
   "sqrl serves this user's and this repo's long-term memory (style, project facts, pitfalls, recipes), learned from past agent sessions. It only reads.",
-  "New session in a repo: get_user_style_view(mode=\"core\", context_budget_tokens=256) and get_project_brief_view(mode=\"core\", context_budget_tokens=256).",
+  'New session in a repo: get_user_style_view(mode="core", context_budget_tokens=256) and get_project_brief_view(mode="core", context_budget_tokens=256).',
   "Specific coding task: get_task_context(task_description=..., active_file_paths=[...], context_budget_tokens=400).",
   "Risky or cross-cutting task (auth, migrations, refactors): get_pitfalls_view(scope_paths=[...], context_budget_tokens=256), then get_task_context.",
   "Deep recall: search_project_memory(query=..., top_k=5); get_memory_timeline and recall_episode for what happened in past sessions.",
@@ -24,10 +28,11 @@ export const SERVER_INSTRUCTIONS = [
 
 /** Default wiring: the daemon API, a fresh session de-dup and a tracer, cwd = the process cwd. */
 export function defaultDeps(overrides: Partial<McpDeps> = {}): McpDeps {
+  const bridge = overrides.bridge ?? new DaemonBridge();
   return {
-    bridge: new DaemonBridge(),
+    bridge,
     dedup: new SessionDedup(),
-    tracer: new Tracer(),
+    tracer: new Tracer(bridge),
     cwd: process.cwd(),
     ...overrides,
   };
@@ -35,7 +40,10 @@ export function defaultDeps(overrides: Partial<McpDeps> = {}): McpDeps {
 
 /** The sqrl MCP server with its seven tools; connect it to any transport (stdio, in-memory). */
 export function createServer(deps: McpDeps = defaultDeps()): McpServer {
-  const server = new McpServer({ name: "sqrl", title: "sqrl memory", version: VERSION }, { instructions: SERVER_INSTRUCTIONS });
+  const server = new McpServer(
+    { name: "sqrl", title: "sqrl memory", version: VERSION },
+    { instructions: SERVER_INSTRUCTIONS },
+  );
   registerGetTaskContextTool(server, deps);
   registerGetUserStyleViewTool(server, deps);
   registerGetProjectBriefViewTool(server, deps);

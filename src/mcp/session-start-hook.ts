@@ -1,8 +1,11 @@
+/**
+ * The SessionStart context: the user's style and the project brief under one budget, with no line said twice.
+ */
 import { z } from "zod";
 import { ProjectBriefView, UserStyleView } from "../shared/api.ts";
 import { resolve } from "node:path";
 import { linkedWorkTree, listProjects } from "../shared/projects.ts";
-import { DaemonBridge } from "./daemon-bridge.ts";
+import type { DaemonBridge } from "./daemon-bridge.ts";
 import { resolveProjectRoot } from "./project-root.ts";
 
 /** What Claude Code sends a SessionStart hook on stdin (only the fields sqrl reads). */
@@ -76,7 +79,10 @@ export function repeatsStyle(line: string, styleTexts: readonly string[]): boole
 }
 
 function styleTextsOf(style: UserStyleView): string[] {
-  const texts = [...style.items.map((i) => i.summary), ...bodyLines(style.markdown).filter((l) => /^\s*[-*]\s/.test(l))];
+  const texts = [
+    ...style.items.map((i) => i.summary),
+    ...bodyLines(style.markdown).filter((l) => /^\s*[-*]\s/.test(l)),
+  ];
   return [...new Set(texts.map(normalizeLine).filter((t) => t.length >= 6))];
 }
 
@@ -98,7 +104,10 @@ function hasContent(view: UserStyleView | ProjectBriefView): boolean {
  * when the total is tight the brief is trimmed first), brief lines repeating a style item are
  * dropped. Memory that cannot be reached gives an empty context, never an error.
  */
-export async function buildSessionStartContext(input: SessionStartInput, deps: SessionStartDeps): Promise<SessionStartContext> {
+export async function buildSessionStartContext(
+  input: SessionStartInput,
+  deps: SessionStartDeps,
+): Promise<SessionStartContext> {
   const total = deps.totalBudget;
   const empty = (error: string | null, projectId: string | null = null): SessionStartContext => ({
     additionalContext: "",
@@ -137,7 +146,15 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
     if (briefBudget >= MIN_BLOCK_TOKENS) {
       brief = await deps.bridge.request(
         "/views/project_brief",
-        { query: { project_id: projectId, work_tree: workTree, mode: "core", context_budget_tokens: briefBudget, exclude_memory_ids: style.memory_ids } },
+        {
+          query: {
+            project_id: projectId,
+            work_tree: workTree,
+            mode: "core",
+            context_budget_tokens: briefBudget,
+            exclude_memory_ids: style.memory_ids,
+          },
+        },
         ProjectBriefView,
       );
     }
@@ -164,7 +181,8 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
         estimate += brief.token_estimate;
       }
     }
-    if (blocks.length === 0) return { ...empty(null, projectId), style_budget: styleBudget, brief_budget: Math.max(0, briefBudget) };
+    if (blocks.length === 0)
+      return { ...empty(null, projectId), style_budget: styleBudget, brief_budget: Math.max(0, briefBudget) };
     const additionalContext = capChars([HEADER, ...blocks].join("\n\n"), CONTEXT_CHAR_LIMIT);
     return {
       additionalContext,
@@ -184,7 +202,12 @@ export async function buildSessionStartContext(input: SessionStartInput, deps: S
 
 /** The JSON Claude Code reads from a SessionStart hook's stdout. */
 export function sessionStartOutput(additionalContext: string): string {
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: capChars(additionalContext, CONTEXT_CHAR_LIMIT) } });
+  return JSON.stringify({
+    hookSpecificOutput: {
+      hookEventName: "SessionStart",
+      additionalContext: capChars(additionalContext, CONTEXT_CHAR_LIMIT),
+    },
+  });
 }
 
 /** Parse the hook's stdin; anything unreadable counts as no input (the host must never see a failure). */

@@ -1,11 +1,3 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { consola } from "consola";
-import { resolve } from "node:path";
-import { log } from "../shared/log.ts";
-import { serverManifest } from "./manifest.ts" with { type: "macro" };
-
 /**
  * `sqrl mcp` over stdio. Hosts start it per session and wait for `initialize` + `tools/list`, so
  * those two are answered from the build-time manifest (the real server's own answers, inlined by a
@@ -19,10 +11,25 @@ import { serverManifest } from "./manifest.ts" with { type: "macro" };
  * a line longer than the read cap is dropped with -32600. When the input closes, answers still
  * being computed get a short grace, then the server stops: well within a second.
  */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { consola } from "consola";
+import { resolve } from "node:path";
+import { log } from "../shared/log.ts";
+import { serverManifest } from "./manifest.ts" with { type: "macro" };
+
 const MANIFEST = await serverManifest();
 
 type Id = string | number;
-type Message = { jsonrpc: "2.0"; id?: Id; method?: string; params?: Record<string, unknown> | unknown[]; result?: unknown; error?: unknown };
+type Message = {
+  jsonrpc: "2.0";
+  id?: Id;
+  method?: string;
+  params?: Record<string, unknown> | unknown[];
+  result?: unknown;
+  error?: unknown;
+};
 
 const REPLAY_ID = "sqrl-replayed-initialize";
 /** Load the real server this long after the last message if no tools/list came (ms). */
@@ -46,8 +53,16 @@ function keepStdoutForProtocol(): void {
 }
 
 function initializeResult(requested: unknown): Record<string, unknown> {
-  const version = typeof requested === "string" && MANIFEST.supportedProtocolVersions.includes(requested) ? requested : MANIFEST.latestProtocolVersion;
-  return { protocolVersion: version, capabilities: MANIFEST.capabilities, serverInfo: MANIFEST.serverInfo, instructions: MANIFEST.instructions };
+  const version =
+    typeof requested === "string" && MANIFEST.supportedProtocolVersions.includes(requested)
+      ? requested
+      : MANIFEST.latestProtocolVersion;
+  return {
+    protocolVersion: version,
+    capabilities: MANIFEST.capabilities,
+    serverInfo: MANIFEST.serverInfo,
+    instructions: MANIFEST.instructions,
+  };
 }
 
 function isId(v: unknown): v is Id {
@@ -59,15 +74,20 @@ export type Checked = { ok: true; msg: Message } | { ok: false; id: Id | null; m
 
 /** JSON-RPC 2.0 shape check (MCP: ids are strings or numbers, never null; params are objects). */
 export function checkMessage(v: unknown): Checked {
-  if (v === null || typeof v !== "object") return { ok: false, id: null, message: "Invalid Request: a message is a JSON object" };
-  if (Array.isArray(v)) return { ok: false, id: null, message: "Invalid Request: batches are not supported; send one message per line" };
+  if (v === null || typeof v !== "object")
+    return { ok: false, id: null, message: "Invalid Request: a message is a JSON object" };
+  if (Array.isArray(v))
+    return { ok: false, id: null, message: "Invalid Request: batches are not supported; send one message per line" };
   const m = v as Record<string, unknown>;
   const id = isId(m.id) ? m.id : null;
   if (m.jsonrpc !== "2.0") return { ok: false, id, message: 'Invalid Request: "jsonrpc" must be "2.0"' };
-  if ("id" in m && !isId(m.id)) return { ok: false, id: null, message: "Invalid Request: id must be a string or a number" };
+  if ("id" in m && !isId(m.id))
+    return { ok: false, id: null, message: "Invalid Request: id must be a string or a number" };
   if ("method" in m) {
-    if (typeof m.method !== "string" || m.method.length === 0) return { ok: false, id, message: "Invalid Request: method must be a non-empty string" };
-    if ("params" in m && (m.params === null || typeof m.params !== "object")) return { ok: false, id, message: "Invalid Request: params must be an object" };
+    if (typeof m.method !== "string" || m.method.length === 0)
+      return { ok: false, id, message: "Invalid Request: method must be a non-empty string" };
+    if ("params" in m && (m.params === null || typeof m.params !== "object"))
+      return { ok: false, id, message: "Invalid Request: params must be an object" };
     return { ok: true, msg: m as Message };
   }
   if (id !== null && ("result" in m || "error" in m)) return { ok: true, msg: m as Message }; // a response to a server request
@@ -275,7 +295,9 @@ export class StdioServer {
       return transport;
     })().catch((err: unknown) => {
       log.error(`sqrl mcp: could not start the server: ${(err as Error).message}`);
-      for (const m of this.queue) if (m.id !== undefined && m.method !== undefined) this.fail(m.id, -32603, "Internal error: the sqrl MCP server could not start; see its stderr");
+      for (const m of this.queue)
+        if (m.id !== undefined && m.method !== undefined)
+          this.fail(m.id, -32603, "Internal error: the sqrl MCP server could not start; see its stderr");
       this.queue = [];
       void this.shutdown();
       return undefined;

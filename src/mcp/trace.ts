@@ -1,7 +1,16 @@
-import type { Database } from "bun:sqlite";
-import { log } from "../shared/log.ts";
+/**
+ * The trace of MCP tool calls (`sqrl log` shows it), sent through the daemon API (`POST
+ * /tool_calls`, which the engine stores in the project's data.db): the MCP face never opens SQLite.
+ * Fire and forget: a tool's answer never waits for its trace, and a failed send is logged to stderr
+ * and dropped.
+ */
+import { ROUTES, type ToolCallTrace } from "../shared/api.ts";
+import { log as rootLog } from "../shared/log.ts";
+import type { DaemonBridge } from "./daemon-bridge.ts";
 
-/** What one tool call leaves in the trace (`sqrl log` shows it). */
+const log = rootLog.child({ service: "mcp" });
+
+/** What one tool call leaves in the trace. */
 export interface TraceEntry {
   tool: string;
   args: Record<string, unknown>;
@@ -11,20 +20,48 @@ export interface TraceEntry {
   error: string | null;
 }
 
-/**
- * Records every MCP tool call in the project's data.db `tool_calls` table. SQLite is loaded lazily
- * (the first record), so `sqrl mcp` starts without it; one handle per project stays open until
- * `close()`. Tracing never fails a tool call: a write error is logged to stderr and dropped.
- */
+/** Longest string argument kept in the trace (a pasted file stays out of data.db). */
+export const MAX_TRACED_ARG_CHARS = 2_000;
+/** A trace send gives up after this long (ms). */
+const TRACE_TIMEOUT_MS = 5_000;
+/** `close()` waits at most this long for sends still in flight (ms). */
+const CLOSE_WAIT_MS = 2_000;
+
+function clipArgs(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    out[k] =
+      typeof v === "string" && v.length > MAX_TRACED_ARG_CHARS
+        ? `${v.slice(0, MAX_TRACED_ARG_CHARS)}… (${v.length} characters)`
+        : v;
+  }
+  return out;
+}
+
 export class Tracer {
-  private readonly dbs = new Map<string, Database>();
   private pending: Promise<void> = Promise.resolve();
 
-  /** Queue a record for `projectRoot`; returns once it is written (callers need not await). */
+  constructor(private readonly bridge: DaemonBridge) {}
+
+  /** Queue a record for `projectRoot`; the promise settles once it is sent (callers need not await). */
   record(projectRoot: string, entry: TraceEntry, ts: string = new Date().toISOString()): Promise<void> {
-    this.pending = this.pending.then(() => this.write(projectRoot, entry, ts)).catch((err: unknown) => {
-      log.warn(`sqrl mcp: could not trace ${entry.tool} in ${projectRoot}: ${(err as Error).message}`);
-    });
+    const body: ToolCallTrace = {
+      project_id: projectRoot,
+      ts,
+      tool: entry.tool,
+      args: clipArgs(entry.args),
+      memory_ids: entry.memoryIds,
+      token_estimate: entry.tokenEstimate,
+      latency_ms: Math.round(entry.latencyMs * 100) / 100,
+      error: entry.error,
+    };
+    this.pending = this.pending
+      .then(async () => {
+        await this.bridge.call(ROUTES.tool_calls, body, TRACE_TIMEOUT_MS);
+      })
+      .catch((err: unknown) => {
+        log.warn(`sqrl mcp: could not trace ${entry.tool}: ${(err as Error).message}`);
+      });
     return this.pending;
   }
 
@@ -33,32 +70,10 @@ export class Tracer {
     return this.pending;
   }
 
+  /** Wait briefly for sends in flight (the process is about to end). */
   async close(): Promise<void> {
-    await this.flush();
-    for (const db of this.dbs.values()) db.close();
-    this.dbs.clear();
-  }
-
-  private async write(projectRoot: string, entry: TraceEntry, ts: string): Promise<void> {
-    const db = await this.open(projectRoot);
-    const { insertToolCall } = await import("../sql/tool-calls.ts");
-    insertToolCall(db, {
-      ts,
-      tool: entry.tool,
-      args: entry.args,
-      memory_ids: entry.memoryIds,
-      token_estimate: entry.tokenEstimate,
-      latency_ms: Math.round(entry.latencyMs * 100) / 100,
-      error: entry.error,
-    });
-  }
-
-  private async open(projectRoot: string): Promise<Database> {
-    const open = this.dbs.get(projectRoot);
-    if (open) return open;
-    const { openProjectDb } = await import("../sql/open.ts");
-    const db = openProjectDb(projectRoot);
-    this.dbs.set(projectRoot, db);
-    return db;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.pending, new Promise<void>((done) => (timer = setTimeout(done, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 }

@@ -1,5 +1,3 @@
-import { bodyStems, stemCached } from "./query.ts";
-
 /**
  * BM25 with a coordination factor, computed in JS over the candidate bodies FTS5 returned.
  * FTS5's bm25() has fixed k1 = 1.2, b = 0.75; short memory-like documents rank better with a lower
@@ -7,6 +5,8 @@ import { bodyStems, stemCached } from "./query.ts";
  * (share of the query's IDF mass a document covers) keeps an item that matches one common word
  * many times below one that matches the query's rare words.
  */
+import { bodyStems, stemCached } from "./query.ts";
+
 export interface Bm25Params {
   k1: number;
   b: number;
@@ -85,7 +85,10 @@ export function docTerms(body: string, matcher: StemMatcher): DocTerms {
       if (start >= 0) {
         length++;
         const c0 = body.charCodeAt(start);
-        if (matcher.asciiSingles[c0] === 1 || (i - start >= 2 && matcher.asciiPairs[c0 * 128 + body.charCodeAt(start + 1)] === 1)) {
+        if (
+          matcher.asciiSingles[c0] === 1 ||
+          (i - start >= 2 && matcher.asciiPairs[c0 * 128 + body.charCodeAt(start + 1)] === 1)
+        ) {
           const word = body.slice(start, i);
           let stem = matcher.memo.get(word);
           if (stem === undefined) {
@@ -137,5 +140,5 @@ export function scoreDoc(doc: DocTerms, query: readonly WeightedStem[], avgLengt
     sum += (w * (f * (p.k1 + 1))) / (f + p.k1 * norm);
   }
   if (sum === 0 || total === 0) return { score: 0, matched, length: doc.length };
-  return { score: sum * Math.pow(covered / total, p.coordination), matched, length: doc.length };
+  return { score: sum * (covered / total) ** p.coordination, matched, length: doc.length };
 }

@@ -1,7 +1,3 @@
-import { expandCodeTokens } from "../shared/code-tokens.ts";
-import type { WeightedStem } from "./bm25.ts";
-import { bodyStems } from "./query.ts";
-
 /**
  * Context signals applied after per-document scoring, both generic:
  * - neighbourhood smoothing: an item's score is blended with the scores of the items around it
@@ -11,6 +7,10 @@ import { bodyStems } from "./query.ts";
  *   speaker) that contain a query term lift the item, since a term naming what the item is about
  *   is stronger evidence than the same term somewhere in its text.
  */
+import { expandCodeTokens } from "../shared/code-tokens.ts";
+import type { WeightedStem } from "./bm25.ts";
+import { bodyStems } from "./query.ts";
+
 export interface Neighbour {
   id: string;
   /** How close the neighbour is, 0..1 (e.g. 1 for adjacent, 0.5 for two apart). */

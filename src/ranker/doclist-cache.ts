@@ -1,6 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { indexStamp } from "./fts-stats.ts";
-
 /**
  * Rowid lists of FTS5 matches, remembered per connection until the index may have changed (the
  * same stamp as the document frequencies, see fts-stats.ts `indexStamp`). The
@@ -8,6 +5,9 @@ import { indexStamp } from "./fts-stats.ts";
  * keep naming the same modules and words, so the long doclists of its common terms are decoded
  * once instead of on every call. Bounded: the least recently used lists go first.
  */
+import type { Database } from "bun:sqlite";
+import { indexStamp } from "./fts-stats.ts";
+
 const MAX_ROWIDS = 2_000_000; // 16 MB of Float64Array at most, per connection
 
 interface Lists {
@@ -19,7 +19,13 @@ interface Lists {
 const perConnection = new WeakMap<Database, Map<string, Lists>>();
 
 /** The rowids `read` gives for `match` on `table`, from the cache while the index is unchanged. */
-export function cachedDoclist(db: Database, table: string, match: string, read: () => Float64Array, maxRowids = MAX_ROWIDS): Float64Array {
+export function cachedDoclist(
+  db: Database,
+  table: string,
+  match: string,
+  read: () => Float64Array,
+  maxRowids = MAX_ROWIDS,
+): Float64Array {
   let tables = perConnection.get(db);
   if (!tables) perConnection.set(db, (tables = new Map()));
   const stamp = indexStamp(db, table);

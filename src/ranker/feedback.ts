@@ -1,12 +1,12 @@
-import { idf } from "./bm25.ts";
-import { foldToken, stemCached } from "./query.ts";
-import { isStopWord } from "./stop-words.ts";
-
 /**
  * Pseudo-relevance feedback (RM3-style): the best-scored documents of a first pass vote for the
  * words they use, weighted by how much of each document the word is, the document's score and
  * the word's rarity; the top words not already in the query are added with a small weight.
  */
+import { idf } from "./bm25.ts";
+import { foldToken, stemCached } from "./query.ts";
+import { isStopWord } from "./stop-words.ts";
+
 export interface FeedbackParams {
   /** Documents that vote. */
   docs: number;
@@ -42,13 +42,16 @@ export function expansionTerms(
   const mass = new Map<string, number>();
   const surface = new Map<string, string>();
   for (const d of voters) {
-    const words = d.body.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => w.length > 0).map(foldToken);
+    const words = d.body
+      .split(/[^\p{L}\p{N}\p{M}]+/u)
+      .filter((w) => w.length > 0)
+      .map(foldToken);
     if (words.length === 0) continue;
     for (const w of words) {
       if (w.length < 3 || isStopWord(w) || /^\d+$/.test(w)) continue;
       const s = stemCached(w);
       if (queryStems.has(s)) continue;
-      mass.set(s, (mass.get(s) ?? 0) + (d.score / best) / words.length);
+      mass.set(s, (mass.get(s) ?? 0) + d.score / best / words.length);
       if (!surface.has(s)) surface.set(s, w);
     }
   }

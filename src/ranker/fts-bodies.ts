@@ -1,6 +1,6 @@
 /** Id and body of FTS5 rows by rowid, read from the table's plain content table when it has one. */
 import type { Database } from "bun:sqlite";
-import type { Candidate, PoolSource } from "./pool.ts";
+import type { Candidate, PoolSource } from "./types.ts";
 
 export function bodies(db: Database, src: PoolSource, rowids: readonly number[]): Candidate[] {
   const byRow = bodyRows(db, src, rowids);
@@ -16,7 +16,10 @@ export function bodyRows(db: Database, src: PoolSource, rowids: readonly number[
   const out = new Map<number, Candidate>();
   if (rowids.length === 0) return out;
   // .values(): rows as arrays, about twice as fast as objects for a few hundred rows.
-  for (const [r, id, body] of db.query(bodiesSql(db, src)).values(JSON.stringify(rowids)) as Array<[number, string, string]>) out.set(r, { id, body });
+  for (const [r, id, body] of db.query(bodiesSql(db, src)).values(JSON.stringify(rowids)) as Array<
+    [number, string, string]
+  >)
+    out.set(r, { id, body });
   return out;
 }
 
@@ -37,12 +40,23 @@ function bodiesSql(db: Database, src: PoolSource): string {
     sql = viaVtab;
     try {
       const content = `${src.table}_content`;
-      const hasContent = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(content) !== null;
-      const cols = (db.query(`SELECT name FROM pragma_table_info(?)`).all(src.table) as Array<{ name: string }>).map((c) => c.name);
-      const contentCols = hasContent ? (db.query(`SELECT name FROM pragma_table_info(?)`).all(content) as Array<{ name: string }>).map((c) => c.name) : [];
+      const hasContent =
+        db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(content) !== null;
+      const cols = (db.query(`SELECT name FROM pragma_table_info(?)`).all(src.table) as Array<{ name: string }>).map(
+        (c) => c.name,
+      );
+      const contentCols = hasContent
+        ? (db.query(`SELECT name FROM pragma_table_info(?)`).all(content) as Array<{ name: string }>).map((c) => c.name)
+        : [];
       const idAt = cols.indexOf(src.idColumn);
       const bodyAt = cols.indexOf(src.bodyColumn);
-      if (hasContent && idAt >= 0 && bodyAt >= 0 && contentCols.includes(`c${idAt}`) && contentCols.includes(`c${bodyAt}`)) {
+      if (
+        hasContent &&
+        idAt >= 0 &&
+        bodyAt >= 0 &&
+        contentCols.includes(`c${idAt}`) &&
+        contentCols.includes(`c${bodyAt}`)
+      ) {
         sql = `SELECT id AS r, c${idAt} AS id, c${bodyAt} AS body FROM ${content} WHERE id IN (SELECT value FROM json_each(?))`;
       }
     } catch {

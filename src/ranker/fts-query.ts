@@ -8,6 +8,9 @@ export function quoteTerm(word: string): string {
 
 /** OR of the words, or null when none is left. */
 export function matchExpression(words: readonly string[]): string | null {
-  const quoted = words.map((w) => w.replace(/"/g, "")).filter((w) => w.length > 0).map((w) => `"${w}"`);
+  const quoted = words
+    .map((w) => w.replace(/"/g, ""))
+    .filter((w) => w.length > 0)
+    .map((w) => `"${w}"`);
   return quoted.length > 0 ? quoted.join(" OR ") : null;
 }

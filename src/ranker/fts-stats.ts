@@ -1,5 +1,3 @@
-import type { Database } from "bun:sqlite";
-
 /**
  * Collection statistics of an FTS5 table, read from the index itself so that the ranker can score
  * candidates with its own BM25 parameters in constant time per query:
@@ -8,6 +6,8 @@ import type { Database } from "bun:sqlite";
  *   reads);
  * - document frequency per stem from a temporary `fts5vocab` table (nothing is written to the file).
  */
+import type { Database } from "bun:sqlite";
+
 export interface CollectionStats {
   /** Number of rows in the index. */
   docs: number;
@@ -19,7 +19,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Table and column names are interpolated into SQL: only plain identifiers are accepted. */
 export function assertIdentifier(name: string, what: string): void {
-  if (!IDENTIFIER.test(name)) throw new Error(`Invalid ${what} "${name}": use a plain SQL identifier (letters, digits, _).`);
+  if (!IDENTIFIER.test(name))
+    throw new Error(`Invalid ${what} "${name}": use a plain SQL identifier (letters, digits, _).`);
 }
 
 /** Decode one SQLite varint (big-endian groups of 7 bits; the 9th byte contributes 8). */
@@ -113,7 +114,11 @@ export function indexStamp(db: Database, table: string): string {
   assertIdentifier(table, "table");
   const conn = connectionState(db);
   let stmt = conn.stamps.get(table);
-  if (!stmt) conn.stamps.set(table, (stmt = db.query(`SELECT (SELECT block FROM ${table}_data WHERE id = 10) AS s, total_changes() AS tc`)));
+  if (!stmt)
+    conn.stamps.set(
+      table,
+      (stmt = db.query(`SELECT (SELECT block FROM ${table}_data WHERE id = 10) AS s, total_changes() AS tc`)),
+    );
   const v = stmt.get() as { s: Uint8Array | null; tc: number };
   return `${v.tc}:${v.s ? Buffer.from(v.s).toString("base64") : ""}`;
 }

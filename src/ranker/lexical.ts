@@ -1,14 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { docTerms, idf, scoreDoc, stemMatcher, type Bm25Params, type DocScore, type StemMatcher, type WeightedStem } from "./bm25.ts";
-import { boostLabels, smoothWithNeighbours, type Neighbour } from "./context.ts";
-import { expansionTerms, type FeedbackParams } from "./feedback.ts";
-import { assertIdentifier, collectionStats, documentFrequencies } from "./fts-stats.ts";
-import { fetchPool, type Candidate, type PoolSource, type PoolStrategy, type PoolTerm } from "./pool.ts";
-import { analyzeQuery } from "./query.ts";
-
-export type { Neighbour } from "./context.ts";
-export type { PoolStrategy } from "./pool.ts";
-
 /**
  * Lexical ranking over an FTS5 table `(id UNINDEXED, body)` whose bodies were written with
  * expandCodeTokens and `tokenize = 'porter unicode61'` (memory_fts, episode_fts, the LoCoMo bench).
@@ -24,6 +13,27 @@ export type { PoolStrategy } from "./pool.ts";
  *    and label weighting (a query term in an item's key/tags/speaker).
  * Search, task context and bench/locomo.ts all call this, so a change here is measured there.
  */
+import type { Database } from "bun:sqlite";
+import {
+  docTerms,
+  idf,
+  scoreDoc,
+  stemMatcher,
+  type Bm25Params,
+  type DocScore,
+  type StemMatcher,
+  type WeightedStem,
+} from "./bm25.ts";
+import { boostLabels, smoothWithNeighbours, type Neighbour } from "./context.ts";
+import { expansionTerms, type FeedbackParams } from "./feedback.ts";
+import { assertIdentifier, collectionStats, documentFrequencies } from "./fts-stats.ts";
+import { fetchPool } from "./pool.ts";
+import type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
+import { analyzeQuery } from "./query.ts";
+
+export type { Neighbour } from "./context.ts";
+export type { PoolStrategy } from "./types.ts";
+
 export interface LexicalHit {
   id: string;
   /** Higher is better. */
@@ -124,7 +134,11 @@ export function rankLexical(db: Database, query: string, opts: LexicalOptions): 
   const pool = Math.max(opts.limit, opts.pool ?? RANKER_DEFAULTS.pool);
   const params = opts.bm25 ?? RANKER_DEFAULTS.bm25;
   const stats = collectionStats(db, opts.table);
-  const df = documentFrequencies(db, opts.table, terms.map((t) => t.stem));
+  const df = documentFrequencies(
+    db,
+    opts.table,
+    terms.map((t) => t.stem),
+  );
   const weighted: WeightedTerm[] = terms.map((t) => {
     const n = df.get(t.stem) ?? 0;
     return { word: t.word, stem: t.stem, weight: 1, df: n, idf: idf(stats?.docs ?? 0, n) };
@@ -138,17 +152,30 @@ export function rankLexical(db: Database, query: string, opts: LexicalOptions): 
   const avgLength = stats?.avgLength ?? 0;
 
   const typedQuery = terms.map((t) => ({ stem: t.stem, weight: 1, idf: idf(docs, df.get(t.stem) ?? 0) }));
-  let pass: Pass = { candidates, query: typedQuery, scored: scorePool(candidates, typedQuery, avgLength, params, matcher) };
+  let pass: Pass = {
+    candidates,
+    query: typedQuery,
+    scored: scorePool(candidates, typedQuery, avgLength, params, matcher),
+  };
   if (opts.feedback) pass = withFeedback(db, opts, opts.feedback, pass, { docs, avgLength, pool, params });
 
   const own = new Map<string, number>();
   for (const [id, s] of pass.scored) if (s.score > 0) own.set(id, s.score);
   let final = new Map(own);
   if (opts.neighbours) {
-    final = smoothWithNeighbours(own, opts.neighbours([...own.keys()]), opts.neighbourWeight ?? RANKER_DEFAULTS.neighbourWeight);
+    final = smoothWithNeighbours(
+      own,
+      opts.neighbours([...own.keys()]),
+      opts.neighbourWeight ?? RANKER_DEFAULTS.neighbourWeight,
+    );
   }
   if (opts.labels) {
-    final = boostLabels(final, opts.labels([...final.keys()]), typedQuery, opts.labelWeight ?? RANKER_DEFAULTS.labelWeight).scores;
+    final = boostLabels(
+      final,
+      opts.labels([...final.keys()]),
+      typedQuery,
+      opts.labelWeight ?? RANKER_DEFAULTS.labelWeight,
+    ).scores;
   }
   applyLengthPrior(final, pass.scored, avgLength, opts.lengthPrior ?? RANKER_DEFAULTS.lengthPrior);
 
@@ -171,25 +198,44 @@ function withFeedback(
   first: Pass,
   ctx: { docs: number; avgLength: number; pool: number; params: Bm25Params },
 ): Pass {
-  const ranked = first.candidates.map((c) => ({ body: c.body, score: first.scored.get(c.id)?.score ?? 0 })).sort((a, b) => b.score - a.score);
+  const ranked = first.candidates
+    .map((c) => ({ body: c.body, score: first.scored.get(c.id)?.score ?? 0 }))
+    .sort((a, b) => b.score - a.score);
   const typed = new Set(first.query.map((q) => q.stem));
   const extra = expansionTerms(ranked, typed, feedback, (s) => documentFrequencies(db, opts.table, s), ctx.docs);
   if (extra.length === 0) return first;
-  const extraDf = documentFrequencies(db, opts.table, extra.map((e) => e.stem));
-  const query = [...first.query, ...extra.map((e) => ({ stem: e.stem, weight: e.weight, idf: idf(ctx.docs, extraDf.get(e.stem) ?? 0) }))];
+  const extraDf = documentFrequencies(
+    db,
+    opts.table,
+    extra.map((e) => e.stem),
+  );
+  const query = [
+    ...first.query,
+    ...extra.map((e) => ({ stem: e.stem, weight: e.weight, idf: idf(ctx.docs, extraDf.get(e.stem) ?? 0) })),
+  ];
   const seen = new Set(first.candidates.map((c) => c.id));
-  const extraTerms = extra.map((e) => ({ word: e.word, stem: e.stem, weight: e.weight * idf(ctx.docs, extraDf.get(e.stem) ?? 0), df: extraDf.get(e.stem) ?? 0 }));
+  const extraTerms = extra.map((e) => ({
+    word: e.word,
+    stem: e.stem,
+    weight: e.weight * idf(ctx.docs, extraDf.get(e.stem) ?? 0),
+    df: extraDf.get(e.stem) ?? 0,
+  }));
   const fresh = fetchPool(db, poolSource(opts), extraTerms, ctx.pool, opts.poolStrategy).filter((c) => !seen.has(c.id));
   const candidates = [...first.candidates, ...fresh];
   return { candidates, query, scored: scorePool(candidates, query, ctx.avgLength, ctx.params) };
 }
 
 /** Multiply by (length / average)^γ; items known only through neighbours count as average. */
-function applyLengthPrior(scores: Map<string, number>, scored: ReadonlyMap<string, DocScore>, avgLength: number, gamma: number): void {
+function applyLengthPrior(
+  scores: Map<string, number>,
+  scored: ReadonlyMap<string, DocScore>,
+  avgLength: number,
+  gamma: number,
+): void {
   if (gamma === 0 || avgLength <= 0) return;
   for (const [id, score] of scores) {
     const length = scored.get(id)?.length;
-    if (length !== undefined && length > 0) scores.set(id, score * Math.pow(length / avgLength, gamma));
+    if (length !== undefined && length > 0) scores.set(id, score * (length / avgLength) ** gamma);
   }
 }
 

@@ -1,7 +1,3 @@
-import type { Database } from "bun:sqlite";
-import type { Neighbour } from "./context.ts";
-import type { LexicalOptions } from "./lexical.ts";
-
 /**
  * Context callbacks for ranking memory_fts: an item's label is its key, tags and type; its
  * neighbours are the other scored items extracted from the same episode (closeness 0.5 each).
@@ -9,6 +5,10 @@ import type { LexicalOptions } from "./lexical.ts";
  *
  *   rankLexical(db, query, { table: "memory_fts", idColumn: "memory_id", limit, ...memoryContext(db) })
  */
+import type { Database } from "bun:sqlite";
+import type { Neighbour } from "./context.ts";
+import type { LexicalOptions } from "./lexical.ts";
+
 export const SAME_EPISODE_CLOSENESS = 0.5;
 
 interface ItemRow {
@@ -47,7 +47,11 @@ export function memoryNeighbours(db: Database, ids: readonly string[]): Map<stri
   const out = new Map<string, Neighbour[]>();
   for (const members of byEpisode.values()) {
     if (members.length < 2) continue;
-    for (const id of members) out.set(id, members.filter((m) => m !== id).map((m) => ({ id: m, weight: SAME_EPISODE_CLOSENESS })));
+    for (const id of members)
+      out.set(
+        id,
+        members.filter((m) => m !== id).map((m) => ({ id: m, weight: SAME_EPISODE_CLOSENESS })),
+      );
   }
   return out;
 }

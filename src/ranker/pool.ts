@@ -1,10 +1,3 @@
-import type { Database, Statement } from "bun:sqlite";
-import { docTerms, stemMatcher, type DocTerms, type StemMatcher } from "./bm25.ts";
-import { cachedDoclist, parseRowids } from "./doclist-cache.ts";
-import { bodies, bodyRows } from "./fts-bodies.ts";
-import { matchExpression } from "./fts-query.ts";
-import { groupRows, Masks, poolThreshold, popcount, type Group } from "./term-masks.ts";
-
 /**
  * The candidate pool: the rows the ranker rescores in JS (BM25 × coverage over their bodies).
  * Two ways to propose it:
@@ -26,39 +19,18 @@ import { groupRows, Masks, poolThreshold, popcount, type Group } from "./term-ma
  * `auto` (the default) uses `rank` while the terms' summed document frequency stays under
  * RANK_ROW_BUDGET (a store of a few thousand items, a LoCoMo conversation) and `coverage` above it.
  */
-export type PoolStrategy = "auto" | "rank" | "coverage";
+import type { Database, Statement } from "bun:sqlite";
+import { docTerms, stemMatcher } from "./bm25.ts";
+import { cachedDoclist, parseRowids } from "./doclist-cache.ts";
+import { bodies, bodyRows } from "./fts-bodies.ts";
+import { matchExpression } from "./fts-query.ts";
+import { groupRows, Masks, poolThreshold, popcount, type Group } from "./term-masks.ts";
+import type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
+
+export type { Candidate, PoolSource, PoolStrategy, PoolTerm } from "./types.ts";
 
 /** Summed document frequency above which `auto` switches from `rank` to `coverage`. */
 export const RANK_ROW_BUDGET = 1000;
-
-export interface PoolTerm {
-  /** Surface word FTS5 is asked to match. */
-  word: string;
-  /** Its stem, as the index stores it. */
-  stem: string;
-  /** Weight of the term in the coverage mass (its idf × query weight). */
-  weight: number;
-  /** Rows containing the term (document frequency). */
-  df: number;
-}
-
-export interface PoolSource {
-  table: string;
-  idColumn: string;
-  bodyColumn: string;
-  /**
-   * The rescoring's matcher (every query stem). When given, bodies the pool tokenizes to learn
-   * their exact term sets carry the result, and the rescoring does not tokenize them again.
-   */
-  matcher?: StemMatcher;
-}
-
-export interface Candidate {
-  id: string;
-  body: string;
-  /** Terms of the body, counted with `matcher` (see PoolSource.matcher). */
-  terms?: { matcher: StemMatcher; doc: DocTerms };
-}
 
 export function chooseStrategy(strategy: PoolStrategy, terms: readonly PoolTerm[]): "rank" | "coverage" {
   if (strategy !== "auto") return strategy;
@@ -67,16 +39,31 @@ export function chooseStrategy(strategy: PoolStrategy, terms: readonly PoolTerm[
   return rows <= RANK_ROW_BUDGET ? "rank" : "coverage";
 }
 
-export function fetchPool(db: Database, src: PoolSource, terms: readonly PoolTerm[], pool: number, strategy: PoolStrategy = "auto"): Candidate[] {
+export function fetchPool(
+  db: Database,
+  src: PoolSource,
+  terms: readonly PoolTerm[],
+  pool: number,
+  strategy: PoolStrategy = "auto",
+): Candidate[] {
   if (terms.length === 0 || pool <= 0) return [];
-  return chooseStrategy(strategy, terms) === "rank" ? rankPool(db, src, terms.map((t) => t.word), pool) : coveragePool(db, src, terms, pool);
+  return chooseStrategy(strategy, terms) === "rank"
+    ? rankPool(
+        db,
+        src,
+        terms.map((t) => t.word),
+        pool,
+      )
+    : coveragePool(db, src, terms, pool);
 }
 
 function rankPool(db: Database, src: PoolSource, words: readonly string[], pool: number): Candidate[] {
   const match = matchExpression(words);
   if (!match) return [];
   return db
-    .query(`SELECT ${src.idColumn} AS id, ${src.bodyColumn} AS body FROM ${src.table} WHERE ${src.table} MATCH ? ORDER BY rank LIMIT ?`)
+    .query(
+      `SELECT ${src.idColumn} AS id, ${src.bodyColumn} AS body FROM ${src.table} WHERE ${src.table} MATCH ? ORDER BY rank LIMIT ?`,
+    )
     .all(match, pool) as Candidate[];
 }
 
@@ -98,14 +85,19 @@ const MAX_MASK_TERMS = 30;
  */
 function coveragePool(db: Database, src: PoolSource, all: readonly PoolTerm[], pool: number): Candidate[] {
   // The rarest terms (highest weight) carry the masks; a query longer than that is rare.
-  const terms = [...all].filter((t) => t.df > 0).sort((a, b) => b.weight - a.weight || a.df - b.df).slice(0, MAX_MASK_TERMS);
+  const terms = [...all]
+    .filter((t) => t.df > 0)
+    .sort((a, b) => b.weight - a.weight || a.df - b.df)
+    .slice(0, MAX_MASK_TERMS);
   if (terms.length === 0) return [];
   const unread: number[] = terms.map(() => 0);
   for (let i = terms.length - 2; i >= 0; i--) unread[i] = unread[i + 1]! + terms[i + 1]!.weight;
   const cap = pool * POOL_CAP_FACTOR;
   const masks = new Masks();
   try {
-    const list = db.query<{ ids: string | null }, [string]>(`SELECT group_concat(rowid) AS ids FROM ${src.table} WHERE ${src.table} MATCH ?`);
+    const list = db.query<{ ids: string | null }, [string]>(
+      `SELECT group_concat(rowid) AS ids FROM ${src.table} WHERE ${src.table} MATCH ?`,
+    );
     let readMass = 0;
     for (let i = 0; i < terms.length; i++) {
       readDoclist(db, src, list, terms[i]!.word, 1 << i, masks);
@@ -114,7 +106,8 @@ function coveragePool(db: Database, src: PoolSource, all: readonly PoolTerm[], p
       if (rest <= 0 || masks.touched.length < pool || readMass <= rest) continue;
       const groups = groupRows(masks, terms.slice(0, i + 1));
       const threshold = poolThreshold(groups, pool);
-      if (threshold > rest) return followContenders(db, src, list, terms, unread, i, groups, threshold, pool, cap, masks);
+      if (threshold > rest)
+        return followContenders(db, src, list, terms, unread, i, groups, threshold, pool, cap, masks);
     }
     return fill(db, src, groupRows(masks, terms), terms, pool, cap);
   } finally {
@@ -156,7 +149,8 @@ function followContenders(
     const within = containedIn(c.groups, terms.slice(0, j));
     // Probe among the contenders when that is cheaper than reading the term's own doclist (a row
     // walked by the probe costs about twice a row read, measured on the bench stores).
-    if (within && within.cost * PROBE_ROW_COST <= terms[j]!.df) readDoclist(db, src, list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
+    if (within && within.cost * PROBE_ROW_COST <= terms[j]!.df)
+      readDoclist(db, src, list, `${matchExpression([terms[j]!.word])} AND (${within.expr})`, 1 << j, masks, true);
     else readDoclist(db, src, list, terms[j]!.word, 1 << j, masks);
     c.split(1 << j, masks);
     c.prune(unread[j]!, pool);
@@ -290,7 +284,15 @@ class Contenders {
 }
 
 /** Sets a term's bit on every row its doclist (or a ready MATCH expression) holds. */
-function readDoclist(db: Database, src: PoolSource, list: Statement<{ ids: string | null }, [string]>, word: string, bit: number, masks: Masks, expression = false): void {
+function readDoclist(
+  db: Database,
+  src: PoolSource,
+  list: Statement<{ ids: string | null }, [string]>,
+  word: string,
+  bit: number,
+  masks: Masks,
+  expression = false,
+): void {
   const match = expression ? word : matchExpression([word]);
   if (!match) return;
   const rows = cachedDoclist(db, src.table, match, () => parseRowids(list.get(match)?.ids));
@@ -326,9 +328,16 @@ function containedIn(groups: readonly Group[], terms: readonly PoolTerm[]): { ex
 
 const MAX_CONTENDER_CLAUSES = 12;
 
-
 /** Whole term sets, best first, until the pool is full; an overflowing set gives its best rows. */
-function fill(db: Database, src: PoolSource, groups: readonly Group[], terms: readonly PoolTerm[], pool: number, cap: number, prefetched?: ReadonlyMap<number, Candidate>): Candidate[] {
+function fill(
+  db: Database,
+  src: PoolSource,
+  groups: readonly Group[],
+  terms: readonly PoolTerm[],
+  pool: number,
+  cap: number,
+  prefetched?: ReadonlyMap<number, Candidate>,
+): Candidate[] {
   const chosen: number[] = [];
   for (const g of groups) {
     const room = pool - chosen.length;
@@ -341,7 +350,11 @@ function fill(db: Database, src: PoolSource, groups: readonly Group[], terms: re
     break;
   }
   if (!prefetched) return bodies(db, src, chosen);
-  const fetched = bodyRows(db, src, chosen.filter((r) => !prefetched.has(r)));
+  const fetched = bodyRows(
+    db,
+    src,
+    chosen.filter((r) => !prefetched.has(r)),
+  );
   return chosen.flatMap((r) => {
     const c = prefetched.get(r) ?? fetched.get(r);
     return c ? [c] : [];
@@ -364,11 +377,14 @@ function bestOfGroup(db: Database, src: PoolSource, terms: readonly PoolTerm[], 
   const words = terms.filter((_, i) => g.mask & (1 << i)).map((t) => t.word);
   const match = words.length > 0 ? words.map((w) => matchExpression([w])).join(" AND ") : null;
   if (!match) return g.rows.slice(0, room);
-  const window = g.rows.length > GROUP_RANK_WINDOW ? [...g.rows].sort((a, b) => b - a).slice(0, GROUP_RANK_WINDOW) : g.rows;
+  const window =
+    g.rows.length > GROUP_RANK_WINDOW ? [...g.rows].sort((a, b) => b - a).slice(0, GROUP_RANK_WINDOW) : g.rows;
   const members = new Set(window);
   const floor = g.rows.length > GROUP_RANK_WINDOW ? window[window.length - 1]! : Number.MIN_SAFE_INTEGER;
   const out: number[] = [];
-  const stmt = db.query<{ r: number }, [string, number]>(`SELECT rowid AS r FROM ${src.table} WHERE ${src.table} MATCH ? AND rowid >= ? ORDER BY rank`);
+  const stmt = db.query<{ r: number }, [string, number]>(
+    `SELECT rowid AS r FROM ${src.table} WHERE ${src.table} MATCH ? AND rowid >= ? ORDER BY rank`,
+  );
   for (const row of stmt.iterate(match, floor)) {
     if (!members.has(row.r)) continue;
     out.push(row.r);

@@ -1,13 +1,13 @@
-import { expandCodeTokens } from "../shared/code-tokens.ts";
-import { porterStem } from "./porter.ts";
-import { isStopWord } from "./stop-words.ts";
-
 /**
  * Query processing shared by every lexical search in sqrl (search_memory, task context, episode
  * search, the LoCoMo bench): code-aware splitting (the same expandCodeTokens the index bodies were
  * written with), lower-casing and diacritic folding like FTS5's unicode61, stop-word removal, and
  * de-duplication by Porter stem (the stem FTS5's `porter` tokenizer stores).
  */
+import { expandCodeTokens } from "../shared/code-tokens.ts";
+import { porterStem } from "./porter.ts";
+import { isStopWord } from "./stop-words.ts";
+
 export interface QueryTerm {
   /** The query's word as typed (expanded and lower-cased): what FTS5 is asked to match. */
   word: string;
@@ -17,7 +17,10 @@ export interface QueryTerm {
 
 /** Lower-case, strip diacritics (unicode61's remove_diacritics), keep letters and digits. */
 export function foldToken(token: string): string {
-  return token.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  return token
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
 }
 
 /**

@@ -2,7 +2,7 @@
  * Term sets of candidate rows as bit masks (bit i: the row holds the pool's i-th term), grouped by
  * set with the IDF mass each set covers: the bookkeeping of the coverage pool (pool.ts).
  */
-import type { PoolTerm } from "./pool.ts";
+import type { PoolTerm } from "./types.ts";
 
 /** Rows held in the typed mask array; beyond this rowid a Map takes over. */
 const MAX_DENSE_ROWID = 1 << 22;

@@ -1,12 +1,14 @@
-import { z } from "zod";
-import { EventDTO } from "./event.ts";
-
 /**
  * The HTTP contract of the engine (`sqrl engine`) and of the daemon, which serves the same read
  * paths by forwarding them to the engine. Shapes follow reference §5 and are binding; the extra
  * fields sqrl adds everywhere are `memory_ids` (what this answer shows, for per-session de-dup)
  * and `omitted_seen` (how many were left out because the caller had already seen them).
+ * `ROUTES` at the end is the one route table: the engine server, the daemon's forwarder, the MCP
+ * bridge and the CLI client all derive from it.
  */
+import { z } from "zod";
+import { ERROR_CODES } from "./errors.ts";
+import { EventDTO } from "./event.ts";
 
 export const MEMORY_TYPES = ["user_style", "project_fact", "pitfall", "recipe"] as const;
 export const MemoryType = z.enum(MEMORY_TYPES);
@@ -23,7 +25,7 @@ export type ViewName = (typeof VIEW_NAMES)[number];
 export const Budget = z.number().int().min(1).max(100_000);
 
 /** Errors of both APIs: `{error, code}` with a matching HTTP status. */
-export const ApiError = z.object({ error: z.string(), code: z.string() });
+export const ApiError = z.object({ error: z.string(), code: z.enum(ERROR_CODES) });
 export type ApiError = z.infer<typeof ApiError>;
 
 const DedupFields = {
@@ -325,7 +327,12 @@ export const MemoryRow = z.object({
   decision: z.string(),
   extractor: z.string(),
   /** Why it exists: the first evidence event's text, its source episode, how many episodes showed it. */
-  evidence: z.object({ quote: z.string(), episode_id: z.string().nullable(), episode_count: z.number().int(), event_count: z.number().int() }),
+  evidence: z.object({
+    quote: z.string(),
+    episode_id: z.string().nullable(),
+    episode_count: z.number().int(),
+    event_count: z.number().int(),
+  }),
   /** Versions before this one (lineage). */
   replaced: z.number().int(),
   superseded_by: z.string().nullable(),
@@ -358,7 +365,12 @@ export const MemoryVersion = z.object({
   superseded_by_episode: z.string().nullable(),
 });
 
-export const MemoryMarkDTO = z.object({ kind: z.enum(["pin", "wrong"]), at: z.string(), reason: z.string(), importance: z.number().nullable() });
+export const MemoryMarkDTO = z.object({
+  kind: z.enum(["pin", "wrong"]),
+  at: z.string(),
+  reason: z.string(),
+  importance: z.number().nullable(),
+});
 
 export const MemoryDetail = z.object({
   type: z.literal("memory_detail"),
@@ -369,15 +381,31 @@ export const MemoryDetail = z.object({
   /** Every version of the lineage, oldest first (this one included). */
   lineage: z.array(MemoryVersion),
   marks: z.array(MemoryMarkDTO),
-  episodes: z.array(z.object({ episode_id: z.string(), start_ts: z.string(), end_ts: z.string(), summary: z.string(), outcome: z.string() })),
+  episodes: z.array(
+    z.object({
+      episode_id: z.string(),
+      start_ts: z.string(),
+      end_ts: z.string(),
+      summary: z.string(),
+      outcome: z.string(),
+    }),
+  ),
   events: z.array(z.object({ event_id: z.string(), timestamp: z.string(), event_type: z.string(), text: z.string() })),
 });
 export type MemoryDetail = z.infer<typeof MemoryDetail>;
 
 const MemoryAction = { project_id: z.string().min(1), memory_id: z.string().min(1) };
 export const ForgetRequest = z.object(MemoryAction);
-export const EditRequest = z.object({ ...MemoryAction, content: z.string().trim().min(3).max(1200), tags: z.array(z.string().max(40)).max(12).optional() });
-export const PinRequest = z.object({ ...MemoryAction, pinned: z.boolean().default(true), importance: z.number().min(0).max(1).default(1) });
+export const EditRequest = z.object({
+  ...MemoryAction,
+  content: z.string().trim().min(3).max(1200),
+  tags: z.array(z.string().max(40)).max(12).optional(),
+});
+export const PinRequest = z.object({
+  ...MemoryAction,
+  pinned: z.boolean().default(true),
+  importance: z.number().min(0).max(1).default(1),
+});
 export const WrongRequest = z.object({ ...MemoryAction, reason: z.string().trim().min(1).max(500) });
 export type EditRequest = z.infer<typeof EditRequest>;
 export type PinRequest = z.infer<typeof PinRequest>;
@@ -401,12 +429,17 @@ export const ProjectOverview = z.object({
   events: z.object({ total: z.number().int(), unprocessed: z.number().int(), last_at: z.string().nullable() }),
   episodes: z.object({ total: z.number().int(), open: z.number().int() }),
   /** Counts per type and status. */
-  memories: z.record(z.string(), z.object({ active: z.number().int(), superseded: z.number().int(), forgotten: z.number().int() })),
+  memories: z.record(
+    z.string(),
+    z.object({ active: z.number().int(), superseded: z.number().int(), forgotten: z.number().int() }),
+  ),
   pinned: z.number().int(),
   wrong: z.number().int(),
   /** Current global style items (user.db) of the configured user, served to every project. */
   global_style: z.number().int(),
-  views: z.array(z.object({ name: z.string(), generated_at: z.string(), stale: z.boolean(), events_since: z.number().int() })),
+  views: z.array(
+    z.object({ name: z.string(), generated_at: z.string(), stale: z.boolean(), events_since: z.number().int() }),
+  ),
   /** Last event captured per source tool. */
   sources: z.array(z.object({ source_tool: z.string(), events: z.number().int(), last_at: z.string() })),
   llm: z.object({ tokens_today: z.number().int(), daily_cap: z.number().int() }),
@@ -414,10 +447,18 @@ export const ProjectOverview = z.object({
 export type ProjectOverview = z.infer<typeof ProjectOverview>;
 
 /** Files the project's active memory is about, most mentioned first (what "what the agent sees" offers to pick). */
-export const ProjectFiles = z.object({ type: z.literal("project_files"), project_id: z.string(), files: z.array(z.string()) });
+export const ProjectFiles = z.object({
+  type: z.literal("project_files"),
+  project_id: z.string(),
+  files: z.array(z.string()),
+});
 export type ProjectFiles = z.infer<typeof ProjectFiles>;
 
-export const CallLogQuery = z.object({ project_id: z.string().min(1), limit: z.number().int().min(1).max(1000).default(100), days: z.number().int().min(1).max(365).default(14) });
+export const CallLogQuery = z.object({
+  project_id: z.string().min(1),
+  limit: z.number().int().min(1).max(1000).default(100),
+  days: z.number().int().min(1).max(365).default(14),
+});
 
 export const CallLog = z.object({
   type: z.literal("call_log"),
@@ -439,3 +480,217 @@ export const CallLog = z.object({
   per_day: z.array(z.object({ day: z.string(), tokens: z.number().int(), calls: z.number().int() })),
 });
 export type CallLog = z.infer<typeof CallLog>;
+
+// ---- tool-call trace -----------------------------------------------------------------------------
+/** One MCP tool call, for the project's `tool_calls` table (`sqrl log`). */
+export const ToolCallTrace = z.object({
+  project_id: z.string().min(1),
+  ts: z.string(),
+  tool: z.string().min(1).max(200),
+  args: z.record(z.string(), z.unknown()),
+  memory_ids: z.array(z.string()),
+  token_estimate: z.number().int().nullable(),
+  latency_ms: z.number().nonnegative(),
+  error: z.string().nullable(),
+});
+export type ToolCallTrace = z.infer<typeof ToolCallTrace>;
+
+export const Accepted = z.object({ ok: z.literal(true) });
+export type Accepted = z.infer<typeof Accepted>;
+
+// ---- the route table -----------------------------------------------------------------------------
+/** Longest query or task text the read paths rank by; longer text is clipped and the answer says so. */
+export const MAX_QUERY_CHARS = 4_000;
+
+export interface Route<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+  path: string;
+  /** How clients call it: GET with a query string, or POST with a JSON body. */
+  method: "GET" | "POST";
+  request: Req;
+  response: Res;
+  /** Where it is answered: by the engine (the daemon forwards it unless `forwarded` is false) or by the daemon alone. */
+  server: "engine" | "daemon" | "both";
+  /** false: the daemon does not forward it (its own batcher calls the engine). */
+  forwarded?: boolean;
+  /**
+   * A POST route that also answers GET with a query string (reference §5 names GET): the fields
+   * that are arrays (repeatable, or comma-separated) and numbers in that form.
+   */
+  query?: { arrays: readonly string[]; numeric: readonly string[] };
+}
+
+const route = <Req extends z.ZodType, Res extends z.ZodType>(r: Route<Req, Res>): Route<Req, Res> => r;
+const NoInput = z.object({});
+const VIEW_QUERY = { arrays: ["scope_paths", "exclude_memory_ids"], numeric: ["context_budget_tokens"] } as const;
+
+export const ROUTES = {
+  health: route({ path: "/health", method: "GET", request: NoInput, response: Health, server: "both" }),
+  status: route({ path: "/status", method: "GET", request: NoInput, response: DaemonStatus, server: "daemon" }),
+  process_events: route({
+    path: "/process_events",
+    method: "POST",
+    request: ProcessEventsRequest,
+    response: ProcessEventsResponse,
+    server: "engine",
+    forwarded: false,
+  }),
+  task_context: route({
+    path: "/task_context",
+    method: "POST",
+    request: TaskContextRequest,
+    response: TaskContext,
+    server: "engine",
+  }),
+  search_memory: route({
+    path: "/search_memory",
+    method: "POST",
+    request: SearchQuery,
+    response: SearchResponse,
+    server: "engine",
+    query: { arrays: ["types", "scope_paths", "exclude_memory_ids"], numeric: ["top_k", "context_budget_tokens"] },
+  }),
+  user_style: route({
+    path: "/views/user_style",
+    method: "POST",
+    request: ViewQuery,
+    response: UserStyleView,
+    server: "engine",
+    query: VIEW_QUERY,
+  }),
+  project_brief: route({
+    path: "/views/project_brief",
+    method: "POST",
+    request: ViewQuery,
+    response: ProjectBriefView,
+    server: "engine",
+    query: VIEW_QUERY,
+  }),
+  pitfalls: route({
+    path: "/views/pitfalls",
+    method: "POST",
+    request: ViewQuery,
+    response: PitfallsView,
+    server: "engine",
+    query: VIEW_QUERY,
+  }),
+  timeline: route({
+    path: "/timeline",
+    method: "GET",
+    request: TimelineQuery,
+    response: Timeline,
+    server: "engine",
+    query: { arrays: [], numeric: ["limit", "context_budget_tokens"] },
+  }),
+  recall: route({
+    path: "/recall",
+    method: "GET",
+    request: RecallQuery,
+    response: EpisodeRecall,
+    server: "engine",
+    query: { arrays: [], numeric: ["context_budget_tokens"] },
+  }),
+  tool_calls: route({
+    path: "/tool_calls",
+    method: "POST",
+    request: ToolCallTrace,
+    response: Accepted,
+    server: "engine",
+  }),
+  // sqrl ui: browsing, and the corrections it makes (writes go through the engine like every other)
+  memories: route({
+    path: "/memories",
+    method: "GET",
+    request: MemoryListQuery,
+    response: MemoryList,
+    server: "engine",
+    query: { arrays: ["types"], numeric: ["offset", "limit"] },
+  }),
+  memory: route({
+    path: "/memory",
+    method: "GET",
+    request: MemoryDetailQuery,
+    response: MemoryDetail,
+    server: "engine",
+    query: { arrays: [], numeric: [] },
+  }),
+  overview: route({
+    path: "/overview",
+    method: "GET",
+    request: ProjectQuery,
+    response: ProjectOverview,
+    server: "engine",
+    query: { arrays: [], numeric: [] },
+  }),
+  files: route({
+    path: "/files",
+    method: "GET",
+    request: ProjectQuery,
+    response: ProjectFiles,
+    server: "engine",
+    query: { arrays: [], numeric: [] },
+  }),
+  calls: route({
+    path: "/calls",
+    method: "GET",
+    request: CallLogQuery,
+    response: CallLog,
+    server: "engine",
+    query: { arrays: [], numeric: ["limit", "days"] },
+  }),
+  memories_forget: route({
+    path: "/memories/forget",
+    method: "POST",
+    request: ForgetRequest,
+    response: MemoryActionResponse,
+    server: "engine",
+  }),
+  memories_edit: route({
+    path: "/memories/edit",
+    method: "POST",
+    request: EditRequest,
+    response: MemoryActionResponse,
+    server: "engine",
+  }),
+  memories_pin: route({
+    path: "/memories/pin",
+    method: "POST",
+    request: PinRequest,
+    response: MemoryActionResponse,
+    server: "engine",
+  }),
+  memories_wrong: route({
+    path: "/memories/wrong",
+    method: "POST",
+    request: WrongRequest,
+    response: MemoryActionResponse,
+    server: "engine",
+  }),
+  /** A one-time login code for `sqrl ui` (the page itself is served under /ui/ with its own cookie checks). */
+  ui_login_code: route({
+    path: "/ui_login_code",
+    method: "POST",
+    request: NoInput,
+    response: z.object({ code: z.string(), port: z.number().int() }),
+    server: "daemon",
+  }),
+} as const;
+
+export type RouteName = keyof typeof ROUTES;
+export type AnyRoute = (typeof ROUTES)[RouteName];
+export type RequestOf<R extends Route> = z.input<R["request"]>;
+export type ResponseOf<R extends Route> = z.infer<R["response"]>;
+
+/** The route at `path`, if any. */
+export function routeAt(path: string): AnyRoute | undefined {
+  return Object.values(ROUTES).find((r) => r.path === path);
+}
+
+/** Methods a route answers: its own, plus GET when it takes a query string. */
+export function methodsOf(r: Route): Array<"GET" | "POST"> {
+  return r.method === "POST" && r.query ? ["POST", "GET"] : [r.method];
+}
+
+/** Routes the daemon passes to the engine unchanged. */
+export function forwardedRoutes(): AnyRoute[] {
+  return Object.values(ROUTES).filter((r: Route) => r.server === "engine" && r.forwarded !== false);
+}

@@ -18,7 +18,11 @@ export const ENGINE_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export function bodyTooLarge(req: Request, max: number): Response | undefined {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (!Number.isFinite(declared) || declared <= max) return undefined;
-  return errorResponse(413, "payload_too_large", `The request body is ${declared} bytes; at most ${max} are accepted. Shorten the task or query text.`);
+  return errorResponse(
+    413,
+    "payload_too_large",
+    `The request body is ${declared} bytes; at most ${max} are accepted. Shorten the task or query text.`,
+  );
 }
 
 /**

@@ -10,7 +10,12 @@ const IDENT = /[\p{L}\p{N}_$][\p{L}\p{N}_$./\\:-]*[\p{L}\p{N}_$]|[\p{L}\p{N}]/gu
 export function splitIdentifier(word: string): string[] {
   return word
     .split(/[^\p{L}\p{N}]+/u)
-    .flatMap((part) => part.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2").split(" "))
+    .flatMap((part) =>
+      part
+        .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+        .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
+        .split(" "),
+    )
     .map((p) => p.toLowerCase())
     .filter((p) => p.length > 0);
 }

@@ -1,10 +1,10 @@
-import { z } from "zod";
-
 /**
  * Every config key sqrl understands, with its schema, default and meaning.
  * config.toml holds only what the user set; everything else comes from here.
  * Keys are dotted: `llm.provider` lives in the `[llm]` table of config.toml.
  */
+import { z } from "zod";
+
 export interface ConfigKeyDef<T = unknown> {
   schema: z.ZodType<T>;
   default: T | (() => T);
@@ -28,18 +28,30 @@ export const CONFIG_KEYS = {
     "LLM used for extraction and summaries; `none` keeps sqrl fully offline.",
   ),
   "llm.model": key(z.string().min(1), "claude-haiku-4-5", "Model name sent to the provider."),
-  "llm.base_url": key(z.string(), "", "Provider base URL (empty: the SDK default; e.g. http://127.0.0.1:11434/v1 for Ollama)."),
+  "llm.base_url": key(
+    z.string(),
+    "",
+    "Provider base URL (empty: the SDK default; e.g. http://127.0.0.1:11434/v1 for Ollama).",
+  ),
   "llm.api_key_env": key(
     z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"),
     "ANTHROPIC_API_KEY",
     "Name of the environment variable holding the API key (keys are never stored in config).",
   ),
   "llm.context_window_tokens": key(positiveInt, 16_000, "Input tokens one extraction call may use."),
-  "llm.daily_token_cap": key(z.number().int().min(0), 200_000, "LLM tokens per day; past it the offline extractor takes over."),
+  "llm.daily_token_cap": key(
+    z.number().int().min(0),
+    200_000,
+    "LLM tokens per day; past it the offline extractor takes over.",
+  ),
   "llm.timeout_ms": key(positiveInt, 30_000, "Timeout of one LLM call."),
 
   "embeddings.provider": key(z.enum(["none", "openai_compatible"]), "none", "Embeddings for hybrid search."),
-  "embeddings.base_url": key(z.string(), "http://127.0.0.1:11434/v1", "OpenAI-compatible base URL serving /embeddings."),
+  "embeddings.base_url": key(
+    z.string(),
+    "http://127.0.0.1:11434/v1",
+    "OpenAI-compatible base URL serving /embeddings.",
+  ),
   "embeddings.model": key(z.string().min(1), "nomic-embed-text", "Embedding model name."),
   "embeddings.api_key_env": key(z.string(), "", "Environment variable with the embeddings API key (empty: none)."),
 
@@ -48,7 +60,11 @@ export const CONFIG_KEYS = {
   "budgets.search": key(budget, 600, "Default context_budget_tokens of search, timeline and recall."),
   "budgets.session_start": key(budget, 300, "Total budget of the Claude Code SessionStart hook."),
 
-  "tokens.counter": key(z.enum(["accurate", "o200k", "chars4"]), "accurate", "Token counter for budgets: `accurate` (estimator calibrated on o200k, fast), `o200k` (the real tokenizer, exact, ~0.5 s to load) or `chars4` (ceil(chars/4))."),
+  "tokens.counter": key(
+    z.enum(["accurate", "o200k", "chars4"]),
+    "accurate",
+    "Token counter for budgets: `accurate` (estimator calibrated on o200k, fast), `o200k` (the real tokenizer, exact, ~0.5 s to load) or `chars4` (ceil(chars/4)).",
+  ),
 
   "watch.claude": key(bool, true, "Capture Claude Code transcripts."),
   "watch.codex": key(bool, true, "Capture Codex CLI rollouts."),
@@ -60,7 +76,17 @@ export const CONFIG_KEYS = {
   "daemon.batch_max_events": key(positiveInt, 200, "Largest batch sent to the engine."),
 
   "engine.episode_gap_minutes": key(positiveInt, 20, "A gap longer than this starts a new episode."),
-  "memory.decay_days": key(positiveInt, 90, "A memory neither served nor seen again for this many days loses a fifth of its importance (never deleted)."),
+
+  "log.level": key(
+    z.enum(["error", "warn", "info", "debug", "trace"]),
+    "info",
+    "Log level of the daemon and engine (SQRL_LOG_LEVEL and --debug override it).",
+  ),
+  "memory.decay_days": key(
+    positiveInt,
+    90,
+    "A memory neither served nor seen again for this many days loses a fifth of its importance (never deleted).",
+  ),
 } satisfies Record<string, ConfigKeyDef<any>>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

@@ -1,4 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+/**
+ * config.toml: read, validate, write. `processConfig()` is the one accessor a process reads its
+ * configuration through: read once, read again only when the file changes (so `sqrl config set`
+ * reaches a running daemon and engine), and passed down from the process's entry point.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, isConfigKey, type ConfigKey, type ConfigValues } from "./config-keys.ts";
 import { ConfigError, UsageError } from "./errors.ts";
@@ -13,7 +18,8 @@ function flatten(obj: Record<string, unknown>, prefix = ""): Record<string, unkn
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     const name = prefix ? `${prefix}.${k}` : k;
-    if (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)) Object.assign(out, flatten(v as Record<string, unknown>, name));
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date))
+      Object.assign(out, flatten(v as Record<string, unknown>, name));
     else out[name] = v;
   }
   return out;
@@ -38,8 +44,13 @@ function checkValue(name: ConfigKey, value: unknown): unknown {
   const parsed = CONFIG_KEYS[name].schema.safeParse(value);
   if (!parsed.success) {
     const def = CONFIG_KEYS[name].schema;
-    const options = "options" in def && Array.isArray((def as { options?: unknown }).options) ? ` Valid values: ${(def as unknown as { options: string[] }).options.join(", ")}.` : "";
-    throw new ConfigError(`Invalid value ${JSON.stringify(value)} for ${name}: ${parsed.error.issues[0]?.message ?? "invalid"}.${options}`);
+    const options =
+      "options" in def && Array.isArray((def as { options?: unknown }).options)
+        ? ` Valid values: ${(def as unknown as { options: string[] }).options.join(", ")}.`
+        : "";
+    throw new ConfigError(
+      `Invalid value ${JSON.stringify(value)} for ${name}: ${parsed.error.issues[0]?.message ?? "invalid"}.${options}`,
+    );
   }
   return parsed.data;
 }
@@ -51,7 +62,9 @@ export function readConfigFile(path = homePaths.config()): Flat {
   try {
     raw = parseToml(readFileSync(path, "utf8")) as Record<string, unknown>;
   } catch (err) {
-    throw new ConfigError(`${path} is not valid TOML (${(err as Error).message.split("\n")[0]}). Fix it or run \`sqrl config path\` to find it.`);
+    throw new ConfigError(
+      `${path} is not valid TOML (${(err as Error).message.split("\n")[0]}). Fix it or run \`sqrl config path\` to find it.`,
+    );
   }
   const flat: Flat = {};
   for (const [name, value] of Object.entries(flatten(raw))) {
@@ -67,12 +80,47 @@ function defaultOf(name: ConfigKey): unknown {
   return typeof d === "function" ? (d as () => unknown)() : d;
 }
 
-/** Effective configuration: file values over defaults. */
+/** Effective configuration read now (fresh: tests and `sqrl config`); processes use `processConfig()`. */
 export function loadConfig(path = homePaths.config()): ConfigValues {
-  const file = readConfigFile(path);
-  const out: Record<string, unknown> = {};
-  for (const name of CONFIG_KEY_NAMES) out[name] = Object.hasOwn(file, name) ? file[name] : defaultOf(name);
-  return out as ConfigValues;
+  return new ConfigSource(path).get();
+}
+
+/** A process's configuration: the file's values and the effective ones, re-read when the file changes. */
+export class ConfigSource {
+  private cache: { mtimeMs: number; file: Flat; values?: ConfigValues } | undefined;
+
+  constructor(readonly path: string = homePaths.config()) {}
+
+  private current(): { mtimeMs: number; file: Flat; values?: ConfigValues } {
+    const mtimeMs = existsSync(this.path) ? statSync(this.path).mtimeMs : 0;
+    if (!this.cache || this.cache.mtimeMs !== mtimeMs) this.cache = { mtimeMs, file: readConfigFile(this.path) };
+    return this.cache;
+  }
+
+  /** Effective configuration: file values over defaults. */
+  get(): ConfigValues {
+    const c = this.current();
+    if (!c.values) {
+      const out: Record<string, unknown> = {};
+      for (const name of CONFIG_KEY_NAMES) out[name] = Object.hasOwn(c.file, name) ? c.file[name] : defaultOf(name);
+      c.values = out as ConfigValues;
+    }
+    return c.values;
+  }
+
+  /** Only what config.toml sets (no defaults computed: no git lookup for user_id). */
+  file(): Flat {
+    return this.current().file;
+  }
+}
+
+const sources = new Map<string, ConfigSource>();
+
+/** The process's config accessor for `path` (default: SQRL_HOME's config.toml, resolved now). */
+export function processConfig(path: string = homePaths.config()): ConfigSource {
+  let source = sources.get(path);
+  if (!source) sources.set(path, (source = new ConfigSource(path)));
+  return source;
 }
 
 export interface ConfigEntry {
@@ -93,7 +141,8 @@ export function listConfig(path = homePaths.config()): ConfigEntry[] {
 }
 
 export function requireConfigKey(name: string): ConfigKey {
-  if (!isConfigKey(name)) throw new UsageError(`Unknown config key "${name}". ${validKeysHint()}`, "unknown_config_key");
+  if (!isConfigKey(name))
+    throw new UsageError(`Unknown config key "${name}". ${validKeysHint()}`, "unknown_config_key");
   return name;
 }
 
@@ -108,7 +157,8 @@ export function coerceConfigValue(name: ConfigKey, text: string): unknown {
   }
   if (typeof sample === "number") {
     const n = Number(text);
-    if (text.trim() === "" || !Number.isFinite(n)) throw new UsageError(`Invalid value "${text}" for ${name}: expected a number.`, "bad_config_value");
+    if (text.trim() === "" || !Number.isFinite(n))
+      throw new UsageError(`Invalid value "${text}" for ${name}: expected a number.`, "bad_config_value");
     return n;
   }
   return text;
@@ -127,7 +177,7 @@ export function setConfigValue(name: string, text: string, path = homePaths.conf
   }
   const file = readConfigFile(path) as Record<string, unknown>;
   file[keyName] = checked;
-  writeFileAtomic(path, stringifyToml(unflatten(file)) + "\n");
+  writeFileAtomic(path, `${stringifyToml(unflatten(file))}\n`);
   return checked;
 }
 
@@ -136,7 +186,7 @@ export function unsetConfigValue(name: string, path = homePaths.config()): void 
   const keyName = requireConfigKey(name);
   const file = readConfigFile(path) as Record<string, unknown>;
   delete file[keyName];
-  writeFileAtomic(path, stringifyToml(unflatten(file)) + "\n");
+  writeFileAtomic(path, `${stringifyToml(unflatten(file))}\n`);
 }
 
 /** Write the starter config.toml if none exists. */

@@ -1,3 +1,6 @@
+/**
+ * Finding or starting the daemon: health checks of runtime files and a detached `sqrl daemon start`.
+ */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, statSync, truncateSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -21,7 +24,10 @@ export function sqrlCommand(args: readonly string[]): string[] {
 }
 
 /** Does the daemon described by `info` (default: daemon.json) answer /health with its token? */
-export async function daemonHealthy(info: RuntimeInfo | undefined = readRuntimeInfo("daemon"), timeoutMs = 1500): Promise<boolean> {
+export async function daemonHealthy(
+  info: RuntimeInfo | undefined = readRuntimeInfo("daemon"),
+  timeoutMs = 1500,
+): Promise<boolean> {
   if (!info) return false;
   return runtimeHealthy(info, timeoutMs);
 }
@@ -87,7 +93,9 @@ export async function ensureDaemon(opts: { timeoutMs?: number; onStart?: () => v
   else if (!(await waitHealthy(Math.min(deadline, Date.now() + 2000)))) start();
   const info = await waitHealthy(deadline);
   if (info) return info;
-  throw new DaemonUnreachableError(`it did not answer within ${Math.round(timeoutMs / 1000)} s of being started; see \`sqrl daemon logs\``);
+  throw new DaemonUnreachableError(
+    `it did not answer within ${Math.round(timeoutMs / 1000)} s of being started; see \`sqrl daemon logs\``,
+  );
 }
 
 /** Poll daemon.json + /health until `deadline` (only while a start is awaited, never when idle). */

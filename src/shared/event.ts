@@ -1,3 +1,6 @@
+/**
+ * The event contract: sources, types, content and the EventDTO row stored in data.db and sent to the engine.
+ */
 import { z } from "zod";
 
 /** Where an event came from (`events.source_tool`). */

@@ -1,3 +1,7 @@
+/**
+ * Atomic file writes (temp file and rename) with private modes for files that may hold tokens or personal
+ * data.
+ */
 import { chmodSync, mkdirSync, renameSync, writeFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 

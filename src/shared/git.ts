@@ -86,7 +86,13 @@ export function readHead(dirs: GitDirs): Head | null {
 /** Run git in `root`; stdout, or null when git fails, is missing or takes too long. */
 export function runGit(root: string, args: readonly string[], timeoutMs = 5000): string | null {
   try {
-    const res = Bun.spawnSync(["git", "-C", root, ...args], { stdout: "pipe", stderr: "ignore", stdin: "ignore", timeout: timeoutMs, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" } });
+    const res = Bun.spawnSync(["git", "-C", root, ...args], {
+      stdout: "pipe",
+      stderr: "ignore",
+      stdin: "ignore",
+      timeout: timeoutMs,
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" },
+    });
     return res.exitCode === 0 ? res.stdout.toString() : null;
   } catch {
     return null;
@@ -96,7 +102,13 @@ export function runGit(root: string, args: readonly string[], timeoutMs = 5000):
 /** Exit code of a git command (for yes/no questions such as ancestry), or null when it could not run. */
 export function gitStatus(root: string, args: readonly string[], timeoutMs = 5000): number | null {
   try {
-    const res = Bun.spawnSync(["git", "-C", root, ...args], { stdout: "ignore", stderr: "ignore", stdin: "ignore", timeout: timeoutMs, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
+    const res = Bun.spawnSync(["git", "-C", root, ...args], {
+      stdout: "ignore",
+      stderr: "ignore",
+      stdin: "ignore",
+      timeout: timeoutMs,
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+    });
     return res.exitCode;
   } catch {
     return null;

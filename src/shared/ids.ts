@@ -1,3 +1,6 @@
+/**
+ * Ids and tokens: time-sortable random ids for rows, random bearer tokens for the local APIs.
+ */
 import { randomBytes } from "node:crypto";
 
 /** A time-sortable random id: `<prefix>_<ms base36><random hex>`, e.g. `mem_lx2k9a0f3c1e…`. */

@@ -1,9 +1,13 @@
+/**
+ * Where sqrl's files live: the per-machine folder (SQRL_HOME) and each project's `.ctx/`.
+ */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { sqrlEnv } from "./env.ts";
 
 /** Root of sqrl's per-machine files: `SQRL_HOME`, else `~/.sqrl`. */
 export function sqrlHome(): string {
-  const fromEnv = process.env.SQRL_HOME;
+  const fromEnv = sqrlEnv("SQRL_HOME");
   return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".sqrl");
 }
 

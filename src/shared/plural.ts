@@ -1,5 +1,9 @@
 /** Counted nouns in text people and models read: "1 file", "2 files", "1 memory", "3 memories". */
-export function plural(n: number, singular: string, pluralForm = singular.endsWith("y") && !/[aeiou]y$/.test(singular) ? `${singular.slice(0, -1)}ies` : `${singular}s`): string {
+export function plural(
+  n: number,
+  singular: string,
+  pluralForm = singular.endsWith("y") && !/[aeiou]y$/.test(singular) ? `${singular.slice(0, -1)}ies` : `${singular}s`,
+): string {
   return `${n} ${n === 1 ? singular : pluralForm}`;
 }
 

@@ -21,7 +21,9 @@ export function portableText(text: string, roots: readonly string[] = []): strin
   for (const root of [...roots].filter((r) => r.length > 1).sort((a, b) => b.length - a.length)) {
     const r = root.replace(/[\\/]+$/, "");
     // "<root>/src/x.ts" → "src/x.ts"; the bare root → "the repo root".
-    out = out.replace(new RegExp(`${escapeRe(r)}[\\\\/]`, "g"), "").replace(new RegExp(`${escapeRe(r)}(?![\\w.-])`, "g"), ".");
+    out = out
+      .replace(new RegExp(`${escapeRe(r)}[\\\\/]`, "g"), "")
+      .replace(new RegExp(`${escapeRe(r)}(?![\\w.-])`, "g"), ".");
   }
   return out.replace(HOME_PATH, "~");
 }

@@ -1,3 +1,6 @@
+/**
+ * The registered projects (projects.json): listing, adding, removing, and mapping a path to its project.
+ */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, resolve, sep } from "node:path";
 import { z } from "zod";
@@ -22,7 +25,10 @@ export function listProjects(path = homePaths.projects()): string[] {
   }
   const parsed = ProjectsFile.safeParse(data);
   if (!parsed.success) {
-    throw new ConfigError(`${path} must look like {"projects": ["/abs/path", ...]}. It was left untouched: fix it by hand.`, "bad_projects_file");
+    throw new ConfigError(
+      `${path} must look like {"projects": ["/abs/path", ...]}. It was left untouched: fix it by hand.`,
+      "bad_projects_file",
+    );
   }
   return parsed.data.projects;
 }
@@ -75,7 +81,8 @@ export function projectForPath(cwd: string, projects: readonly string[]): string
   let main = mainTrees.get(top);
   if (main === undefined) {
     const dirs = gitDirs(top);
-    main = dirs && dirs.commonDir !== dirs.gitDir && basename(dirs.commonDir) === ".git" ? dirname(dirs.commonDir) : null;
+    main =
+      dirs && dirs.commonDir !== dirs.gitDir && basename(dirs.commonDir) === ".git" ? dirname(dirs.commonDir) : null;
     if (mainTrees.size > 1000) mainTrees.clear();
     mainTrees.set(top, main);
   }

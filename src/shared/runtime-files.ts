@@ -1,3 +1,7 @@
+/**
+ * Runtime files (daemon.json, memory-service.json): how clients find and authenticate to a running daemon or
+ * engine.
+ */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { z } from "zod";
 import { writeJsonAtomic } from "./fs-atomic.ts";

@@ -14,10 +14,19 @@ const UNIT_MS: Record<string, number> = {
   month: 30 * 86_400_000,
   year: 365 * 86_400_000,
 };
-const SHORT_UNIT: Record<string, string> = { m: "minute", min: "minute", h: "hour", d: "day", w: "week", mo: "month", y: "year" };
+const SHORT_UNIT: Record<string, string> = {
+  m: "minute",
+  min: "minute",
+  h: "hour",
+  d: "day",
+  w: "week",
+  mo: "month",
+  y: "year",
+};
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-export const SINCE_FORMS = '"2025-11-24", "2025-11-24T10:00:00Z", "today", "yesterday", "2 days ago", "last week", "3d"';
+export const SINCE_FORMS =
+  '"2025-11-24", "2025-11-24T10:00:00Z", "today", "yesterday", "2 days ago", "last week", "3d"';
 
 function startOfLocalDay(ms: number): number {
   const d = new Date(ms);
@@ -40,7 +49,8 @@ export function parseSince(text: string, nowMs: number = Date.now()): string {
   }
   if (t === "today") return iso(startOfLocalDay(nowMs));
   if (t === "yesterday") return iso(startOfLocalDay(startOfLocalDay(nowMs) - 1));
-  let m = /^(\d+)\s*([a-z]+)\s+ago$/.exec(t) ?? /^(?:last|past)\s+(\d+)\s*([a-z]+)$/.exec(t) ?? /^(\d+)\s*([a-z]+)$/.exec(t);
+  let m =
+    /^(\d+)\s*([a-z]+)\s+ago$/.exec(t) ?? /^(?:last|past)\s+(\d+)\s*([a-z]+)$/.exec(t) ?? /^(\d+)\s*([a-z]+)$/.exec(t);
   if (m) {
     const unit = unitOf(m[2]!);
     if (unit) return iso(nowMs - Number(m[1]) * UNIT_MS[unit]!);
@@ -50,5 +60,8 @@ export function parseSince(text: string, nowMs: number = Date.now()): string {
     const unit = unitOf(m[1]!);
     if (unit) return iso(nowMs - UNIT_MS[unit]!);
   }
-  throw new UsageError(`since: "${text.length > 40 ? `${text.slice(0, 40)}…` : text}" is not a time sqrl understands. Use ${SINCE_FORMS}.`, "bad_since");
+  throw new UsageError(
+    `since: "${text.length > 40 ? `${text.slice(0, 40)}…` : text}" is not a time sqrl understands. Use ${SINCE_FORMS}.`,
+    "bad_since",
+  );
 }

@@ -1,3 +1,6 @@
+/**
+ * The default user id: git's user.email, else $USER, else the OS account name.
+ */
 import { spawnSync } from "node:child_process";
 import { userInfo } from "node:os";
 

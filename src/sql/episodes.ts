@@ -1,3 +1,6 @@
+/**
+ * Queries of episodes (`episodes` joined with `episode_state`), their events and their FTS index.
+ */
 import type { Database } from "bun:sqlite";
 import { expandCodeTokens } from "../shared/code-tokens.ts";
 import type { EventDTO } from "../shared/event.ts";
@@ -53,27 +56,51 @@ function rowToEpisode(r: Record<string, unknown>): Episode {
 export function insertEpisode(db: Database, ep: Episode): void {
   db.query(
     `INSERT INTO episodes (id, project_id, user_id, session_id, start_ts, end_ts, event_count, summary, importance, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(ep.id, ep.project_id, ep.user_id, ep.session_id, ep.start_ts, ep.end_ts, ep.event_count, ep.summary, ep.importance, ep.created_at);
-  db.query(
-    `INSERT INTO episode_state (episode_id, status, closed_at, extracted_at, extractor, summary_source, outcome, file_paths) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(ep.id, ep.status, ep.closed_at, ep.extracted_at, ep.extractor, ep.summary_source, ep.outcome, JSON.stringify(ep.file_paths));
-}
-
-/** Write back the mutable fields of an episode (range, count, summary, importance, state). */
-export function saveEpisode(db: Database, ep: Episode): void {
-  db.query(`UPDATE episodes SET start_ts = ?, end_ts = ?, event_count = ?, summary = ?, importance = ? WHERE id = ?`).run(
+  ).run(
+    ep.id,
+    ep.project_id,
+    ep.user_id,
+    ep.session_id,
     ep.start_ts,
     ep.end_ts,
     ep.event_count,
     ep.summary,
     ep.importance,
-    ep.id,
+    ep.created_at,
   );
+  db.query(
+    `INSERT INTO episode_state (episode_id, status, closed_at, extracted_at, extractor, summary_source, outcome, file_paths) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    ep.id,
+    ep.status,
+    ep.closed_at,
+    ep.extracted_at,
+    ep.extractor,
+    ep.summary_source,
+    ep.outcome,
+    JSON.stringify(ep.file_paths),
+  );
+}
+
+/** Write back the mutable fields of an episode (range, count, summary, importance, state). */
+export function saveEpisode(db: Database, ep: Episode): void {
+  db.query(
+    `UPDATE episodes SET start_ts = ?, end_ts = ?, event_count = ?, summary = ?, importance = ? WHERE id = ?`,
+  ).run(ep.start_ts, ep.end_ts, ep.event_count, ep.summary, ep.importance, ep.id);
   db.query(
     `INSERT INTO episode_state (episode_id, status, closed_at, extracted_at, extractor, summary_source, outcome, file_paths) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(episode_id) DO UPDATE SET status = excluded.status, closed_at = excluded.closed_at, extracted_at = excluded.extracted_at,
        extractor = excluded.extractor, summary_source = excluded.summary_source, outcome = excluded.outcome, file_paths = excluded.file_paths`,
-  ).run(ep.id, ep.status, ep.closed_at, ep.extracted_at, ep.extractor, ep.summary_source, ep.outcome, JSON.stringify(ep.file_paths));
+  ).run(
+    ep.id,
+    ep.status,
+    ep.closed_at,
+    ep.extracted_at,
+    ep.extractor,
+    ep.summary_source,
+    ep.outcome,
+    JSON.stringify(ep.file_paths),
+  );
 }
 
 export function getEpisode(db: Database, id: string): Episode | undefined {
@@ -84,39 +111,63 @@ export function getEpisode(db: Database, id: string): Episode | undefined {
 /** Episodes of one (project, user, session), oldest first. */
 export function sessionEpisodes(db: Database, projectId: string, userId: string, sessionId: string | null): Episode[] {
   return (
-    db.query(`${SELECT} WHERE e.project_id = ? AND e.user_id = ? AND e.session_id IS ? ORDER BY e.start_ts, e.id`).all(projectId, userId, sessionId) as Array<Record<string, unknown>>
+    db
+      .query(`${SELECT} WHERE e.project_id = ? AND e.user_id = ? AND e.session_id IS ? ORDER BY e.start_ts, e.id`)
+      .all(projectId, userId, sessionId) as Array<Record<string, unknown>>
   ).map(rowToEpisode);
 }
 
 /** Not-yet-extracted episodes of a user whose time range overlaps [fromTs, toTs] (neighbours for a short orphan). */
-export function unextractedNear(db: Database, projectId: string, userId: string, fromTs: string, toTs: string): Episode[] {
+export function unextractedNear(
+  db: Database,
+  projectId: string,
+  userId: string,
+  fromTs: string,
+  toTs: string,
+): Episode[] {
   return (
     db
-      .query(`${SELECT} WHERE e.project_id = ? AND e.user_id = ? AND e.end_ts >= ? AND e.start_ts <= ? AND s.extracted_at IS NULL ORDER BY e.start_ts, e.id`)
+      .query(
+        `${SELECT} WHERE e.project_id = ? AND e.user_id = ? AND e.end_ts >= ? AND e.start_ts <= ? AND s.extracted_at IS NULL ORDER BY e.start_ts, e.id`,
+      )
       .all(projectId, userId, fromTs, toTs) as Array<Record<string, unknown>>
   ).map(rowToEpisode);
 }
 
 export function openEpisodes(db: Database, projectId: string): Episode[] {
-  return (db.query(`${SELECT} WHERE e.project_id = ? AND s.status = 'open' ORDER BY e.start_ts, e.id`).all(projectId) as Array<Record<string, unknown>>).map(rowToEpisode);
+  return (
+    db
+      .query(`${SELECT} WHERE e.project_id = ? AND s.status = 'open' ORDER BY e.start_ts, e.id`)
+      .all(projectId) as Array<Record<string, unknown>>
+  ).map(rowToEpisode);
 }
 
 /** Closed episodes whose extraction has not run yet, oldest first. */
 export function closedUnextracted(db: Database, projectId: string): Episode[] {
   return (
-    db.query(`${SELECT} WHERE e.project_id = ? AND s.status = 'closed' AND s.extracted_at IS NULL ORDER BY e.start_ts, e.id`).all(projectId) as Array<Record<string, unknown>>
+    db
+      .query(
+        `${SELECT} WHERE e.project_id = ? AND s.status = 'closed' AND s.extracted_at IS NULL ORDER BY e.start_ts, e.id`,
+      )
+      .all(projectId) as Array<Record<string, unknown>>
   ).map(rowToEpisode);
 }
 
 export function listEpisodes(db: Database, projectId: string, limit = 1000): Episode[] {
-  return (db.query(`${SELECT} WHERE e.project_id = ? ORDER BY e.start_ts, e.id LIMIT ?`).all(projectId, limit) as Array<Record<string, unknown>>).map(rowToEpisode);
+  return (
+    db.query(`${SELECT} WHERE e.project_id = ? ORDER BY e.start_ts, e.id LIMIT ?`).all(projectId, limit) as Array<
+      Record<string, unknown>
+    >
+  ).map(rowToEpisode);
 }
 
 /** Which of these event ids already belong to an episode (idempotent reprocessing). */
 export function assignedEvents(db: Database, eventIds: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   if (eventIds.length === 0) return out;
-  const rows = db.query(`SELECT event_id, episode_id FROM episode_events WHERE event_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(eventIds)) as Array<{ event_id: string; episode_id: string }>;
+  const rows = db
+    .query(`SELECT event_id, episode_id FROM episode_events WHERE event_id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(eventIds)) as Array<{ event_id: string; episode_id: string }>;
   for (const r of rows) out.set(r.event_id, r.episode_id);
   return out;
 }
@@ -137,14 +188,20 @@ export function mergeEpisodeInto(db: Database, fromId: string, toId: string): vo
 /** The events of an episode in time order. */
 export function episodeEvents(db: Database, episodeId: string): EventDTO[] {
   const rows = db
-    .query(`SELECT ev.* FROM episode_events ee JOIN events ev ON ev.id = ee.event_id WHERE ee.episode_id = ? ORDER BY ev.timestamp, ev.id`)
+    .query(
+      `SELECT ev.* FROM episode_events ee JOIN events ev ON ev.id = ee.event_id WHERE ee.episode_id = ? ORDER BY ev.timestamp, ev.id`,
+    )
     .all(episodeId) as Array<Parameters<typeof rowToEvent>[0]>;
   return rows.map(rowToEvent);
 }
 
 /** Size of an episode's raw events in characters (the summary scheduler's savings estimate). */
 export function episodeRawChars(db: Database, episodeId: string): number {
-  const r = db.query(`SELECT COALESCE(SUM(LENGTH(ev.content_json)), 0) AS n FROM episode_events ee JOIN events ev ON ev.id = ee.event_id WHERE ee.episode_id = ?`).get(episodeId) as { n: number };
+  const r = db
+    .query(
+      `SELECT COALESCE(SUM(LENGTH(ev.content_json)), 0) AS n FROM episode_events ee JOIN events ev ON ev.id = ee.event_id WHERE ee.episode_id = ?`,
+    )
+    .get(episodeId) as { n: number };
   return r.n;
 }
 
@@ -168,17 +225,28 @@ export function writeEpisodeFts(db: Database, episodeId: string, summary: string
   if (rowid === null) return;
   db.query(`DELETE FROM episode_fts WHERE rowid = ?`).run(rowid);
   if (summary.trim().length === 0) return;
-  db.query(`INSERT INTO episode_fts (rowid, episode_id, body) VALUES (?, ?, ?)`).run(rowid, episodeId, expandCodeTokens(`${summary}\n${filePaths.join(" ")}`));
+  db.query(`INSERT INTO episode_fts (rowid, episode_id, body) VALUES (?, ?, ?)`).run(
+    rowid,
+    episodeId,
+    expandCodeTokens(`${summary}\n${filePaths.join(" ")}`),
+  );
 }
 
 /** Latest event time of a project (closes episodes whose session went quiet while others went on). */
 export function latestEventTs(db: Database, projectId: string): string | null {
-  const r = db.query(`SELECT MAX(timestamp) AS ts FROM events WHERE project_id = ?`).get(projectId) as { ts: string | null };
+  const r = db.query(`SELECT MAX(timestamp) AS ts FROM events WHERE project_id = ?`).get(projectId) as {
+    ts: string | null;
+  };
   return r.ts;
 }
 
 /** Episodes still to be summarized (or upgraded to an LLM summary), biggest raw size first. */
-export function episodesForSummary(db: Database, projectId: string, sources: ReadonlyArray<Episode["summary_source"]>, limit: number): Array<Episode & { raw_chars: number }> {
+export function episodesForSummary(
+  db: Database,
+  projectId: string,
+  sources: ReadonlyArray<Episode["summary_source"]>,
+  limit: number,
+): Array<Episode & { raw_chars: number }> {
   const rows = db
     .query(
       `${SELECT.replace("FROM episodes e", ", (SELECT COALESCE(SUM(LENGTH(ev.content_json)), 0) FROM episode_events ee JOIN events ev ON ev.id = ee.event_id WHERE ee.episode_id = e.id) AS raw_chars FROM episodes e")}
@@ -190,7 +258,12 @@ export function episodesForSummary(db: Database, projectId: string, sources: Rea
 }
 
 /** Set the summary (and its source) of an episode and refresh its full-text entry. */
-export function setEpisodeSummary(db: Database, episodeId: string, summary: string, source: Episode["summary_source"]): void {
+export function setEpisodeSummary(
+  db: Database,
+  episodeId: string,
+  summary: string,
+  source: Episode["summary_source"],
+): void {
   db.query(`UPDATE episodes SET summary = ? WHERE id = ?`).run(summary, episodeId);
   db.query(`UPDATE episode_state SET summary_source = ? WHERE episode_id = ?`).run(source, episodeId);
   const ep = getEpisode(db, episodeId);

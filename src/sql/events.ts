@@ -1,3 +1,6 @@
+/**
+ * Queries of the events table: insert (plain or packed across threads), unprocessed batches, counts.
+ */
 import type { Database } from "bun:sqlite";
 import type { EventDTO } from "../shared/event.ts";
 
@@ -30,7 +33,19 @@ export function insertEvents(db: Database, events: readonly EventDTO[]): InsertR
   const result: InsertResult = { added: 0, duplicates: 0, addedIds: [] };
   db.transaction(() => {
     for (const e of events) {
-      const res = stmt.run(e.id, e.project_id, e.user_id, e.source_tool, e.session_id, e.timestamp, e.event_type, e.content_json, JSON.stringify(e.file_paths), e.hash, e.processed_at);
+      const res = stmt.run(
+        e.id,
+        e.project_id,
+        e.user_id,
+        e.source_tool,
+        e.session_id,
+        e.timestamp,
+        e.event_type,
+        e.content_json,
+        JSON.stringify(e.file_paths),
+        e.hash,
+        e.processed_at,
+      );
       if (res.changes > 0) {
         result.added++;
         result.addedIds.push(e.id);
@@ -64,13 +79,30 @@ export function packEvents(events: readonly EventDTO[]): (string | null)[] {
 }
 
 /** `insertEvents` for rows packed by `packEvents` (all of `projectId`/`userId`, unprocessed). */
-export function insertPackedEvents(db: Database, projectId: string, userId: string, packed: readonly (string | null)[]): InsertResult {
+export function insertPackedEvents(
+  db: Database,
+  projectId: string,
+  userId: string,
+  packed: readonly (string | null)[],
+): InsertResult {
   const stmt = db.query(INSERT_EVENT_SQL);
   const result: InsertResult = { added: 0, duplicates: 0, addedIds: [] };
   db.transaction(() => {
     for (let i = 0; i + PACKED_EVENT_WIDTH <= packed.length; i += PACKED_EVENT_WIDTH) {
       const id = packed[i] as string;
-      const res = stmt.run(id, projectId, userId, packed[i + 1] ?? null, packed[i + 2] ?? null, packed[i + 3] ?? null, packed[i + 4] ?? null, packed[i + 5] ?? null, packed[i + 6] ?? null, packed[i + 7] ?? null, null);
+      const res = stmt.run(
+        id,
+        projectId,
+        userId,
+        packed[i + 1] ?? null,
+        packed[i + 2] ?? null,
+        packed[i + 3] ?? null,
+        packed[i + 4] ?? null,
+        packed[i + 5] ?? null,
+        packed[i + 6] ?? null,
+        packed[i + 7] ?? null,
+        null,
+      );
       if (res.changes > 0) {
         result.added++;
         result.addedIds.push(id);
@@ -106,6 +138,8 @@ export function countEvents(db: Database, projectId?: string): { total: number; 
 
 export function eventsByIds(db: Database, ids: readonly string[]): EventDTO[] {
   if (ids.length === 0) return [];
-  const rows = db.query(`SELECT * FROM events WHERE id IN (SELECT value FROM json_each(?)) ORDER BY timestamp, id`).all(JSON.stringify(ids)) as EventRow[];
+  const rows = db
+    .query(`SELECT * FROM events WHERE id IN (SELECT value FROM json_each(?)) ORDER BY timestamp, id`)
+    .all(JSON.stringify(ids)) as EventRow[];
   return rows.map(rowToEvent);
 }

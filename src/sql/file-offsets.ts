@@ -1,3 +1,6 @@
+/**
+ * Queries of state.db `file_offsets`: the read position of every watched transcript file.
+ */
 import type { Database, Statement } from "bun:sqlite";
 
 /** Read position of one watched transcript file (state.db `file_offsets`). */
@@ -44,7 +47,11 @@ export function deleteFileOffset(db: Database, path: string): void {
 
 /** Files and malformed lines per source, for status. */
 export function fileOffsetCounts(db: Database): Array<{ source: string; files: number; malformed: number }> {
-  return db.query(`SELECT source, COUNT(*) AS files, COALESCE(SUM(malformed), 0) AS malformed FROM file_offsets GROUP BY source`).all() as Array<{
+  return db
+    .query(
+      `SELECT source, COUNT(*) AS files, COALESCE(SUM(malformed), 0) AS malformed FROM file_offsets GROUP BY source`,
+    )
+    .all() as Array<{
     source: string;
     files: number;
     malformed: number;

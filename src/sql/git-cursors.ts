@@ -1,8 +1,13 @@
+/**
+ * Queries of state.db `git_cursors`: the last commit ingested per repository.
+ */
 import type { Database } from "bun:sqlite";
 
 /** Last commit ingested per repo (state.db `git_cursors`). */
 export function getGitCursor(db: Database, projectId: string): string | undefined {
-  const row = db.query(`SELECT last_commit FROM git_cursors WHERE project_id = ?`).get(projectId) as { last_commit: string } | null;
+  const row = db.query(`SELECT last_commit FROM git_cursors WHERE project_id = ?`).get(projectId) as {
+    last_commit: string;
+  } | null;
   return row?.last_commit;
 }
 

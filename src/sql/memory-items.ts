@@ -1,3 +1,6 @@
+/**
+ * Queries of memory items (`memory_items` joined with `memory_meta`) and their FTS index.
+ */
 import type { Database } from "bun:sqlite";
 import type { MemoryType } from "../shared/api.ts";
 import { expandCodeTokens } from "../shared/code-tokens.ts";
@@ -83,7 +86,9 @@ export function rowToItem(r: Row): MemoryItem {
 
 /** The text the full-text index holds for an item: content, key, tags and paths, code-aware. */
 export function searchBody(item: Pick<MemoryItem, "content" | "key" | "tags" | "file_paths" | "type">): string {
-  return expandCodeTokens([item.content, item.key, item.tags.join(" "), item.file_paths.join(" "), item.type].join(" \n"));
+  return expandCodeTokens(
+    [item.content, item.key, item.tags.join(" "), item.file_paths.join(" "), item.type].join(" \n"),
+  );
 }
 
 /**
@@ -100,7 +105,11 @@ function deleteFts(db: Database, id: string): void {
   if (rowid !== null) db.query("DELETE FROM memory_fts WHERE rowid = ?").run(rowid);
 }
 
-function writeFts(db: Database, item: Pick<MemoryItem, "id" | "content" | "key" | "tags" | "file_paths" | "type">, fresh = false): void {
+function writeFts(
+  db: Database,
+  item: Pick<MemoryItem, "id" | "content" | "key" | "tags" | "file_paths" | "type">,
+  fresh = false,
+): void {
   const rowid = itemRowid(db, item.id);
   if (rowid === null) return;
   if (!fresh) db.query("DELETE FROM memory_fts WHERE rowid = ?").run(rowid);
@@ -153,7 +162,13 @@ export function currentItems(db: Database, projectId: string, types: readonly Me
   const typeFilter = types.length > 0 ? "AND m.type IN (SELECT value FROM json_each(?))" : "";
   const params: string[] = [projectId];
   if (types.length > 0) params.push(JSON.stringify(types));
-  return (db.query(`${SELECT} WHERE m.project_id = ? AND m.deleted = 0 ${typeFilter} ORDER BY m.importance DESC, m.updated_at DESC`).all(...params) as Row[]).map(rowToItem);
+  return (
+    db
+      .query(
+        `${SELECT} WHERE m.project_id = ? AND m.deleted = 0 ${typeFilter} ORDER BY m.importance DESC, m.updated_at DESC`,
+      )
+      .all(...params) as Row[]
+  ).map(rowToItem);
 }
 
 export interface Anchor {
@@ -168,7 +183,9 @@ export interface Anchor {
 export function itemsByAnchor(db: Database, a: Anchor): MemoryItem[] {
   return (
     db
-      .query(`${SELECT} WHERE m.project_id = ? AND m.type = ? AND m.key = ? AND m.scope = ? AND m.user_id IS ? AND m.deleted = 0 ORDER BY m.updated_at DESC`)
+      .query(
+        `${SELECT} WHERE m.project_id = ? AND m.type = ? AND m.key = ? AND m.scope = ? AND m.user_id IS ? AND m.deleted = 0 ORDER BY m.updated_at DESC`,
+      )
       .all(a.project_id, a.type, a.key, a.scope, a.user_id) as Row[]
   ).map(rowToItem);
 }
@@ -192,7 +209,15 @@ export function updateMemoryItem(db: Database, id: string, patch: ItemPatch): Me
   const next = { ...cur, ...patch };
   db.query(
     `UPDATE memory_items SET content = ?, tags = ?, importance = ?, updated_at = ?, source_event_ids = ?, source_episode_id = ? WHERE id = ?`,
-  ).run(next.content, JSON.stringify(next.tags), next.importance, next.updated_at, JSON.stringify(next.source_event_ids), next.source_episode_id, id);
+  ).run(
+    next.content,
+    JSON.stringify(next.tags),
+    next.importance,
+    next.updated_at,
+    JSON.stringify(next.source_event_ids),
+    next.source_episode_id,
+    id,
+  );
   db.query(`UPDATE memory_meta SET confidence = ?, file_paths = ?, evidence_episode_ids = ? WHERE memory_id = ?`).run(
     next.confidence,
     JSON.stringify(next.file_paths),
@@ -204,9 +229,20 @@ export function updateMemoryItem(db: Database, id: string, patch: ItemPatch): Me
 }
 
 /** Mark an item superseded by another (DELETE_AND_ADD): kept for history, gone from views. */
-export function supersedeMemoryItem(db: Database, oldId: string, newId: string | null, episodeId: string | null, at: string): void {
+export function supersedeMemoryItem(
+  db: Database,
+  oldId: string,
+  newId: string | null,
+  episodeId: string | null,
+  at: string,
+): void {
   db.query(`UPDATE memory_items SET deleted = 1 WHERE id = ?`).run(oldId);
-  db.query(`UPDATE memory_meta SET valid_to = ?, superseded_by = ?, superseded_by_episode = ? WHERE memory_id = ?`).run(at, newId, episodeId, oldId);
+  db.query(`UPDATE memory_meta SET valid_to = ?, superseded_by = ?, superseded_by_episode = ? WHERE memory_id = ?`).run(
+    at,
+    newId,
+    episodeId,
+    oldId,
+  );
   deleteFts(db, oldId);
 }
 
@@ -225,6 +261,8 @@ export function predecessors(db: Database, id: string): MemoryItem[] {
 }
 
 export function countItemsByType(db: Database, projectId: string): Record<string, number> {
-  const rows = db.query(`SELECT type, COUNT(*) AS n FROM memory_items WHERE project_id = ? AND deleted = 0 GROUP BY type`).all(projectId) as Array<{ type: string; n: number }>;
+  const rows = db
+    .query(`SELECT type, COUNT(*) AS n FROM memory_items WHERE project_id = ? AND deleted = 0 GROUP BY type`)
+    .all(projectId) as Array<{ type: string; n: number }>;
   return Object.fromEntries(rows.map((r) => [r.type, r.n]));
 }

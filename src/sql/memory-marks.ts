@@ -1,11 +1,11 @@
-import type { Database } from "bun:sqlite";
-import type { MemoryItem } from "./memory-items.ts";
-
 /**
  * `memory_marks` (data.db v4): what a person said about a memory. A pin keeps an item always
  * eligible with a fixed importance; a wrong mark keeps the reason and the evidence it was made from,
  * so the extractor does not make the same memory again from the same evidence.
  */
+import type { Database } from "bun:sqlite";
+import type { MemoryItem } from "./memory-items.ts";
+
 export type MarkKind = "pin" | "wrong";
 
 export interface MemoryMark {
@@ -33,22 +33,46 @@ interface Row {
 }
 
 function fromRow(r: Row): MemoryMark {
-  return { ...r, evidence_episode_ids: JSON.parse(r.evidence_episode_ids) as string[], evidence_event_ids: JSON.parse(r.evidence_event_ids) as string[] };
+  return {
+    ...r,
+    evidence_episode_ids: JSON.parse(r.evidence_episode_ids) as string[],
+    evidence_event_ids: JSON.parse(r.evidence_event_ids) as string[],
+  };
 }
 
 /** Everything a memory was made from: its source episode, the episodes that confirmed it, its events. */
 function evidenceOf(item: MemoryItem): { episodes: string[]; events: string[] } {
-  const episodes = [...new Set([item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"))];
+  const episodes = [
+    ...new Set(
+      [item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"),
+    ),
+  ];
   return { episodes, events: [...new Set(item.source_event_ids)] };
 }
 
 /** Add or replace a mark on `item` (call inside a transaction together with the change it records). */
-export function putMark(db: Database, item: MemoryItem, kind: MarkKind, at: string, opts: { reason?: string; importance?: number } = {}): MemoryMark {
+export function putMark(
+  db: Database,
+  item: MemoryItem,
+  kind: MarkKind,
+  at: string,
+  opts: { reason?: string; importance?: number } = {},
+): MemoryMark {
   const ev = evidenceOf(item);
   db.query(
     `INSERT OR REPLACE INTO memory_marks (memory_id, kind, at, reason, importance, type, key, evidence_episode_ids, evidence_event_ids)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(item.id, kind, at, opts.reason ?? "", opts.importance ?? null, item.type, item.key, JSON.stringify(ev.episodes), JSON.stringify(ev.events));
+  ).run(
+    item.id,
+    kind,
+    at,
+    opts.reason ?? "",
+    opts.importance ?? null,
+    item.type,
+    item.key,
+    JSON.stringify(ev.episodes),
+    JSON.stringify(ev.events),
+  );
   return marksOf(db, item.id).find((m) => m.kind === kind)!;
 }
 
@@ -62,7 +86,11 @@ export function marksOf(db: Database, memoryId: string): MemoryMark[] {
 
 /** Ids of pinned items (few: people pin by hand). */
 export function pinnedIds(db: Database): Set<string> {
-  return new Set((db.query(`SELECT memory_id FROM memory_marks WHERE kind = 'pin'`).all() as Array<{ memory_id: string }>).map((r) => r.memory_id));
+  return new Set(
+    (db.query(`SELECT memory_id FROM memory_marks WHERE kind = 'pin'`).all() as Array<{ memory_id: string }>).map(
+      (r) => r.memory_id,
+    ),
+  );
 }
 
 export function isPinned(db: Database, memoryId: string): boolean {
@@ -73,12 +101,18 @@ export function isPinned(db: Database, memoryId: string): boolean {
  * The wrong mark that holds back a new candidate, if any: same anchor (type, key) and made from the
  * same evidence (its episode, or one of its events). Other evidence may make the memory again.
  */
-export function wrongMarkFor(db: Database, c: { type: string; key: string; source_episode_id: string; source_event_ids: readonly string[] }): MemoryMark | undefined {
-  const rows = db.query(`SELECT * FROM memory_marks WHERE kind = 'wrong' AND type = ? AND key = ?`).all(c.type, c.key) as Row[];
+export function wrongMarkFor(
+  db: Database,
+  c: { type: string; key: string; source_episode_id: string; source_event_ids: readonly string[] },
+): MemoryMark | undefined {
+  const rows = db
+    .query(`SELECT * FROM memory_marks WHERE kind = 'wrong' AND type = ? AND key = ?`)
+    .all(c.type, c.key) as Row[];
   const events = new Set(c.source_event_ids);
   for (const row of rows) {
     const m = fromRow(row);
-    if (m.evidence_episode_ids.includes(c.source_episode_id) || m.evidence_event_ids.some((e) => events.has(e))) return m;
+    if (m.evidence_episode_ids.includes(c.source_episode_id) || m.evidence_event_ids.some((e) => events.has(e)))
+      return m;
   }
   return undefined;
 }

@@ -1,3 +1,6 @@
+/**
+ * Schema migrations of data.db, user.db and state.db, embedded in the binary and applied in order.
+ */
 import type { Database } from "bun:sqlite";
 import { SqrlError } from "../shared/errors.ts";
 import dataV1 from "./schema/data-v1.sql" with { type: "text" };
@@ -34,7 +37,10 @@ export function migrate(db: Database, kind: SchemaKind): number {
   const steps = MIGRATIONS[kind];
   let version = schemaVersion(db);
   if (version > steps.length) {
-    throw new SqrlError("db_too_new", `This database has schema version ${version}, newer than this sqrl understands (${steps.length}). Upgrade sqrl.`);
+    throw new SqrlError(
+      "db_too_new",
+      `This database has schema version ${version}, newer than this sqrl understands (${steps.length}). Upgrade sqrl.`,
+    );
   }
   while (version < steps.length) {
     const sql = steps[version]!;

@@ -1,10 +1,10 @@
-import type { Database } from "bun:sqlite";
-
 /**
  * Observations (data-v3.sql): what one episode showed that is not a memory on its own yet. The
  * extractor records one per (kind, signature, episode) and promotes it when the same signature shows
  * up in another episode. Never served.
  */
+import type { Database } from "bun:sqlite";
+
 export type ObservationKind = "pitfall" | "recipe" | "lint_rule";
 
 export interface Observation {
@@ -14,7 +14,15 @@ export interface Observation {
 }
 
 /** Record (or refresh) one episode's observation of `signature`. */
-export function recordObservation(db: Database, projectId: string, kind: ObservationKind, signature: string, episodeId: string, observedAt: string, candidateJson: string): void {
+export function recordObservation(
+  db: Database,
+  projectId: string,
+  kind: ObservationKind,
+  signature: string,
+  episodeId: string,
+  observedAt: string,
+  candidateJson: string,
+): void {
   db.query(
     `INSERT INTO observations (project_id, kind, signature, episode_id, observed_at, candidate_json) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (project_id, kind, signature, episode_id) DO UPDATE SET observed_at = excluded.observed_at, candidate_json = excluded.candidate_json`,
@@ -22,9 +30,16 @@ export function recordObservation(db: Database, projectId: string, kind: Observa
 }
 
 /** Every episode's observation of `signature`, oldest first. */
-export function observationsOf(db: Database, projectId: string, kind: ObservationKind, signature: string): Observation[] {
+export function observationsOf(
+  db: Database,
+  projectId: string,
+  kind: ObservationKind,
+  signature: string,
+): Observation[] {
   return db
-    .query(`SELECT episode_id, observed_at, candidate_json FROM observations WHERE project_id = ? AND kind = ? AND signature = ? ORDER BY observed_at, episode_id`)
+    .query(
+      `SELECT episode_id, observed_at, candidate_json FROM observations WHERE project_id = ? AND kind = ? AND signature = ? ORDER BY observed_at, episode_id`,
+    )
     .all(projectId, kind, signature) as Observation[];
 }
 

@@ -1,3 +1,6 @@
+/**
+ * Opening sqrl's SQLite files: WAL, busy timeout, private modes, migrations.
+ */
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -31,14 +34,19 @@ export function openDatabase(path: string, kind: SchemaKind, opts: OpenOptions =
   }
   if (!readonly) mkdirSync(dirname(path), { recursive: true });
   const isNew = !existsSync(path);
-  const db = readonly ? new Database(path, { readonly: true, strict: true }) : new Database(path, { create: true, strict: true });
+  const db = readonly
+    ? new Database(path, { readonly: true, strict: true })
+    : new Database(path, { create: true, strict: true });
   try {
     configure(db, readonly);
     if (isNew) chmodSync(path, 0o600);
     if (readonly) {
       const v = schemaVersion(db);
       if (v < latestVersion(kind)) {
-        throw new SqrlError("db_outdated", `${path} has schema version ${v}; open it once with a writable sqrl command (e.g. \`sqrl init\`) to migrate.`);
+        throw new SqrlError(
+          "db_outdated",
+          `${path} has schema version ${v}; open it once with a writable sqrl command (e.g. \`sqrl init\`) to migrate.`,
+        );
       }
     } else {
       migrate(db, kind);

@@ -1,3 +1,6 @@
+/**
+ * Queries of the `tool_calls` trace table of a project's data.db (`sqrl log`).
+ */
 import type { Database } from "bun:sqlite";
 import { redactDeep, redactText } from "../shared/privacy/redact.ts";
 
@@ -77,7 +80,9 @@ export function listToolCalls(db: Database, opts: ListToolCallsOptions = {}): To
   const rows =
     opts.tool === undefined
       ? (db.query(`SELECT * FROM tool_calls ORDER BY ts DESC, id DESC LIMIT ?`).all(limit) as RawRow[])
-      : (db.query(`SELECT * FROM tool_calls WHERE tool = ? ORDER BY ts DESC, id DESC LIMIT ?`).all(opts.tool, limit) as RawRow[]);
+      : (db
+          .query(`SELECT * FROM tool_calls WHERE tool = ? ORDER BY ts DESC, id DESC LIMIT ?`)
+          .all(opts.tool, limit) as RawRow[]);
   return rows.map(fromRaw);
 }
 

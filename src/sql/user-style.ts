@@ -1,10 +1,10 @@
-import type { Database } from "bun:sqlite";
-
 /**
  * Queries of the global style memory in `~/.sqrl/user.db`: `user_style_items` (one current row per
  * (user_id, key), reference §3.4), `user_style_meta` (evidence, confidence) and `user_style_history`
  * (every superseded version, so nothing is destroyed).
  */
+import type { Database } from "bun:sqlite";
+
 export interface StyleEvidence {
   project_id: string;
   episode_id: string;
@@ -70,11 +70,17 @@ export function getUserStyleById(db: Database, id: string): UserStyleItem | unde
 }
 
 export function listUserStyle(db: Database, userId: string): UserStyleItem[] {
-  return (db.query(`${SELECT} WHERE i.user_id = ? ORDER BY i.importance DESC, i.updated_at DESC`).all(userId) as Array<Record<string, unknown>>).map(rowToItem);
+  return (
+    db.query(`${SELECT} WHERE i.user_id = ? ORDER BY i.importance DESC, i.updated_at DESC`).all(userId) as Array<
+      Record<string, unknown>
+    >
+  ).map(rowToItem);
 }
 
 export function insertUserStyle(db: Database, item: UserStyleItem): void {
-  db.query(`INSERT INTO user_style_items (id, user_id, key, content, tags, importance, created_at, updated_at, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+  db.query(
+    `INSERT INTO user_style_items (id, user_id, key, content, tags, importance, created_at, updated_at, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
     item.id,
     item.user_id,
     item.key,
@@ -85,17 +91,40 @@ export function insertUserStyle(db: Database, item: UserStyleItem): void {
     item.updated_at,
     item.source,
   );
-  db.query(`INSERT INTO user_style_meta (item_id, confidence, evidence) VALUES (?, ?, ?)`).run(item.id, item.confidence, JSON.stringify(item.evidence));
+  db.query(`INSERT INTO user_style_meta (item_id, confidence, evidence) VALUES (?, ?, ?)`).run(
+    item.id,
+    item.confidence,
+    JSON.stringify(item.evidence),
+  );
 }
 
 /** In-place refresh of the current row (NOOP: newer time, higher importance, more evidence). */
-export function refreshUserStyle(db: Database, id: string, patch: { updated_at: string; importance: number; confidence: number; evidence: StyleEvidence[] }): void {
-  db.query(`UPDATE user_style_items SET updated_at = ?, importance = ? WHERE id = ?`).run(patch.updated_at, patch.importance, id);
-  db.query(`UPDATE user_style_meta SET confidence = ?, evidence = ? WHERE item_id = ?`).run(patch.confidence, JSON.stringify(patch.evidence), id);
+export function refreshUserStyle(
+  db: Database,
+  id: string,
+  patch: { updated_at: string; importance: number; confidence: number; evidence: StyleEvidence[] },
+): void {
+  db.query(`UPDATE user_style_items SET updated_at = ?, importance = ? WHERE id = ?`).run(
+    patch.updated_at,
+    patch.importance,
+    id,
+  );
+  db.query(`UPDATE user_style_meta SET confidence = ?, evidence = ? WHERE item_id = ?`).run(
+    patch.confidence,
+    JSON.stringify(patch.evidence),
+    id,
+  );
 }
 
 /** Replace the current row of (user, key) by `next`, moving the old one to history (UPDATE/DELETE_AND_ADD). */
-export function supersedeUserStyle(db: Database, oldId: string, next: UserStyleItem, decision: string, episodeId: string | null, at: string): void {
+export function supersedeUserStyle(
+  db: Database,
+  oldId: string,
+  next: UserStyleItem,
+  decision: string,
+  episodeId: string | null,
+  at: string,
+): void {
   archiveUserStyle(db, oldId, next.id, decision, episodeId, at);
   insertUserStyle(db, next);
 }
@@ -106,26 +135,55 @@ export function forgetUserStyle(db: Database, id: string, at: string): void {
 }
 
 /** Move the current row of an item to user_style_history; nothing is destroyed. */
-function archiveUserStyle(db: Database, oldId: string, supersededBy: string, decision: string, episodeId: string | null, at: string): void {
+function archiveUserStyle(
+  db: Database,
+  oldId: string,
+  supersededBy: string,
+  decision: string,
+  episodeId: string | null,
+  at: string,
+): void {
   const old = getUserStyleById(db, oldId);
   if (!old) throw new Error(`user style item ${oldId} not found`);
   db.query(
     `INSERT INTO user_style_history (id, user_id, key, content, tags, importance, created_at, updated_at, source, valid_to, superseded_by, superseded_by_episode, decision)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(old.id, old.user_id, old.key, old.content, JSON.stringify(old.tags), old.importance, old.created_at, old.updated_at, old.source, at, supersededBy, episodeId, decision);
+  ).run(
+    old.id,
+    old.user_id,
+    old.key,
+    old.content,
+    JSON.stringify(old.tags),
+    old.importance,
+    old.created_at,
+    old.updated_at,
+    old.source,
+    at,
+    supersededBy,
+    episodeId,
+    decision,
+  );
   db.query(`DELETE FROM user_style_meta WHERE item_id = ?`).run(oldId);
   db.query(`DELETE FROM user_style_items WHERE id = ?`).run(oldId);
 }
 
 /** Superseded versions of (user, key), newest first. */
 export function userStyleHistory(db: Database, userId: string, key: string): UserStyleHistoryRow[] {
-  return (db.query(`SELECT * FROM user_style_history WHERE user_id = ? AND key = ? ORDER BY valid_to DESC`).all(userId, key) as Array<Record<string, unknown>>).map((r) => ({
+  return (
+    db
+      .query(`SELECT * FROM user_style_history WHERE user_id = ? AND key = ? ORDER BY valid_to DESC`)
+      .all(userId, key) as Array<Record<string, unknown>>
+  ).map((r) => ({
     ...(r as unknown as UserStyleHistoryRow),
     tags: JSON.parse(r.tags as string) as string[],
   }));
 }
 
 export function countUserStyle(db: Database, userId?: string): number {
-  const r = (userId === undefined ? db.query(`SELECT COUNT(*) AS n FROM user_style_items`).get() : db.query(`SELECT COUNT(*) AS n FROM user_style_items WHERE user_id = ?`).get(userId)) as { n: number };
+  const r = (
+    userId === undefined
+      ? db.query(`SELECT COUNT(*) AS n FROM user_style_items`).get()
+      : db.query(`SELECT COUNT(*) AS n FROM user_style_items WHERE user_id = ?`).get(userId)
+  ) as { n: number };
   return r.n;
 }

@@ -13,7 +13,12 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): [Load<T>, () 
     let live = true;
     fn().then(
       (value) => live && setLoad({ state: "ok", value }),
-      (error: unknown) => live && setLoad({ state: "error", error: error instanceof ApiFailure ? error : new ApiFailure(0, "error", String(error)) }),
+      (error: unknown) =>
+        live &&
+        setLoad({
+          state: "error",
+          error: error instanceof ApiFailure ? error : new ApiFailure(0, "error", String(error)),
+        }),
     );
     return () => {
       live = false;
@@ -24,8 +29,14 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): [Load<T>, () 
 
 export function Loaded<T>(props: { load: Load<T>; children: (value: T) => ComponentChildren }) {
   const l = props.load;
-  if (l.state === "loading") return <p class="muted" data-loading>Loading…</p>;
-  if (l.state === "error") return l.error.status === 404 ? <NotFound message={l.error.message} /> : <p class="err">{l.error.message}</p>;
+  if (l.state === "loading")
+    return (
+      <p class="muted" data-loading>
+        Loading…
+      </p>
+    );
+  if (l.state === "error")
+    return l.error.status === 404 ? <NotFound message={l.error.message} /> : <p class="err">{l.error.message}</p>;
   return <>{props.children(l.value)}</>;
 }
 
@@ -41,7 +52,12 @@ export function NotFound(props: { message?: string }) {
   );
 }
 
-export const TYPE_LABEL: Record<string, string> = { user_style: "style", project_fact: "fact", pitfall: "pitfall", recipe: "recipe" };
+export const TYPE_LABEL: Record<string, string> = {
+  user_style: "style",
+  project_fact: "fact",
+  pitfall: "pitfall",
+  recipe: "recipe",
+};
 
 export function TypeBadge(props: { type: string }) {
   return <span class={`badge t-${props.type}`}>{TYPE_LABEL[props.type] ?? props.type}</span>;

@@ -107,7 +107,11 @@ function App() {
             ))}
           </select>
         )}
-        <select aria-label="Theme" value={theme} onChange={(e) => setTheme((e.target as HTMLSelectElement).value as Theme)}>
+        <select
+          aria-label="Theme"
+          value={theme}
+          onChange={(e) => setTheme((e.target as HTMLSelectElement).value as Theme)}
+        >
           <option value="auto">Auto theme</option>
           <option value="light">Light</option>
           <option value="dark">Dark</option>
@@ -115,7 +119,8 @@ function App() {
       </header>
       {trouble === "daemon_down" && (
         <div class="banner" role="alert" data-banner="daemon-down">
-          The sqrl daemon stopped: this page shows what it last loaded. Start it again with <code>sqrl daemon start</code> (or run <code>sqrl ui</code>); the page reconnects by itself.
+          The sqrl daemon stopped: this page shows what it last loaded. Start it again with{" "}
+          <code>sqrl daemon start</code> (or run <code>sqrl ui</code>); the page reconnects by itself.
         </div>
       )}
       {trouble === "session" && (

@@ -122,7 +122,10 @@ describe("sqrl config", () => {
     expect(runSqrl(["config", "set", "llm.daily_token_cap", "5000"], { env }).code).toBe(0);
     expect(runSqrl(["config", "get", "llm.daily_token_cap"], { env }).stdout.trim()).toBe("5000");
     expect(readFileSync(join(env.SQRL_HOME!, "config.toml"), "utf8")).toContain("daily_token_cap = 5000");
-    const list = JSON.parse(runSqrl(["config", "list", "--json"], { env }).stdout) as Array<{ key: string; source: string }>;
+    const list = JSON.parse(runSqrl(["config", "list", "--json"], { env }).stdout) as Array<{
+      key: string;
+      source: string;
+    }>;
     expect(list.find((e) => e.key === "llm.daily_token_cap")?.source).toBe("file");
     expect(list.find((e) => e.key === "llm.provider")?.source).toBe("default");
     expect(runSqrl(["config", "unset", "llm.daily_token_cap"], { env }).code).toBe(0);
@@ -169,7 +172,11 @@ describe("sqrl status", () => {
     runSqrl(["init", repo, "--yes"], { env });
     const r = runSqrl(["status", repo, "--json"], { env });
     expect(r.code).toBe(0);
-    const s = JSON.parse(r.stdout) as { project_id: string; events: { total: number }; memory_items: { total: number } };
+    const s = JSON.parse(r.stdout) as {
+      project_id: string;
+      events: { total: number };
+      memory_items: { total: number };
+    };
     expect(s.project_id).toBe(repo);
     expect(s.events.total).toBe(0);
     expect(s.memory_items.total).toBe(0);
@@ -196,14 +203,23 @@ describe("the first minutes after sqrl init", () => {
     const { CAPTURE_FIXTURES, rewriteFixture } = await import("../daemon/capture/helpers.ts");
     const where = join(env.CLAUDE_CONFIG_DIR!, "projects", "-repo");
     mkdirSync(where, { recursive: true });
-    writeFileSync(join(where, `${SESSION}.jsonl`), rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "claude", "-REPO", `${SESSION}.jsonl`), "utf8"), repo));
+    writeFileSync(
+      join(where, `${SESSION}.jsonl`),
+      rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "claude", "-REPO", `${SESSION}.jsonl`), "utf8"), repo),
+    );
     try {
       const init = runSqrl(["init", repo, "--yes", "--json"], { env });
       expect(init.code).toBe(0);
-      const out = JSON.parse(init.stdout) as { backfill: { added: number; processed: { events: number; episodes: number } } };
+      const out = JSON.parse(init.stdout) as {
+        backfill: { added: number; processed: { events: number; episodes: number } };
+      };
       expect(out.backfill.processed.events).toBe(out.backfill.added);
       expect(out.backfill.processed.episodes).toBeGreaterThan(0);
-      const status = JSON.parse(runSqrl(["status", repo, "--json"], { env }).stdout) as { events: { unprocessed: number }; episodes: { total: number }; engine_next_run: { daemon_running: boolean } };
+      const status = JSON.parse(runSqrl(["status", repo, "--json"], { env }).stdout) as {
+        events: { unprocessed: number };
+        episodes: { total: number };
+        engine_next_run: { daemon_running: boolean };
+      };
       expect(status.events.unprocessed).toBe(0);
       expect(status.episodes.total).toBeGreaterThan(0);
       expect(status.engine_next_run.daemon_running).toBe(false);

@@ -13,7 +13,19 @@ const LOGS: ArgsDef = {
 
 describe("unknown flags", () => {
   test("every declared spelling is accepted: long, kebab, alias, --no-, =value, bundled short flags", () => {
-    for (const argv of [["--follow"], ["-f", "-n", "5"], ["-fn5"], ["-n5"], ["--lines=3"], ["--no-backfill"], ["--top-k", "1"], ["--top=2"], ["--json", "--debug"], ["x", "--", "--anything"], ["--lines", "-5"]]) {
+    for (const argv of [
+      ["--follow"],
+      ["-f", "-n", "5"],
+      ["-fn5"],
+      ["-n5"],
+      ["--lines=3"],
+      ["--no-backfill"],
+      ["--top-k", "1"],
+      ["--top=2"],
+      ["--json", "--debug"],
+      ["x", "--", "--anything"],
+      ["--lines", "-5"],
+    ]) {
       expect({ argv, r: findUnknownFlag(argv, [LOGS]) }).toEqual({ argv, r: undefined });
     }
   });

@@ -8,14 +8,20 @@ import { REPO_ROOT } from "../helpers/sqrl.ts";
  * root entry when it disagrees with package.json), and the declared Node engine satisfies every
  * package that gets installed (otherwise npm prints EBADENGINE warnings on a supported Node).
  */
-const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as Record<string, unknown> & { engines: { node: string } };
+const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as Record<string, unknown> & {
+  engines: { node: string };
+};
 const lock = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
-  packages: Record<string, { engines?: { node?: string }; optional?: boolean; version?: string } & Record<string, unknown>>;
+  packages: Record<
+    string,
+    { engines?: { node?: string }; optional?: boolean; version?: string } & Record<string, unknown>
+  >;
 };
 
 test("the lockfile's root entry matches package.json (a fresh npm install leaves it unchanged)", () => {
   const root = lock.packages[""]!;
-  for (const field of ["name", "version", "dependencies", "devDependencies", "engines", "bin"]) expect({ field, value: root[field] }).toEqual({ field, value: pkg[field] });
+  for (const field of ["name", "version", "dependencies", "devDependencies", "engines", "bin"])
+    expect({ field, value: root[field] }).toEqual({ field, value: pkg[field] });
 });
 
 test("the declared Node engine is true: every installed package accepts it", () => {
@@ -27,7 +33,9 @@ test("the declared Node engine is true: every installed package accepts it", () 
     const range = entry.engines?.node;
     // Optional packages are per-platform builds npm skips when they do not fit.
     if (!path || !range || entry.optional) continue;
-    for (const node of [declared, "24.0.0"]) if (!Bun.semver.satisfies(node, range)) refused.push(`${path.replace(/^node_modules\//, "")} (${range}) refuses Node ${node}`);
+    for (const node of [declared, "24.0.0"])
+      if (!Bun.semver.satisfies(node, range))
+        refused.push(`${path.replace(/^node_modules\//, "")} (${range}) refuses Node ${node}`);
   }
   expect(refused).toEqual([]);
 });

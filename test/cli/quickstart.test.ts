@@ -38,7 +38,10 @@ async function waitFor<T>(what: string, fn: () => T | undefined, ms = 20_000): P
 
 /** Pids of the daemon and the engine, once both run and have written their runtime files. */
 async function runningPids(): Promise<{ daemon: number; engine: number }> {
-  const read = (f: string) => (existsSync(join(env.SQRL_HOME!, f)) ? (JSON.parse(readFileSync(join(env.SQRL_HOME!, f), "utf8")) as { pid: number }).pid : undefined);
+  const read = (f: string) =>
+    existsSync(join(env.SQRL_HOME!, f))
+      ? (JSON.parse(readFileSync(join(env.SQRL_HOME!, f), "utf8")) as { pid: number }).pid
+      : undefined;
   return waitFor("the daemon and the engine", () => {
     const daemon = read("daemon.json");
     const engine = read("memory-service.json");
@@ -52,21 +55,34 @@ async function expectAllStopped(pids: number[]): Promise<void> {
 
 describe.skipIf(!canRun)("npm start (quick start)", () => {
   test("registers a demo repo under the sqrl home, not the clone; SIGTERM to npm stops the script, the daemon and the engine", async () => {
-    const npm = Bun.spawn(["npm", "start", "--silent"], { cwd: REPO_ROOT, env: { ...env, INIT_CWD: REPO_ROOT }, stdout: "pipe", stderr: "pipe" });
+    const npm = Bun.spawn(["npm", "start", "--silent"], {
+      cwd: REPO_ROOT,
+      env: { ...env, INIT_CWD: REPO_ROOT },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const pids = await runningPids();
-    const projects = (JSON.parse(readFileSync(join(env.SQRL_HOME!, "projects.json"), "utf8")) as { projects: string[] }).projects;
+    const projects = (JSON.parse(readFileSync(join(env.SQRL_HOME!, "projects.json"), "utf8")) as { projects: string[] })
+      .projects;
     expect(projects).toEqual([join(env.SQRL_HOME!, "demo")]);
     expect(existsSync(join(env.SQRL_HOME!, "demo", ".ctx", "data.db"))).toBe(true);
     npm.kill("SIGTERM");
     await expectAllStopped([pids.daemon, pids.engine]);
     await npm.exited;
     // No quickstart script left behind either.
-    const left = Bun.spawnSync(["pgrep", "-f", `${REPO_ROOT}/scripts/quickstart.ts`]).stdout.toString().trim();
+    const left = Bun.spawnSync(["pgrep", "-f", `${REPO_ROOT}/scripts/quickstart.ts`])
+      .stdout.toString()
+      .trim();
     expect(left).toBe("");
   }, 60_000);
 
   test("SIGHUP (terminal closed) to the script stops the daemon and the engine like Ctrl-C", async () => {
-    const script = Bun.spawn([process.execPath, join(REPO_ROOT, "scripts", "quickstart.ts")], { cwd: REPO_ROOT, env, stdout: "pipe", stderr: "pipe" });
+    const script = Bun.spawn([process.execPath, join(REPO_ROOT, "scripts", "quickstart.ts")], {
+      cwd: REPO_ROOT,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const pids = await runningPids();
     script.kill("SIGHUP");
     expect(await script.exited).toBe(0);

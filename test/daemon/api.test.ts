@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { DaemonStatus, Health, SearchResponse } from "../../src/shared/api.ts";
-import { daemonFetch, daemonStatus, initProject, makeHome, SQRL_BIN, startDaemon, waitFor, type DaemonHome, type RuntimeJson } from "./harness.ts";
+import {
+  daemonFetch,
+  daemonStatus,
+  initProject,
+  makeHome,
+  SQRL_BIN,
+  startDaemon,
+  waitFor,
+  type DaemonHome,
+  type RuntimeJson,
+} from "./harness.ts";
 
 let home: DaemonHome;
 let info: RuntimeJson;

@@ -28,9 +28,27 @@ afterEach(async () => {
   dir.cleanup();
 });
 
-function event(root: string, i: number, ts: number, type: EventDTO["event_type"], content: Record<string, unknown>): EventDTO {
+function event(
+  root: string,
+  i: number,
+  ts: number,
+  type: EventDTO["event_type"],
+  content: Record<string, unknown>,
+): EventDTO {
   const hash = createHash("sha256").update(`${i}`).digest("hex");
-  return { id: `evt_${hash.slice(0, 20)}`, project_id: root, user_id: "u", source_tool: "claude_code", session_id: "s1", timestamp: new Date(ts).toISOString(), event_type: type, content_json: JSON.stringify(content), file_paths: [], hash, processed_at: null };
+  return {
+    id: `evt_${hash.slice(0, 20)}`,
+    project_id: root,
+    user_id: "u",
+    source_tool: "claude_code",
+    session_id: "s1",
+    timestamp: new Date(ts).toISOString(),
+    event_type: type,
+    content_json: JSON.stringify(content),
+    file_paths: [],
+    hash,
+    processed_at: null,
+  };
 }
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
@@ -56,14 +74,25 @@ test("a finished session's episode is closed and extracted once the project is q
     event(root, 4, last, "assistant_response", { text: "Installed." }),
   ]);
   engine = await startEngineServer();
-  const info = { pid: process.pid, host: "127.0.0.1" as const, port: engine.port, token: engine.token, started_at: new Date().toISOString() };
+  const info = {
+    pid: process.pid,
+    host: "127.0.0.1" as const,
+    port: engine.port,
+    token: engine.token,
+    started_at: new Date().toISOString(),
+  };
   batcher = new Batcher({
     engine: () => info,
     projects: () => [root],
     settings: () => ({ intervalMs: 200, minEvents: 1, maxEvents: 200, closeAfterMs: 5_000, userId: "u" }),
   });
   batcher.start();
-  const status = () => db.query("SELECT s.status AS status, s.extracted_at AS extracted FROM episodes e JOIN episode_state s ON s.episode_id = e.id").all() as Array<{ status: string; extracted: string | null }>;
+  const status = () =>
+    db
+      .query(
+        "SELECT s.status AS status, s.extracted_at AS extracted FROM episodes e JOIN episode_state s ON s.episode_id = e.id",
+      )
+      .all() as Array<{ status: string; extracted: string | null }>;
   expect(await until(() => status().length === 1, 5_000)).toBe(true);
   expect(status()[0]!.status).toBe("open"); // the gap had not passed yet at the first batch
   expect(await until(() => status()[0]!.extracted !== null, 15_000)).toBe(true);

@@ -39,7 +39,19 @@ function events(root: string, n: number, pad: number): EventDTO[] {
   return Array.from({ length: n }, (_, i) => {
     const hash = Bun.SHA256.hash(`${root}:${i}`, "hex");
     const content = { text: `message ${i} about the build ${"x".repeat(pad)}` };
-    return { id: `evt_${hash.slice(0, 32)}`, project_id: root, user_id: "u", source_tool: "claude_code", session_id: "s1", timestamp: new Date(base + i * 1000).toISOString(), event_type: "user_message", content_json: JSON.stringify(content), file_paths: [], hash, processed_at: null } as EventDTO;
+    return {
+      id: `evt_${hash.slice(0, 32)}`,
+      project_id: root,
+      user_id: "u",
+      source_tool: "claude_code",
+      session_id: "s1",
+      timestamp: new Date(base + i * 1000).toISOString(),
+      event_type: "user_message",
+      content_json: JSON.stringify(content),
+      file_paths: [],
+      hash,
+      processed_at: null,
+    } as EventDTO;
   });
 }
 
@@ -77,7 +89,13 @@ test("a corrupt data.db is named and marked in status; the projects listed after
   const fine = project("b-fine", 20);
   corrupt(projectPaths.db(broken));
   engine = await startEngineServer();
-  const info = { pid: process.pid, host: "127.0.0.1" as const, port: engine.port, token: engine.token, started_at: new Date().toISOString() };
+  const info = {
+    pid: process.pid,
+    host: "127.0.0.1" as const,
+    port: engine.port,
+    token: engine.token,
+    started_at: new Date().toISOString(),
+  };
   batcher = new Batcher({
     engine: () => info,
     projects: () => [broken, fine],

@@ -36,9 +36,16 @@ interface Fingerprint {
 
 function fingerprint(project: string): Fingerprint {
   const byType: Record<string, number> = {};
-  for (const r of queryProject<{ t: string; n: number }>(project, "SELECT event_type AS t, COUNT(*) AS n FROM events GROUP BY event_type")) byType[r.t] = r.n;
+  for (const r of queryProject<{ t: string; n: number }>(
+    project,
+    "SELECT event_type AS t, COUNT(*) AS n FROM events GROUP BY event_type",
+  ))
+    byType[r.t] = r.n;
   const userRecords = new Set(
-    queryProject<{ r: string }>(project, "SELECT json_extract(content_json, '$.record_id') AS r FROM events WHERE event_type = 'user_message'").map((x) => x.r),
+    queryProject<{ r: string }>(
+      project,
+      "SELECT json_extract(content_json, '$.record_id') AS r FROM events WHERE event_type = 'user_message'",
+    ).map((x) => x.r),
   );
   // The same source record stored twice shows up as two rows with the same record id, type and tool id.
   const dup = queryProject<{ n: number }>(
@@ -55,7 +62,9 @@ function fingerprint(project: string): Fingerprint {
 async function ingestComplete(project: string, turns: GeneratedTurns): Promise<Fingerprint> {
   await waitFor(
     "every user record to be stored",
-    () => queryProject<{ n: number }>(project, "SELECT COUNT(*) AS n FROM events WHERE event_type = 'user_message'")[0]!.n >= turns.userTextUuids.length,
+    () =>
+      queryProject<{ n: number }>(project, "SELECT COUNT(*) AS n FROM events WHERE event_type = 'user_message'")[0]!
+        .n >= turns.userTextUuids.length,
     120_000,
     200,
   );
@@ -83,7 +92,12 @@ describe.skipIf(!existsSync(SQRL_BIN))("crash safety of ingest (compiled binary)
     const crash = makeHome();
     homes.push(crash);
     const project = initProject(crash, "repo");
-    const turnsClean = claudeTurns({ cwd: cleanProject, sessionId: SESSION, turns: TURNS, startMs: Date.now() - 86_400_000 });
+    const turnsClean = claudeTurns({
+      cwd: cleanProject,
+      sessionId: SESSION,
+      turns: TURNS,
+      startMs: Date.now() - 86_400_000,
+    });
     const turns = claudeTurns({ cwd: project, sessionId: SESSION, turns: TURNS, startMs: Date.now() - 86_400_000 });
     appendLines(transcriptPath(clean, cleanProject, SESSION), turnsClean.lines);
 

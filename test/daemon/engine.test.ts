@@ -41,10 +41,14 @@ async function healthyEngine(h: DaemonHome, notPid?: number) {
 }
 
 function drained(project: string, atLeast: number) {
-  return waitFor(`all ${atLeast}+ events of ${project} processed`, () => {
-    const c = projectEvents(project);
-    return c.total >= atLeast && c.unprocessed === 0 ? c : undefined;
-  }, 45_000);
+  return waitFor(
+    `all ${atLeast}+ events of ${project} processed`,
+    () => {
+      const c = projectEvents(project);
+      return c.total >= atLeast && c.unprocessed === 0 ? c : undefined;
+    },
+    45_000,
+  );
 }
 
 describe.skipIf(!existsSync(SQRL_BIN))("engine supervision (compiled binary)", () => {
@@ -97,7 +101,10 @@ describe.skipIf(!existsSync(SQRL_BIN))("engine supervision (compiled binary)", (
       const waiting = projectEvents(project);
       expect(waiting.total).toBeGreaterThanOrEqual(stored.total);
       expect(waiting.unprocessed).toBe(waiting.total - before.total);
-      const newRows = queryProject<{ n: number }>(project, "SELECT COUNT(*) AS n FROM events WHERE processed_at IS NOT NULL AND json_extract(content_json, '$.record_id') LIKE 'b-%'");
+      const newRows = queryProject<{ n: number }>(
+        project,
+        "SELECT COUNT(*) AS n FROM events WHERE processed_at IS NOT NULL AND json_extract(content_json, '$.record_id') LIKE 'b-%'",
+      );
       expect(newRows[0]!.n).toBe(0);
       // The daemon itself still answers while the engine is frozen.
       const status = await daemonStatus(home);
@@ -110,7 +117,10 @@ describe.skipIf(!existsSync(SQRL_BIN))("engine supervision (compiled binary)", (
     await healthyEngine(home, enginePid);
     const after = await drained(project, before.total + 1);
     expect(after.unprocessed).toBe(0);
-    const processedLate = queryProject<{ n: number }>(project, "SELECT COUNT(*) AS n FROM events WHERE processed_at IS NULL");
+    const processedLate = queryProject<{ n: number }>(
+      project,
+      "SELECT COUNT(*) AS n FROM events WHERE processed_at IS NULL",
+    );
     expect(processedLate[0]!.n).toBe(0);
     // The batch that was in flight when the frozen engine died failed and was kept for the retry.
     const logs = home.sqrl(["daemon", "logs", "-n", "2000"]).stdout;

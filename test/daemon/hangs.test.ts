@@ -9,7 +9,19 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonBridge } from "../../src/mcp/daemon-bridge.ts";
 import { PitfallsView } from "../../src/shared/api.ts";
-import { daemonFetch, daemonStatus, initProject, killQuietly, makeHome, pidAlive, readRuntime, SQRL_BIN, startDaemon, waitFor, type DaemonHome } from "./harness.ts";
+import {
+  daemonFetch,
+  daemonStatus,
+  initProject,
+  killQuietly,
+  makeHome,
+  pidAlive,
+  readRuntime,
+  SQRL_BIN,
+  startDaemon,
+  waitFor,
+  type DaemonHome,
+} from "./harness.ts";
 
 let home: DaemonHome | undefined;
 let stopped: number | undefined;
@@ -25,23 +37,41 @@ describe.skipIf(!existsSync(SQRL_BIN))("hangs (compiled binary)", () => {
     home = makeHome("", { SQRL_ENGINE_HEALTH_INTERVAL_MS: "500" });
     const project = initProject(home, "frozen");
     startDaemon(home);
-    const first = await waitFor("a healthy engine", async () => ((await daemonStatus(home!)).engine.healthy ? readRuntime(home!, "engine") : undefined), 30_000);
+    const first = await waitFor(
+      "a healthy engine",
+      async () => ((await daemonStatus(home!)).engine.healthy ? readRuntime(home!, "engine") : undefined),
+      30_000,
+    );
     const daemon = readRuntime(home, "daemon")!;
-    const bridge = new DaemonBridge({ start: false, timeoutMs: 1500, target: () => ({ ...daemon, host: "127.0.0.1" as const }) });
+    const bridge = new DaemonBridge({
+      start: false,
+      timeoutMs: 1500,
+      target: () => ({ ...daemon, host: "127.0.0.1" as const }),
+    });
     killQuietly(first.pid, "SIGSTOP");
     stopped = first.pid;
     const started = performance.now();
-    const err = (await bridge.request("/views/pitfalls", { query: { project_id: project, scope_paths: [], context_budget_tokens: 300, exclude_memory_ids: [] } }, PitfallsView).catch((e: unknown) => e)) as Error & { code?: string };
+    const err = (await bridge
+      .request(
+        "/views/pitfalls",
+        { query: { project_id: project, scope_paths: [], context_budget_tokens: 300, exclude_memory_ids: [] } },
+        PitfallsView,
+      )
+      .catch((e: unknown) => e)) as Error & { code?: string };
     const took = performance.now() - started;
     expect(err.code).toBe("timeout");
     expect(err.message).toContain("did not answer within 2 s");
     expect(err.message.length).toBeLessThan(300);
     expect(took).toBeLessThan(3000);
     // the supervisor notices failed health checks and starts another engine
-    const second = await waitFor("a new engine", async () => {
-      const s = await daemonStatus(home!);
-      return s.engine.healthy && s.engine.pid !== first.pid ? s : undefined;
-    }, 20_000);
+    const second = await waitFor(
+      "a new engine",
+      async () => {
+        const s = await daemonStatus(home!);
+        return s.engine.healthy && s.engine.pid !== first.pid ? s : undefined;
+      },
+      20_000,
+    );
     expect(second.engine.restarts).toBeGreaterThanOrEqual(1);
     expect(pidAlive(first.pid)).toBe(false);
   }, 60_000);
@@ -67,7 +97,11 @@ describe.skipIf(!existsSync(SQRL_BIN))("hangs (compiled binary)", () => {
     const project = initProject(home, "big");
     startDaemon(home);
     const big = JSON.stringify({ project_id: project, task_description: "x".repeat(2 * 1024 * 1024) });
-    const res = await daemonFetch(home, "/task_context", { method: "POST", body: big, headers: { "content-type": "application/json" } });
+    const res = await daemonFetch(home, "/task_context", {
+      method: "POST",
+      body: big,
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(413);
     const body = (await res.json()) as { code: string; error: string };
     expect(body.code).toBe("payload_too_large");

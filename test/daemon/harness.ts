@@ -71,7 +71,7 @@ export function pidAlive(pid: number): boolean {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
-    return existsSync("/proc/self") ? false : true;
+    return !existsSync("/proc/self");
   }
 }
 
@@ -86,7 +86,12 @@ export function readRuntime(home: DaemonHome, kind: "daemon" | "engine"): Runtim
 }
 
 /** Poll `probe` until it returns a truthy value; fail with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 30_000, everyMs = 50): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  timeoutMs = 30_000,
+  everyMs = 50,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -98,7 +103,9 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
     }
     await Bun.sleep(everyMs);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`,
+  );
 }
 
 /** `sqrl daemon start --json`, asserting it worked; returns daemon.json. */
@@ -111,11 +118,16 @@ export function startDaemon(home: DaemonHome): RuntimeJson {
 }
 
 /** A request to the daemon with its token (or with `headers` overriding). */
-export async function daemonFetch(home: DaemonHome, path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> {
+export async function daemonFetch(
+  home: DaemonHome,
+  path: string,
+  init: RequestInit & { token?: string | null } = {},
+): Promise<Response> {
   const info = readRuntime(home, "daemon");
   if (!info) throw new Error("no daemon.json");
   const headers = new Headers(init.headers);
-  if (init.token !== null && !headers.has("authorization")) headers.set("authorization", `Bearer ${init.token ?? info.token}`);
+  if (init.token !== null && !headers.has("authorization"))
+    headers.set("authorization", `Bearer ${init.token ?? info.token}`);
   return fetch(`http://127.0.0.1:${info.port}${path}`, { ...init, headers });
 }
 
@@ -123,7 +135,13 @@ export interface DaemonStatusJson {
   pid: number;
   port: number;
   uptime_s: number;
-  projects: Array<{ project_id: string; events: number; queue_depth: number; last_batch_at: string | null; last_error: string | null }>;
+  projects: Array<{
+    project_id: string;
+    events: number;
+    queue_depth: number;
+    last_batch_at: string | null;
+    last_error: string | null;
+  }>;
   sources: Array<{ name: string; enabled: boolean; path: string; files: number }>;
   engine: { healthy: boolean; pid: number | null; port: number | null; restarts: number; last_error: string | null };
   last_error: string | null;
@@ -156,7 +174,9 @@ export function projectEvents(projectDir: string): EventCounts {
   const db = new Database(path, { readonly: true });
   try {
     db.exec("PRAGMA busy_timeout = 5000");
-    return db.query("SELECT COUNT(*) AS total, COALESCE(SUM(processed_at IS NULL), 0) AS unprocessed FROM events").get() as EventCounts;
+    return db
+      .query("SELECT COUNT(*) AS total, COALESCE(SUM(processed_at IS NULL), 0) AS unprocessed FROM events")
+      .get() as EventCounts;
   } finally {
     db.close();
   }
@@ -198,14 +218,27 @@ export interface GeneratedTurns {
  * `turns` turns of a Claude Code session in its on-disk shape: a user prompt, an assistant record
  * with text and a Bash tool_use, the user record with the tool_result, and the assistant's answer.
  */
-export function claudeTurns(opts: { cwd: string; sessionId: string; turns: number; startMs?: number; tag?: string }): GeneratedTurns {
+export function claudeTurns(opts: {
+  cwd: string;
+  sessionId: string;
+  turns: number;
+  startMs?: number;
+  tag?: string;
+}): GeneratedTurns {
   const lines: string[] = [];
   const uuids: string[] = [];
   const userTextUuids: string[] = [];
   const tag = opts.tag ?? "t";
   let ts = opts.startMs ?? Date.parse("2026-03-02T09:00:00.000Z");
   let parent: string | null = null;
-  const base = { isSidechain: false, userType: "external", cwd: opts.cwd, sessionId: opts.sessionId, version: "2.1.38", gitBranch: "main" };
+  const base = {
+    isSidechain: false,
+    userType: "external",
+    cwd: opts.cwd,
+    sessionId: opts.sessionId,
+    version: "2.1.38",
+    gitBranch: "main",
+  };
   const push = (rec: Record<string, unknown>) => {
     const uuid = `${tag}-${opts.sessionId.slice(0, 8)}-${String(uuids.length).padStart(7, "0")}`;
     lines.push(JSON.stringify({ parentUuid: parent, ...base, ...rec, uuid, timestamp: new Date(ts).toISOString() }));
@@ -216,7 +249,15 @@ export function claudeTurns(opts: { cwd: string; sessionId: string; turns: numbe
   };
   for (let i = 0; i < opts.turns; i++) {
     const toolId = `toolu_${tag}${opts.sessionId.slice(0, 6)}${String(i).padStart(7, "0")}`;
-    userTextUuids.push(push({ type: "user", message: { role: "user", content: `Turn ${i}: please run the tests for module m${i % 37} and fix what fails (${tag})` } }));
+    userTextUuids.push(
+      push({
+        type: "user",
+        message: {
+          role: "user",
+          content: `Turn ${i}: please run the tests for module m${i % 37} and fix what fails (${tag})`,
+        },
+      }),
+    );
     push({
       type: "assistant",
       message: {
@@ -226,7 +267,12 @@ export function claudeTurns(opts: { cwd: string; sessionId: string; turns: numbe
         model: "claude-sonnet-4-5",
         content: [
           { type: "text", text: `Running the suite for m${i % 37} first.` },
-          { type: "tool_use", id: toolId, name: "Bash", input: { command: `bun test test/m${i % 37}.test.ts`, description: "Run tests" } },
+          {
+            type: "tool_use",
+            id: toolId,
+            name: "Bash",
+            input: { command: `bun test test/m${i % 37}.test.ts`, description: "Run tests" },
+          },
         ],
         stop_reason: "tool_use",
         usage: { input_tokens: 100, output_tokens: 20 },
@@ -234,7 +280,17 @@ export function claudeTurns(opts: { cwd: string; sessionId: string; turns: numbe
     });
     push({
       type: "user",
-      message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolId, content: ` 3 pass\n 0 fail\nRan 3 tests across 1 file. [${i}ms]`, is_error: false }] },
+      message: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: toolId,
+            content: ` 3 pass\n 0 fail\nRan 3 tests across 1 file. [${i}ms]`,
+            is_error: false,
+          },
+        ],
+      },
       toolUseResult: { stdout: ` 3 pass\n 0 fail\nRan 3 tests across 1 file.`, stderr: "", interrupted: false },
     });
     push({

@@ -90,7 +90,13 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl daemon lifecycle (compiled binary)"
     expect(pidAlive(dead)).toBe(false);
     writeFileSync(
       join(home.sqrlHome, "daemon.json"),
-      JSON.stringify({ pid: dead, host: "127.0.0.1", port: 9, token: "x".repeat(32), started_at: new Date().toISOString() }),
+      JSON.stringify({
+        pid: dead,
+        host: "127.0.0.1",
+        port: 9,
+        token: "x".repeat(32),
+        started_at: new Date().toISOString(),
+      }),
       { mode: 0o600 },
     );
     writeFileSync(join(home.sqrlHome, "daemon.lock"), `${dead}\n`);
@@ -107,7 +113,13 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl daemon lifecycle (compiled binary)"
     expect(home.sqrl(["daemon", "stop"]).code).toBe(0);
     writeFileSync(
       join(home.sqrlHome, "daemon.json"),
-      JSON.stringify({ pid: dead, host: "127.0.0.1", port: 9, token: "x".repeat(32), started_at: new Date().toISOString() }),
+      JSON.stringify({
+        pid: dead,
+        host: "127.0.0.1",
+        port: 9,
+        token: "x".repeat(32),
+        started_at: new Date().toISOString(),
+      }),
     );
     const stopStale = home.sqrl(["daemon", "stop"]);
     expect(stopStale.stdout).toContain("not running (removed a stale daemon.json)");
@@ -121,9 +133,18 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl daemon lifecycle (compiled binary)"
     await waitFor("engine healthy", async () => (await daemonStatus(home!)).engine.healthy);
 
     const beta = initProject(home, "beta");
-    await waitFor("beta in /status", async () => (await daemonStatus(home!)).projects.some((p) => p.project_id === beta), 15_000);
+    await waitFor(
+      "beta in /status",
+      async () => (await daemonStatus(home!)).projects.some((p) => p.project_id === beta),
+      15_000,
+    );
 
-    const turns = claudeTurns({ cwd: beta, sessionId: "b0b0b0b0-0000-4000-8000-000000000001", turns: 3, startMs: Date.now() - 60_000 });
+    const turns = claudeTurns({
+      cwd: beta,
+      sessionId: "b0b0b0b0-0000-4000-8000-000000000001",
+      turns: 3,
+      startMs: Date.now() - 60_000,
+    });
     appendLines(transcriptPath(home, beta, "b0b0b0b0-0000-4000-8000-000000000001"), turns.lines);
     const counts = await waitFor("beta's events to be stored and processed", () => {
       const c = projectEvents(beta);

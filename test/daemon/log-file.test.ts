@@ -17,7 +17,8 @@ test("the daemon log rotates by size and keeps only `keep` old files", () => {
   for (let i = 0; i < 100; i++) log.write(`line ${String(i).padStart(3, "0")} ${"x".repeat(80)}`);
   log.close();
   expect(readdirSync(join(dir.path, "logs")).sort()).toEqual(["daemon.log", "daemon.log.1", "daemon.log.2"]);
-  for (const f of ["daemon.log", "daemon.log.1", "daemon.log.2"]) expect(statSync(join(dir.path, "logs", f)).size).toBeLessThanOrEqual(1000);
+  for (const f of ["daemon.log", "daemon.log.1", "daemon.log.2"])
+    expect(statSync(join(dir.path, "logs", f)).size).toBeLessThanOrEqual(1000);
   const live = readFileSync(path, "utf8").trimEnd().split("\n");
   expect(live.at(-1)).toStartWith("line 099 ");
   const older = readFileSync(`${path}.1`, "utf8").trimEnd().split("\n");

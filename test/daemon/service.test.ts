@@ -69,7 +69,11 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl daemon install (compiled binary)", 
     if (analyze) {
       const path = join(home.root, "sqrl.service");
       writeFileSync(path, res.stdout);
-      const verify = Bun.spawnSync([analyze, "verify", path], { env: { ...home.env, SYSTEMD_LOG_LEVEL: "warning" }, stderr: "pipe", stdout: "pipe" });
+      const verify = Bun.spawnSync([analyze, "verify", path], {
+        env: { ...home.env, SYSTEMD_LOG_LEVEL: "warning" },
+        stderr: "pipe",
+        stdout: "pipe",
+      });
       const messages = `${verify.stdout.toString()}${verify.stderr.toString()}`;
       // Complaints about this unit name the file; other noise (no D-Bus in a container) does not.
       const aboutUnit = messages.split("\n").filter((l) => l.includes("sqrl.service"));
@@ -86,7 +90,11 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl daemon install (compiled binary)", 
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
     expect(plistValue(xml, "Label")).toBe("dev.sqrl.daemon");
     const args = /<key>ProgramArguments<\/key>\s*<array>([\s\S]*?)<\/array>/.exec(xml)?.[1] ?? "";
-    expect([...args.matchAll(/<string>([^<]*)<\/string>/g)].map((m) => m[1])).toEqual([resolve(SQRL_BIN), "daemon", "run"]);
+    expect([...args.matchAll(/<string>([^<]*)<\/string>/g)].map((m) => m[1])).toEqual([
+      resolve(SQRL_BIN),
+      "daemon",
+      "run",
+    ]);
     expect(plistValue(xml, "RunAtLoad")).toBe("true");
     expect(plistValue(xml, "SuccessfulExit")).toBe("false");
     expect(plistValue(xml, "SQRL_HOME")).toBe(home.sqrlHome);

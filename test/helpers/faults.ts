@@ -20,7 +20,10 @@ export interface Mounted {
 /** Mount a tmpfs of `size` (e.g. "3m") at `path`; null when mounting is not allowed here. */
 export function mountTmpfs(path: string, size: string): Mounted | null {
   mkdirSync(path, { recursive: true });
-  const res = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", path], { stdout: "ignore", stderr: "ignore" });
+  const res = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", path], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   if (res.exitCode !== 0) return null;
   return {
     path,

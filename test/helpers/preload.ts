@@ -11,5 +11,7 @@ import { SHARED_DIR } from "./sqrl.ts";
 if (!process.env.SQRL_LOG_LEVEL) process.env.SQRL_LOG_LEVEL = "0";
 
 if (!existsSync(SHARED_DIR)) {
-  process.stderr.write(`sqrl tests: ${SHARED_DIR} (real transcripts, LoCoMo) is missing, so the tests that read it are skipped; put the shared fixtures folder there to run them.\n`);
+  process.stderr.write(
+    `sqrl tests: ${SHARED_DIR} (real transcripts, LoCoMo) is missing, so the tests that read it are skipped; put the shared fixtures folder there to run them.\n`,
+  );
 }

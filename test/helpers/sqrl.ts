@@ -7,7 +7,9 @@ export const REPO_ROOT = resolve(import.meta.dir, "../..");
 /** The compiled binary under test (`npm test` builds it first); SQRL_BIN overrides. */
 export const SQRL_BIN = process.env.SQRL_BIN ?? join(REPO_ROOT, "dist", "sqrl");
 /** `../shared` beside the repo: real transcripts and public data (absent in a user's clone; SQRL_SHARED_DIR moves it). */
-export const SHARED_DIR = process.env.SQRL_SHARED_DIR ? resolve(process.env.SQRL_SHARED_DIR) : resolve(REPO_ROOT, "..", "shared");
+export const SHARED_DIR = process.env.SQRL_SHARED_DIR
+  ? resolve(process.env.SQRL_SHARED_DIR)
+  : resolve(REPO_ROOT, "..", "shared");
 
 /** A fresh temp dir, removed by `cleanup()`. */
 export function tempDir(prefix = "sqrl-test-"): { path: string; cleanup: () => void } {
@@ -37,7 +39,10 @@ export interface RunResult {
 }
 
 /** Run the compiled binary synchronously with the given env and cwd. */
-export function runSqrl(args: string[], opts: { env: Record<string, string>; cwd?: string; input?: string }): RunResult {
+export function runSqrl(
+  args: string[],
+  opts: { env: Record<string, string>; cwd?: string; input?: string },
+): RunResult {
   const res = Bun.spawnSync([SQRL_BIN, ...args], {
     env: opts.env,
     cwd: opts.cwd,

@@ -23,7 +23,10 @@ export interface HostRun {
 }
 
 /** Run a host CLI without blocking this process's event loop (the model stand-in lives in it). */
-export async function runHost(cmd: string[], opts: { env: Record<string, string>; cwd: string; timeoutMs?: number }): Promise<HostRun> {
+export async function runHost(
+  cmd: string[],
+  opts: { env: Record<string, string>; cwd: string; timeoutMs?: number },
+): Promise<HostRun> {
   const proc = Bun.spawn(cmd, { env: opts.env, cwd: opts.cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
@@ -97,7 +100,9 @@ function blockText(content: unknown): { text: string; references: string[] } {
 
 /** Every tool call and its result in the last main-agent request (the whole conversation). */
 export function anthropicResults(requests: RecordedRequest[]): ForwardedResult[] {
-  const last = requests.filter((r) => r.api === "anthropic" && Array.isArray(r.body.tools) && (r.body.tools as Json[]).length > 0).at(-1);
+  const last = requests
+    .filter((r) => r.api === "anthropic" && Array.isArray(r.body.tools) && (r.body.tools as Json[]).length > 0)
+    .at(-1);
   if (!last) return [];
   const calls = new Map<string, { tool: string; input: Json }>();
   const out: ForwardedResult[] = [];
@@ -118,12 +123,20 @@ export function anthropicResults(requests: RecordedRequest[]): ForwardedResult[]
 /** Codex frames an MCP result with a first item "Wall time: …\nOutput:"; the rest is the tool's. */
 function codexOutput(output: unknown): { text: string; isError: boolean } {
   const items = Array.isArray(output) ? (output as Json[]) : [];
-  const text = typeof output === "string" ? output : items.filter((i) => typeof i.text === "string").map((i) => i.text as string).join("\n");
+  const text =
+    typeof output === "string"
+      ? output
+      : items
+          .filter((i) => typeof i.text === "string")
+          .map((i) => i.text as string)
+          .join("\n");
   return { text: text.replace(/^Wall time: [\d.]+ seconds\nOutput:\n?/, ""), isError: false };
 }
 
 export function openaiResults(requests: RecordedRequest[]): ForwardedResult[] {
-  const last = requests.filter((r) => r.api === "openai" && Array.isArray(r.body.tools) && (r.body.tools as Json[]).length > 0).at(-1);
+  const last = requests
+    .filter((r) => r.api === "openai" && Array.isArray(r.body.tools) && (r.body.tools as Json[]).length > 0)
+    .at(-1);
   if (!last) return [];
   const calls = new Map<string, { tool: string; input: Json }>();
   const out: ForwardedResult[] = [];
@@ -146,8 +159,15 @@ export function openaiResults(requests: RecordedRequest[]): ForwardedResult[] {
  */
 export function anthropicSystem(requests: RecordedRequest[]): string {
   const first = requests.find((r) => r.api === "anthropic" && Array.isArray(r.body.tools));
-  const texts = (content: unknown): string[] => (typeof content === "string" ? [content] : Array.isArray(content) ? (content as Json[]).map((b) => String(b.text ?? "")) : []);
-  const systemMessages = ((first?.body.messages as Json[] | undefined) ?? []).filter((m) => m.role === "system").flatMap((m) => texts(m.content));
+  const texts = (content: unknown): string[] =>
+    typeof content === "string"
+      ? [content]
+      : Array.isArray(content)
+        ? (content as Json[]).map((b) => String(b.text ?? ""))
+        : [];
+  const systemMessages = ((first?.body.messages as Json[] | undefined) ?? [])
+    .filter((m) => m.role === "system")
+    .flatMap((m) => texts(m.content));
   return [...texts(first?.body.system), ...systemMessages].join("\n");
 }
 

@@ -57,7 +57,10 @@ const BUDGET: Record<string, number> = {
 const CALLS: Array<[string, Record<string, unknown>]> = [
   ["get_user_style_view", {}],
   ["get_project_brief_view", {}],
-  ["get_task_context", { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"] }],
+  [
+    "get_task_context",
+    { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"] },
+  ],
   ["get_pitfalls_view", { scope_paths: ["src/auth/jwt.ts"], task_description: "Refactor the JWT auth flow" }],
   ["search_project_memory", { query: "JWT login tests clock skew" }],
   ["get_memory_timeline", {}],
@@ -87,7 +90,8 @@ let expected: Array<{ text: string; isError: boolean }>;
 const measured: Array<{ host: string; tool: string; budget: number; estimator: number; o200k: number }> = [];
 
 function forwardedOfSdk(res: Awaited<ReturnType<Client["callTool"]>>): { text: string; isError: boolean } {
-  if (res.isError) return { text: (res.content as Array<{ text: string }>).map((c) => c.text).join("\n"), isError: true };
+  if (res.isError)
+    return { text: (res.content as Array<{ text: string }>).map((c) => c.text).join("\n"), isError: true };
   return { text: JSON.stringify(res.structuredContent), isError: false };
 }
 
@@ -134,7 +138,8 @@ function checkForwarded(host: string, results: ForwardedResult[]): void {
       const snippet = JSON.stringify(m.content.slice(0, 28)).slice(1, -1);
       expect(r.text.split(snippet).length - 1, `${host} ${name}: ${m.key}`).toBeLessThanOrEqual(1);
     }
-    if (!measured.some((x) => x.host === host && x.tool === name)) measured.push({ host, tool: name, budget, estimator: tokens, o200k: countTokens(r.text) });
+    if (!measured.some((x) => x.host === host && x.tool === name))
+      measured.push({ host, tool: name, budget, estimator: tokens, o200k: countTokens(r.text) });
   });
 }
 
@@ -152,7 +157,9 @@ beforeAll(async () => {
   seedProject(repo);
   // Expected answers: the same calls, one session, SDK client over stdio.
   const client = new Client({ name: "hosts-expected", version: "1" });
-  await client.connect(new StdioClientTransport({ command: SQRL_BIN, args: ["mcp"], env: home.env, cwd: repo, stderr: "pipe" }));
+  await client.connect(
+    new StdioClientTransport({ command: SQRL_BIN, args: ["mcp"], env: home.env, cwd: repo, stderr: "pipe" }),
+  );
   expected = [];
   for (const [name, args] of CALLS) expected.push(forwardedOfSdk(await client.callTool({ name, arguments: args })));
   await client.close();
@@ -161,7 +168,8 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!HOSTS_INSTALLED) return;
   model.stop();
-  if (process.env.SQRL_HOSTS_REPORT) writeFileSync(process.env.SQRL_HOSTS_REPORT, `${JSON.stringify(measured, null, 2)}\n`);
+  if (process.env.SQRL_HOSTS_REPORT)
+    writeFileSync(process.env.SQRL_HOSTS_REPORT, `${JSON.stringify(measured, null, 2)}\n`);
   await home.cleanup();
 });
 
@@ -189,8 +197,13 @@ suite("Claude Code (claude -p) with sqrl", () => {
     model.play([{ text: "done" }]);
     const run = await runHost(claudeArgs(PROMPT), { env: claudeEnv(home.env, model), cwd: repo });
     expect(run.code, run.stderr).toBe(0);
-    const hook = runSqrl(["hook", "claude-session-start"], { env: home.env, cwd: repo, input: JSON.stringify({ cwd: repo, hook_event_name: "SessionStart", source: "startup" }) });
-    const context = (JSON.parse(hook.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const hook = runSqrl(["hook", "claude-session-start"], {
+      env: home.env,
+      cwd: repo,
+      input: JSON.stringify({ cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
+    });
+    const context = (JSON.parse(hook.stdout) as { hookSpecificOutput: { additionalContext: string } })
+      .hookSpecificOutput.additionalContext;
     expect(context).toContain("sqrl memory for this repo");
     expect(anthropicSystem(model.requests)).toContain(`SessionStart hook additional context: ${context}`);
     expect(estimateTokens(context)).toBeLessThanOrEqual(300);
@@ -198,7 +211,11 @@ suite("Claude Code (claude -p) with sqrl", () => {
   });
 
   test("every tool and every error, as the model receives them: exact, within budget, each memory once, no local path", async () => {
-    const steps: Step[] = [{ tool: "ToolSearch", input: { query: "memory", max_results: 5 } }, ...CALLS.map(([name, input]) => ({ tool: sqrlTool(name), input })), { text: "done" }];
+    const steps: Step[] = [
+      { tool: "ToolSearch", input: { query: "memory", max_results: 5 } },
+      ...CALLS.map(([name, input]) => ({ tool: sqrlTool(name), input })),
+      { text: "done" },
+    ];
     model.play(steps);
     const run = await runHost(claudeArgs(PROMPT), { env: claudeEnv(home.env, model), cwd: repo });
     expect(run.code, run.stderr).toBe(0);
@@ -208,7 +225,10 @@ suite("Claude Code (claude -p) with sqrl", () => {
   });
 
   test("ToolSearch finds the right sqrl tool in its top 5 for natural queries", async () => {
-    model.play([...FINDABLE.map(([query]) => ({ tool: "ToolSearch", input: { query, max_results: 5 } })), { text: "done" }]);
+    model.play([
+      ...FINDABLE.map(([query]) => ({ tool: "ToolSearch", input: { query, max_results: 5 } })),
+      { text: "done" },
+    ]);
     const run = await runHost(claudeArgs(PROMPT), { env: claudeEnv(home.env, model), cwd: repo });
     expect(run.code, run.stderr).toBe(0);
     const results = anthropicResults(model.requests).filter((r) => r.tool === "ToolSearch");
@@ -228,7 +248,9 @@ suite("Codex (codex exec) with sqrl", () => {
     model.play([{ text: "done" }]);
     const run = await runHost(codexExecArgs(model, PROMPT), { env: codexEnv(home.env), cwd: repo });
     expect(run.code, run.stderr).toBe(0);
-    const ns = offeredTools(model.requests, "openai").find((t) => t.name === "mcp__sqrl") as { description: string; tools: Array<{ name: string }> } | undefined;
+    const ns = offeredTools(model.requests, "openai").find((t) => t.name === "mcp__sqrl") as
+      | { description: string; tools: Array<{ name: string }> }
+      | undefined;
     expect(ns?.description).toBe(SERVER_INSTRUCTIONS);
     expect(ns!.tools.map((t) => t.name).sort()).toEqual(Object.keys(BUDGET).sort());
   });
@@ -256,7 +278,10 @@ suite("project scope: shared files, portable, and the approval they wait for", (
     const files = filesForGit(repo);
     expect(files.map((f) => f.path).sort()).toEqual([".claude/settings.json", ".gitignore", ".mcp.json"]);
     for (const f of files) expect(f.text, f.path).not.toContain(home.root);
-    expect(JSON.parse(files.find((f) => f.path === ".mcp.json")!.text).mcpServers.sqrl).toMatchObject({ command: "sqrl", args: ["mcp"] });
+    expect(JSON.parse(files.find((f) => f.path === ".mcp.json")!.text).mcpServers.sqrl).toMatchObject({
+      command: "sqrl",
+      args: ["mcp"],
+    });
     const claude = await runHost([CLAUDE_BIN, "mcp", "list"], { env, cwd: repo });
     expect(claude.stdout).toMatch(/Pending approval/);
     expect(runSqrl(["status", repo], { env }).stdout).toContain("claude (project) waits for approval");
@@ -265,7 +290,9 @@ suite("project scope: shared files, portable, and the approval they wait for", (
     expect(filesForGit(repo).map((f) => f.path)).toEqual([".gitignore"]);
     // Back to the user's registration: Connected again, with no approval.
     expect(runSqrl(["hosts", "add", "claude", "--yes", "--path", repo], { env }).code).toBe(0);
-    expect((await runHost([CLAUDE_BIN, "mcp", "list"], { env, cwd: repo })).stdout).toMatch(/^sqrl: .+ - ✔ Connected$/m);
+    expect((await runHost([CLAUDE_BIN, "mcp", "list"], { env, cwd: repo })).stdout).toMatch(
+      /^sqrl: .+ - ✔ Connected$/m,
+    );
   });
 
   test("every host in project scope writes nothing machine-specific into the repo", () => {

@@ -39,26 +39,59 @@ function sse(events: Array<[string, Json]>): Response {
 function anthropicToolResults(body: Json): number {
   const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
   let n = 0;
-  for (const m of messages) if (Array.isArray(m.content)) for (const b of m.content as Json[]) if (b.type === "tool_result") n++;
+  for (const m of messages)
+    if (Array.isArray(m.content)) for (const b of m.content as Json[]) if (b.type === "tool_result") n++;
   return n;
 }
 
 function anthropicReply(step: Step, turn: number, model: string): Response {
-  const message = { id: `msg_${turn}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } };
+  const message = {
+    id: `msg_${turn}`,
+    type: "message",
+    role: "assistant",
+    model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 1 },
+  };
   const events: Array<[string, Json]> = [["message_start", { type: "message_start", message }]];
   if ("tool" in step) {
     events.push(
-      ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: `toolu_${turn}`, name: step.tool, input: {} } }],
-      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(step.input) } }],
+      [
+        "content_block_start",
+        {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "tool_use", id: `toolu_${turn}`, name: step.tool, input: {} },
+        },
+      ],
+      [
+        "content_block_delta",
+        {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(step.input) },
+        },
+      ],
       ["content_block_stop", { type: "content_block_stop", index: 0 }],
-      ["message_delta", { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 5 } }],
+      [
+        "message_delta",
+        { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 5 } },
+      ],
     );
   } else {
     events.push(
       ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
-      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: step.text } }],
+      [
+        "content_block_delta",
+        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: step.text } },
+      ],
       ["content_block_stop", { type: "content_block_stop", index: 0 }],
-      ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 1 } }],
+      [
+        "message_delta",
+        { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 1 } },
+      ],
     );
   }
   events.push(["message_stop", { type: "message_stop" }]);
@@ -80,19 +113,54 @@ function codexToolName(tool: string): { name: string; namespace?: string } {
 
 function openaiReply(step: Step, turn: number, model: string): Response {
   const id = `resp_${turn}_${Math.random().toString(36).slice(2, 8)}`;
-  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 11 };
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 1,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 11,
+  };
   const item: Json =
     "tool" in step
-      ? { type: "function_call", id: `fc_${turn}`, call_id: `call_${turn}`, ...codexToolName(step.tool), arguments: JSON.stringify(step.input), status: "completed" }
-      : { type: "message", id: `msg_${turn}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: step.text, annotations: [] }] };
+      ? {
+          type: "function_call",
+          id: `fc_${turn}`,
+          call_id: `call_${turn}`,
+          ...codexToolName(step.tool),
+          arguments: JSON.stringify(step.input),
+          status: "completed",
+        }
+      : {
+          type: "message",
+          id: `msg_${turn}`,
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: step.text, annotations: [] }],
+        };
   const events: Array<[string, Json]> = [
-    ["response.created", { type: "response.created", response: { id, object: "response", model, status: "in_progress", output: [] } }],
-    ["response.output_item.added", { type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress" } }],
+    [
+      "response.created",
+      { type: "response.created", response: { id, object: "response", model, status: "in_progress", output: [] } },
+    ],
+    [
+      "response.output_item.added",
+      { type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress" } },
+    ],
   ];
-  if (!("tool" in step)) events.push(["response.output_text.delta", { type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: step.text }]);
+  if (!("tool" in step))
+    events.push([
+      "response.output_text.delta",
+      { type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: step.text },
+    ]);
   events.push(
     ["response.output_item.done", { type: "response.output_item.done", output_index: 0, item }],
-    ["response.completed", { type: "response.completed", response: { id, object: "response", model, status: "completed", output: [item], usage } }],
+    [
+      "response.completed",
+      {
+        type: "response.completed",
+        response: { id, object: "response", model, status: "completed", output: [item], usage },
+      },
+    ],
   );
   return sse(events);
 }
@@ -122,7 +190,10 @@ export function startModelServer(): ModelServer {
         const turn = openaiToolResults(body);
         return openaiReply(main ? (steps[turn] ?? { text: "done" }) : { text: "ok" }, turn, model);
       }
-      return Response.json({ error: { type: "not_found", message: `stand-in has no ${url.pathname}` } }, { status: 404 });
+      return Response.json(
+        { error: { type: "not_found", message: `stand-in has no ${url.pathname}` } },
+        { status: 404 },
+      );
     },
   });
   return {

@@ -19,13 +19,27 @@ import { estimateTokens } from "../../src/shared/tokens.ts";
 import { openDatabase } from "../../src/sql/open.ts";
 import { makeHome, type DaemonHome } from "../daemon/harness.ts";
 import { REPO_ROOT, runSqrl, SHARED_DIR } from "../helpers/sqrl.ts";
-import { anthropicResults, claudeArgs, claudeEnv, codexEnv, codexExecArgs, HOSTS_INSTALLED, openaiResults, runHost, SKIP_REASON, type ForwardedResult } from "./harness.ts";
+import {
+  anthropicResults,
+  claudeArgs,
+  claudeEnv,
+  codexEnv,
+  codexExecArgs,
+  HOSTS_INSTALLED,
+  openaiResults,
+  runHost,
+  SKIP_REASON,
+  type ForwardedResult,
+} from "./harness.ts";
 import { startModelServer, type ModelServer } from "./model-server.ts";
 
 const ORIGIN = "packmindhub-context-evaluator";
 const SHARED_OK = existsSync(join(SHARED_DIR, "fixtures", "transcripts", "claude-code", ORIGIN));
 const READY = HOSTS_INSTALLED && SHARED_OK;
-if (!READY) console.log(`test/hosts/real-memory: skipped: ${HOSTS_INSTALLED ? "../shared/fixtures (the real transcripts) is absent" : SKIP_REASON}`);
+if (!READY)
+  console.log(
+    `test/hosts/real-memory: skipped: ${HOSTS_INSTALLED ? "../shared/fixtures (the real transcripts) is absent" : SKIP_REASON}`,
+  );
 // A host run is 1-3 s alone; on a loaded 2-core machine several times that.
 setDefaultTimeout(60_000);
 const suite = READY ? describe : describe.skip;
@@ -38,7 +52,15 @@ const TOOL = "mcp__sqrl__get_task_context";
 let home: DaemonHome;
 let root: string;
 let model: ModelServer;
-const measured: Array<{ host: string; tool: string; task: string; budget: number; estimator: number; o200k: number; shown: number }> = [];
+const measured: Array<{
+  host: string;
+  tool: string;
+  task: string;
+  budget: number;
+  estimator: number;
+  o200k: number;
+  shown: number;
+}> = [];
 
 beforeAll(async () => {
   if (!READY) return;
@@ -51,7 +73,13 @@ beforeAll(async () => {
   const openState = () => openDatabase(join(home.root, "replay-state.db"), "state");
   await captureAndProcess(
     [project],
-    (nowMs) => ({ config, llm: null, now: () => nowMs, openUserDb: openUser, ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState) }),
+    (nowMs) => ({
+      config,
+      llm: null,
+      now: () => nowMs,
+      openUserDb: openUser,
+      ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState),
+    }),
     config["daemon.batch_max_events"],
   );
   model = startModelServer();
@@ -62,12 +90,19 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!READY) return;
   model.stop();
-  if (process.env.SQRL_HOSTS_REPORT) writeFileSync(`${process.env.SQRL_HOSTS_REPORT.replace(/\.json$/, "")}-real.json`, `${JSON.stringify(measured, null, 2)}\n`);
+  if (process.env.SQRL_HOSTS_REPORT)
+    writeFileSync(
+      `${process.env.SQRL_HOSTS_REPORT.replace(/\.json$/, "")}-real.json`,
+      `${JSON.stringify(measured, null, 2)}\n`,
+    );
   await home.cleanup();
 });
 
 /** The calls: the same task at each budget, include_seen so both show what fits rather than what is new. */
-const CALLS = BUDGETS.map((budget) => ({ tool: TOOL, input: { task_description: TASK, context_budget_tokens: budget, include_seen: true } }));
+const CALLS = BUDGETS.map((budget) => ({
+  tool: TOOL,
+  input: { task_description: TASK, context_budget_tokens: budget, include_seen: true },
+}));
 
 function check(host: string, results: ForwardedResult[]): void {
   const own = results.filter((x) => x.tool === TOOL);
@@ -85,7 +120,15 @@ function check(host: string, results: ForwardedResult[]): void {
     expect(new Set(bullets).size).toBe(bullets.length);
     expect(r.text).not.toContain(home.root);
     expect(r.text).not.toContain(REPO_ROOT);
-    measured.push({ host, tool: "get_task_context", task: TASK, budget, estimator: tokens, o200k: countTokens(r.text), shown: bullets.length });
+    measured.push({
+      host,
+      tool: "get_task_context",
+      task: TASK,
+      budget,
+      estimator: tokens,
+      o200k: countTokens(r.text),
+      shown: bullets.length,
+    });
   });
 }
 

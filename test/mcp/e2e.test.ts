@@ -16,7 +16,15 @@ import { runSqrl, SQRL_BIN } from "../helpers/sqrl.ts";
 import { serverManifest } from "../../src/mcp/manifest.ts";
 import { SEED_EPISODE_ID, seedProject } from "./fixtures.ts";
 
-const TOOLS = ["get_task_context", "get_user_style_view", "get_project_brief_view", "get_pitfalls_view", "search_project_memory", "get_memory_timeline", "recall_episode"];
+const TOOLS = [
+  "get_task_context",
+  "get_user_style_view",
+  "get_project_brief_view",
+  "get_pitfalls_view",
+  "search_project_memory",
+  "get_memory_timeline",
+  "recall_episode",
+];
 
 let home: DaemonHome;
 let root: string;
@@ -68,8 +76,18 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
     const calls: Array<[string, Record<string, unknown>]> = [
       ["get_user_style_view", {}],
       ["get_project_brief_view", {}],
-      ["get_task_context", { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"], include_seen: true }],
-      ["get_pitfalls_view", { scope_paths: ["src/auth/jwt.ts"], task_description: "refactor JWT auth", include_seen: true }],
+      [
+        "get_task_context",
+        {
+          task_description: "Add a delete endpoint for inventory items",
+          active_file_paths: ["src/routes/inventory.ts"],
+          include_seen: true,
+        },
+      ],
+      [
+        "get_pitfalls_view",
+        { scope_paths: ["src/auth/jwt.ts"], task_description: "refactor JWT auth", include_seen: true },
+      ],
       ["search_project_memory", { query: "JWT login tests", top_k: 3, include_seen: true }],
       ["get_memory_timeline", { limit: 5 }],
       ["recall_episode", { episode_id: SEED_EPISODE_ID }],
@@ -88,7 +106,10 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
   test("a budget too small for any answer gets one short line that says so, not empty text", async () => {
     const client = await connect();
     for (const budget of [1, 3]) {
-      const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "Fix the JWT login tests", context_budget_tokens: budget, include_seen: true } });
+      const res = await client.callTool({
+        name: "get_task_context",
+        arguments: { task_description: "Fix the JWT login tests", context_budget_tokens: budget, include_seen: true },
+      });
       expect(res.isError).toBe(true);
       expect(text(res)).toContain("too small");
       expect(text(res).trim().split("\n")).toHaveLength(1);
@@ -115,29 +136,50 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
   test("budget respected, relevance, abstention", async () => {
     const client = await connect();
     for (const budget of [64, 200]) {
-      const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "Fix the JWT login tests failing with token not yet valid", context_budget_tokens: budget, include_seen: true } });
+      const res = await client.callTool({
+        name: "get_task_context",
+        arguments: {
+          task_description: "Fix the JWT login tests failing with token not yet valid",
+          context_budget_tokens: budget,
+          include_seen: true,
+        },
+      });
       const ctx = ToolAnswer.parse(res.structuredContent);
       expect(estimateTokens(JSON.stringify(res.structuredContent))).toBeLessThanOrEqual(budget);
       if (budget === 200) expect(ctx.markdown).toContain("clockTolerance");
     }
-    const none = ToolAnswer.parse((await client.callTool({ name: "get_task_context", arguments: { task_description: "Write a haiku about autumn leaves and migrating geese" } })).structuredContent);
+    const none = ToolAnswer.parse(
+      (
+        await client.callTool({
+          name: "get_task_context",
+          arguments: { task_description: "Write a haiku about autumn leaves and migrating geese" },
+        })
+      ).structuredContent,
+    );
     expect(none.has_relevant_memory).toBe(false);
     expect(none.markdown).toContain(NO_RELEVANT_MEMORY);
     await client.close();
   });
 
   test("de-dup across two calls of one process; a new process starts fresh", async () => {
-    const args = { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"] };
+    const args = {
+      task_description: "Add a delete endpoint for inventory items",
+      active_file_paths: ["src/routes/inventory.ts"],
+    };
     const client = await connect();
     const soft = "soft delete (deleted_at)";
-    const first = ToolAnswer.parse((await client.callTool({ name: "get_task_context", arguments: args })).structuredContent);
+    const first = ToolAnswer.parse(
+      (await client.callTool({ name: "get_task_context", arguments: args })).structuredContent,
+    );
     expect(first.markdown).toContain(soft);
     const secondRes = await client.callTool({ name: "get_task_context", arguments: args });
     expect(ToolAnswer.parse(secondRes.structuredContent).markdown).not.toContain(soft);
     expect(text(secondRes)).toMatch(/already shown/i);
     await client.close();
     const fresh = await connect();
-    const again = ToolAnswer.parse((await fresh.callTool({ name: "get_task_context", arguments: args })).structuredContent);
+    const again = ToolAnswer.parse(
+      (await fresh.callTool({ name: "get_task_context", arguments: args })).structuredContent,
+    );
     expect(again.markdown.replace(/Budget: ~\d+/, "")).toBe(first.markdown.replace(/Budget: ~\d+/, ""));
     await fresh.close();
   });
@@ -147,6 +189,44 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
     const res = await client.callTool({ name: "search_project_memory", arguments: { top_k: 3 } });
     expect(res.isError).toBe(true);
     expect(text(res)).toContain("query");
+    await client.close();
+  });
+
+  test("a 1 MB query: clipped with a note, answered briefly; errors never echo it nor show internal URLs", async () => {
+    const client = await connect();
+    const marker = "zqxmarker";
+    const huge = `JWT login tests ${`${marker} `.repeat(Math.ceil(1_000_000 / (marker.length + 1)))}`.slice(
+      0,
+      1_000_000,
+    );
+    expect(huge.length).toBe(1_000_000);
+    const res = await client.callTool({
+      name: "search_project_memory",
+      arguments: { query: huge, include_seen: true },
+    });
+    expect(res.isError, text(res).slice(0, 300)).toBeFalsy();
+    expect(ToolAnswer.parse(res.structuredContent).markdown).toContain("Query clipped");
+    expect(JSON.stringify(res).length).toBeLessThan(20_000);
+    const ctxRes = await client.callTool({
+      name: "get_task_context",
+      arguments: { task_description: huge, include_seen: true },
+    });
+    expect(ToolAnswer.parse(ctxRes.structuredContent).markdown).toContain("Query clipped");
+    expect(JSON.stringify(ctxRes).length).toBeLessThan(20_000);
+    // Past the daemon's body cap (1 MiB) the answer is a short 413 that says what to do.
+    const tooBig = `${huge} ${huge}`;
+    for (const args of [
+      { query: huge, top_k: 1000 },
+      { query: huge, project_root: join(home.root, "not-a-project") },
+      { query: tooBig },
+    ]) {
+      const bad = await client.callTool({ name: "search_project_memory", arguments: args });
+      expect(bad.isError).toBe(true);
+      const message = text(bad);
+      expect(message.length).toBeLessThan(900);
+      expect(message).not.toContain(marker);
+      expect(message).not.toMatch(/https?:\/\//);
+    }
     await client.close();
   });
 
@@ -165,11 +245,27 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
 
 describe("sqrl mcp protocol hygiene", () => {
   test("stdout carries only JSON-RPC; a tools/call before tools/list works; the process exits when stdin closes", async () => {
-    const proc = Bun.spawn([SQRL_BIN, "mcp"], { cwd: root, env: { ...home.env, SQRL_LOG_LEVEL: "5" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([SQRL_BIN, "mcp"], {
+      cwd: root,
+      env: { ...home.env, SQRL_LOG_LEVEL: "5" },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const send = (m: unknown) => proc.stdin.write(`${JSON.stringify(m)}\n`);
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_project_brief_view", arguments: { include_seen: true } } });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "get_project_brief_view", arguments: { include_seen: true } },
+    });
     send({ jsonrpc: "2.0", id: 3, method: "tools/list" });
     await proc.stdin.flush();
     proc.stdin.end();
@@ -203,7 +299,9 @@ describe("daemon down and unstartable", () => {
       // The SessionStart hook in the same situation: valid output, no context, exit 0.
       const hook = runSqrl(["hook", "claude-session-start"], { env: broken.env, input: JSON.stringify({ cwd: repo }) });
       expect(hook.code).toBe(0);
-      expect(JSON.parse(hook.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" } });
+      expect(JSON.parse(hook.stdout)).toEqual({
+        hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" },
+      });
     } finally {
       await broken.cleanup();
     }
@@ -212,7 +310,10 @@ describe("daemon down and unstartable", () => {
 
 describe("sqrl hook claude-session-start", () => {
   test("prints the SessionStart output with style and brief, under the cap", () => {
-    const res = runSqrl(["hook", "claude-session-start"], { env: home.env, input: JSON.stringify({ session_id: "s1", cwd: root, hook_event_name: "SessionStart", source: "startup" }) });
+    const res = runSqrl(["hook", "claude-session-start"], {
+      env: home.env,
+      input: JSON.stringify({ session_id: "s1", cwd: root, hook_event_name: "SessionStart", source: "startup" }),
+    });
     expect(res.code).toBe(0);
     const out = JSON.parse(res.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
     expect(out.hookSpecificOutput.hookEventName).toBe("SessionStart");
@@ -224,7 +325,9 @@ describe("sqrl hook claude-session-start", () => {
   test("no project or unreadable input: valid output, no context, exit 0", () => {
     const res = runSqrl(["hook", "claude-session-start"], { env: home.env, input: JSON.stringify({ cwd: home.root }) });
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" } });
+    expect(JSON.parse(res.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" },
+    });
     const garbage = runSqrl(["hook", "claude-session-start"], { env: home.env, input: "not json" });
     expect(garbage.code).toBe(0);
     expect(JSON.parse(garbage.stdout).hookSpecificOutput.hookEventName).toBe("SessionStart");
@@ -236,7 +339,10 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
     const env = { ...home.env, SQRL_CLAUDE_BIN: "" };
     const add = runSqrl(["hosts", "add", "claude,codex,gemini,cursor", "--path", root, "--yes", "--json"], { env });
     expect(add.code).toBe(0);
-    const res = JSON.parse(add.stdout) as { changes: Array<{ host: string; action: string; path: string; scope: string }>; hook: { action: string; path: string } };
+    const res = JSON.parse(add.stdout) as {
+      changes: Array<{ host: string; action: string; path: string; scope: string }>;
+      hook: { action: string; path: string };
+    };
     expect(res.changes.map((c) => c.action)).toEqual(["added", "added", "added", "added"]);
     expect(res.changes.every((c) => c.scope === "user")).toBe(true);
     expect(res.hook.action).toBe("added");
@@ -245,19 +351,34 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
     const codex = readFileSync(join(home.env.CODEX_HOME!, "config.toml"), "utf8");
     expect(codex).toContain("[mcp_servers.sqrl]");
     expect(codex).toContain(`SQRL_HOME = "${home.sqrlHome}"`); // Codex clears the environment of its servers
-    expect(JSON.parse(readFileSync(join(home.env.GEMINI_HOME!, "settings.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
-    expect(JSON.parse(readFileSync(join(home.env.HOME!, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
-    const hook = JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, "settings.json"), "utf8")).hooks.SessionStart[0].hooks[0].command as string;
+    expect(JSON.parse(readFileSync(join(home.env.GEMINI_HOME!, "settings.json"), "utf8")).mcpServers.sqrl.command).toBe(
+      SQRL_BIN,
+    );
+    expect(JSON.parse(readFileSync(join(home.env.HOME!, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.command).toBe(
+      SQRL_BIN,
+    );
+    const hook = JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, "settings.json"), "utf8")).hooks
+      .SessionStart[0].hooks[0].command as string;
     expect(hook).toBe(`${SQRL_BIN} hook claude-session-start`);
     for (const f of [".mcp.json", ".gemini", ".cursor", ".claude"]) expect(existsSync(join(root, f))).toBe(false);
 
-    const again = JSON.parse(runSqrl(["hosts", "add", "all", "--path", root, "--json"], { env }).stdout) as { changes: Array<{ action: string }>; hook: { action: string } };
+    const again = JSON.parse(runSqrl(["hosts", "add", "all", "--path", root, "--json"], { env }).stdout) as {
+      changes: Array<{ action: string }>;
+      hook: { action: string };
+    };
     expect(again.changes.map((c) => c.action)).toEqual(["unchanged", "unchanged", "unchanged", "unchanged"]);
     expect(again.hook.action).toBe("unchanged"); // kept without asking again (no --yes)
 
-    const list = JSON.parse(runSqrl(["hosts", "list", "--path", root, "--json"], { env }).stdout) as { entries: Array<{ host: string; scope: string; registered: boolean; current: boolean }> };
+    const list = JSON.parse(runSqrl(["hosts", "list", "--path", root, "--json"], { env }).stdout) as {
+      entries: Array<{ host: string; scope: string; registered: boolean; current: boolean }>;
+    };
     expect(list.entries.filter((e) => e.registered).every((e) => e.current)).toBe(true);
-    expect(list.entries.filter((e) => e.registered).map((e) => e.host).sort()).toEqual(["claude", "codex", "cursor", "gemini"]);
+    expect(
+      list.entries
+        .filter((e) => e.registered)
+        .map((e) => e.host)
+        .sort(),
+    ).toEqual(["claude", "codex", "cursor", "gemini"]);
 
     const remove = runSqrl(["hosts", "remove", "all", "--path", root, "--json"], { env });
     expect(remove.code).toBe(0);
@@ -274,17 +395,28 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
     const env = { ...home.env, SQRL_CLAUDE_BIN: "" };
     const add = runSqrl(["hosts", "add", "all", "--scope", "project", "--path", root, "--yes"], { env });
     expect(add.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8")).mcpServers.sqrl).toMatchObject({ command: "sqrl", args: ["mcp"] });
-    expect(JSON.parse(readFileSync(join(root, ".claude", "settings.json"), "utf8")).hooks.SessionStart[0].hooks[0].command).toBe("sqrl hook claude-session-start");
-    expect(JSON.parse(readFileSync(join(root, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.args).toEqual(["mcp", "--project", "${workspaceFolder}"]);
-    for (const f of [".mcp.json", ".claude/settings.json", ".gemini/settings.json", ".cursor/mcp.json"]) expect(readFileSync(join(root, f), "utf8")).not.toContain(home.root);
+    expect(JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8")).mcpServers.sqrl).toMatchObject({
+      command: "sqrl",
+      args: ["mcp"],
+    });
+    expect(
+      JSON.parse(readFileSync(join(root, ".claude", "settings.json"), "utf8")).hooks.SessionStart[0].hooks[0].command,
+    ).toBe("sqrl hook claude-session-start");
+    expect(JSON.parse(readFileSync(join(root, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.args).toEqual([
+      "mcp",
+      "--project",
+      "${workspaceFolder}",
+    ]);
+    for (const f of [".mcp.json", ".claude/settings.json", ".gemini/settings.json", ".cursor/mcp.json"])
+      expect(readFileSync(join(root, f), "utf8")).not.toContain(home.root);
     expect(add.stdout).toContain("claude (project): waits for approval");
     const second = runSqrl(["hosts", "add", "claude", "--scope", "project", "--path", root], { env });
     expect(second.stdout).toContain("SessionStart hook already in");
     expect(second.stdout).not.toContain("not installed");
     expect(runSqrl(["status", root], { env }).stdout).toContain("claude (project) waits for approval");
     expect(runSqrl(["hosts", "remove", "all", "--scope", "project", "--path", root], { env }).code).toBe(0);
-    for (const f of [".mcp.json", ".gemini/settings.json", ".cursor/mcp.json", ".claude/settings.json"]) expect(existsSync(join(root, f))).toBe(false);
+    for (const f of [".mcp.json", ".gemini/settings.json", ".cursor/mcp.json", ".claude/settings.json"])
+      expect(existsSync(join(root, f))).toBe(false);
   });
 
   test("sqrl init --hosts claude --yes registers the server and the hook for the user", () => {
@@ -294,7 +426,9 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("claude (user): registered sqrl in");
     expect(res.stdout).toContain("installed the SessionStart hook");
-    expect(JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, ".claude.json"), "utf8")).mcpServers.sqrl.command).toBe(SQRL_BIN);
+    expect(
+      JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, ".claude.json"), "utf8")).mcpServers.sqrl.command,
+    ).toBe(SQRL_BIN);
     expect(existsSync(join(repo, ".mcp.json"))).toBe(false);
     expect(existsSync(join(repo, ".claude"))).toBe(false);
   });

@@ -8,16 +8,89 @@ import type { EventDTO } from "../../src/shared/event.ts";
 export const SEED_EPISODE_ID = "ep_seed_jwt";
 
 /** A small, realistic memory of one project (what the engine would have extracted). */
-export const SEED_MEMORIES: Array<{ type: MemoryType; key: string; content: string; tags: string[]; importance: number; file_paths: string[] }> = [
-  { type: "user_style", key: "package_manager", content: "Use pnpm, never npm or yarn, for installing and running scripts.", tags: ["tooling"], importance: 0.9, file_paths: [] },
-  { type: "user_style", key: "test_command", content: "Run tests with `pnpm vitest run --bail 1` before committing.", tags: ["testing"], importance: 0.8, file_paths: [] },
-  { type: "user_style", key: "style:named_exports", content: "Prefer named exports over default exports in TypeScript modules.", tags: ["style"], importance: 0.6, file_paths: [] },
-  { type: "project_fact", key: "framework", content: "The API server is built with Hono on Node 20; routes live in src/routes/.", tags: ["framework"], importance: 0.8, file_paths: ["src/routes/index.ts"] },
-  { type: "project_fact", key: "database", content: "PostgreSQL through drizzle-orm; migrations in drizzle/ are generated with `pnpm drizzle-kit generate`.", tags: ["database"], importance: 0.7, file_paths: ["drizzle.config.ts"] },
-  { type: "project_fact", key: "endpoint:/inventory", content: "Inventory endpoints are in src/routes/inventory.ts and use the InventoryService for all writes.", tags: ["api"], importance: 0.6, file_paths: ["src/routes/inventory.ts"] },
-  { type: "pitfall", key: "jwt_clock_skew", content: "JWT login tests failed with 'token not yet valid' because of clock skew; fixed by allowing clockTolerance: 5 in verifyToken (src/auth/jwt.ts).", tags: ["auth", "testing"], importance: 0.8, file_paths: ["src/auth/jwt.ts"] },
-  { type: "pitfall", key: "inventory_soft_delete", content: "Deleting inventory items must be a soft delete (deleted_at) because orders reference them; a hard DELETE broke the orders page.", tags: ["inventory", "database"], importance: 0.7, file_paths: ["src/routes/inventory.ts"] },
-  { type: "recipe", key: "recipe:new_migration", content: "To change the schema: edit src/db/schema.ts, run `pnpm drizzle-kit generate`, then `pnpm db:migrate`, then run the tests.", tags: ["database"], importance: 0.6, file_paths: ["src/db/schema.ts"] },
+export const SEED_MEMORIES: Array<{
+  type: MemoryType;
+  key: string;
+  content: string;
+  tags: string[];
+  importance: number;
+  file_paths: string[];
+}> = [
+  {
+    type: "user_style",
+    key: "package_manager",
+    content: "Use pnpm, never npm or yarn, for installing and running scripts.",
+    tags: ["tooling"],
+    importance: 0.9,
+    file_paths: [],
+  },
+  {
+    type: "user_style",
+    key: "test_command",
+    content: "Run tests with `pnpm vitest run --bail 1` before committing.",
+    tags: ["testing"],
+    importance: 0.8,
+    file_paths: [],
+  },
+  {
+    type: "user_style",
+    key: "style:named_exports",
+    content: "Prefer named exports over default exports in TypeScript modules.",
+    tags: ["style"],
+    importance: 0.6,
+    file_paths: [],
+  },
+  {
+    type: "project_fact",
+    key: "framework",
+    content: "The API server is built with Hono on Node 20; routes live in src/routes/.",
+    tags: ["framework"],
+    importance: 0.8,
+    file_paths: ["src/routes/index.ts"],
+  },
+  {
+    type: "project_fact",
+    key: "database",
+    content: "PostgreSQL through drizzle-orm; migrations in drizzle/ are generated with `pnpm drizzle-kit generate`.",
+    tags: ["database"],
+    importance: 0.7,
+    file_paths: ["drizzle.config.ts"],
+  },
+  {
+    type: "project_fact",
+    key: "endpoint:/inventory",
+    content: "Inventory endpoints are in src/routes/inventory.ts and use the InventoryService for all writes.",
+    tags: ["api"],
+    importance: 0.6,
+    file_paths: ["src/routes/inventory.ts"],
+  },
+  {
+    type: "pitfall",
+    key: "jwt_clock_skew",
+    content:
+      "JWT login tests failed with 'token not yet valid' because of clock skew; fixed by allowing clockTolerance: 5 in verifyToken (src/auth/jwt.ts).",
+    tags: ["auth", "testing"],
+    importance: 0.8,
+    file_paths: ["src/auth/jwt.ts"],
+  },
+  {
+    type: "pitfall",
+    key: "inventory_soft_delete",
+    content:
+      "Deleting inventory items must be a soft delete (deleted_at) because orders reference them; a hard DELETE broke the orders page.",
+    tags: ["inventory", "database"],
+    importance: 0.7,
+    file_paths: ["src/routes/inventory.ts"],
+  },
+  {
+    type: "recipe",
+    key: "recipe:new_migration",
+    content:
+      "To change the schema: edit src/db/schema.ts, run `pnpm drizzle-kit generate`, then `pnpm db:migrate`, then run the tests.",
+    tags: ["database"],
+    importance: 0.6,
+    file_paths: ["src/db/schema.ts"],
+  },
 ];
 
 /** Write the seed memories (plus `extra` generated filler items) into a project's data.db. */
@@ -29,7 +102,14 @@ export function seedProject(root: string, opts: { userId?: string; extra?: numbe
     db.transaction(() => {
       const all = [...SEED_MEMORIES];
       for (let i = 0; i < (opts.extra ?? 0); i++) {
-        all.push({ type: "project_fact", key: `fact_${i}`, content: `Module m${i} in src/mod${i}/ handles feature ${i} (service ${i % 17}, queue ${i % 5}).`, tags: ["filler"], importance: 0.3, file_paths: [`src/mod${i}/index.ts`] });
+        all.push({
+          type: "project_fact",
+          key: `fact_${i}`,
+          content: `Module m${i} in src/mod${i}/ handles feature ${i} (service ${i % 17}, queue ${i % 5}).`,
+          tags: ["filler"],
+          importance: 0.3,
+          file_paths: [`src/mod${i}/index.ts`],
+        });
       }
       seedEpisode(db, root, opts.userId ?? "alice", now);
       all.forEach((m, i) => {
@@ -72,7 +152,11 @@ function seedEpisode(db: ReturnType<typeof openProjectDb>, root: string, userId:
     ["command_run", JSON.stringify({ command: "pnpm vitest run src/auth", exit_code: 1 }), ["src/auth/jwt.ts"]],
     ["code_change", "Allow clockTolerance: 5 in verifyToken.", ["src/auth/jwt.ts"]],
     ["test_run", "pnpm vitest run src/auth: 12 passed", ["src/auth/jwt.test.ts"]],
-    ["assistant_response", "Fixed: verifyToken now tolerates 5 s of clock skew; the auth tests pass.", ["src/auth/jwt.ts"]],
+    [
+      "assistant_response",
+      "Fixed: verifyToken now tolerates 5 s of clock skew; the auth tests pass.",
+      ["src/auth/jwt.ts"],
+    ],
   ];
   const events: EventDTO[] = texts.map(([type, text, paths], i) => ({
     id: `evt_seed_${i}`,
@@ -96,7 +180,8 @@ function seedEpisode(db: ReturnType<typeof openProjectDb>, root: string, userId:
     start_ts: t(0),
     end_ts: t(4),
     event_count: events.length,
-    summary: "Fixed failing JWT login tests (token not yet valid) by allowing 5 s clock tolerance in verifyToken; auth tests green.",
+    summary:
+      "Fixed failing JWT login tests (token not yet valid) by allowing 5 s clock tolerance in verifyToken; auth tests green.",
     importance: 0.7,
     created_at: t(10),
     status: "closed",
@@ -107,5 +192,9 @@ function seedEpisode(db: ReturnType<typeof openProjectDb>, root: string, userId:
     outcome: "tests passed",
     file_paths: ["src/auth/jwt.ts"],
   });
-  addEpisodeEvents(db, SEED_EPISODE_ID, events.map((e) => e.id));
+  addEpisodeEvents(
+    db,
+    SEED_EPISODE_ID,
+    events.map((e) => e.id),
+  );
 }

@@ -3,7 +3,12 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { claudeHost } from "../../src/mcp/hosts/claude.ts";
-import { claudeSettingsPath, installSessionStartHook, removeSessionStartHook, sessionStartHookCommand } from "../../src/mcp/hosts/claude-hook.ts";
+import {
+  claudeSettingsPath,
+  installSessionStartHook,
+  removeSessionStartHook,
+  sessionStartHookCommand,
+} from "../../src/mcp/hosts/claude-hook.ts";
 import { codexHost } from "../../src/mcp/hosts/codex.ts";
 import { cursorHost } from "../../src/mcp/hosts/cursor.ts";
 import { geminiHost } from "../../src/mcp/hosts/gemini.ts";
@@ -38,7 +43,11 @@ afterEach(() => {
 });
 
 const server = { command: "/opt/sqrl/bin/sqrl", args: ["mcp"] };
-const ctx = (scope: HostScope, command = server.command) => ({ projectRoot: root, scope, server: { command, args: server.args } });
+const ctx = (scope: HostScope, command = server.command) => ({
+  projectRoot: root,
+  scope,
+  server: { command, args: server.args },
+});
 
 const jsonHosts: Array<[string, HostAdapter, HostScope]> = [
   ["claude project (.mcp.json)", claudeHost, "project"],
@@ -52,7 +61,11 @@ describe("JSON host configs", () => {
   for (const [label, host, scope] of jsonHosts) {
     test(`${label}: other entries preserved, idempotent, updated, removable`, () => {
       const path = host.status(ctx(scope)).path;
-      const original = { theme: "dark", mcpServers: { other: { command: "other-server", args: ["--x"] } }, nested: { keep: [1, 2] } };
+      const original = {
+        theme: "dark",
+        mcpServers: { other: { command: "other-server", args: ["--x"] } },
+        nested: { keep: [1, 2] },
+      };
       mkdirSync(join(path, ".."), { recursive: true });
       writeFileSync(path, JSON.stringify(original, null, 2));
 
@@ -90,14 +103,28 @@ describe("JSON host configs", () => {
 
   test("cursor's project entry names the project through Cursor's own ${workspaceFolder}, not this machine's path", () => {
     const path = cursorHost.add(ctx("project")).path;
-    expect(JSON.parse(readFileSync(path, "utf8")).mcpServers.sqrl.args).toEqual(["mcp", "--project", "${workspaceFolder}"]);
+    expect(JSON.parse(readFileSync(path, "utf8")).mcpServers.sqrl.args).toEqual([
+      "mcp",
+      "--project",
+      "${workspaceFolder}",
+    ]);
   });
 
   test("extra fields the user added to sqrl's entry survive an update", () => {
     const path = join(root, ".mcp.json");
-    writeFileSync(path, JSON.stringify({ mcpServers: { sqrl: { type: "stdio", command: "/old/sqrl", args: ["mcp"], env: { SQRL_LOG_LEVEL: "4" } } } }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        mcpServers: { sqrl: { type: "stdio", command: "/old/sqrl", args: ["mcp"], env: { SQRL_LOG_LEVEL: "4" } } },
+      }),
+    );
     expect(claudeHost.add(ctx("project")).action).toBe("updated");
-    expect(JSON.parse(readFileSync(path, "utf8")).mcpServers.sqrl).toEqual({ type: "stdio", command: server.command, args: ["mcp"], env: { SQRL_LOG_LEVEL: "4" } });
+    expect(JSON.parse(readFileSync(path, "utf8")).mcpServers.sqrl).toEqual({
+      type: "stdio",
+      command: server.command,
+      args: ["mcp"],
+      env: { SQRL_LOG_LEVEL: "4" },
+    });
   });
 
   test("invalid JSON is never overwritten", () => {
@@ -242,16 +269,22 @@ describe("Claude Code through its own CLI", () => {
   // The CLI pinned for test/hosts (npm ci --prefix test/hosts), else one on PATH.
   const pinned = join(import.meta.dir, "..", "hosts", "node_modules", ".bin", "claude");
   const cli = existsSync(pinned) ? pinned : Bun.which("claude");
-  test.skipIf(!cli)("claude mcp add/remove (project and user scope) via the real `claude` CLI (skipped: no claude CLI)", () => {
-    process.env.SQRL_CLAUDE_BIN = cli!;
-    for (const scope of ["user", "project"] as const) {
-      const change = claudeHost.add(ctx(scope));
-      expect(change.via).toBe("cli");
-      expect(JSON.parse(readFileSync(change.path, "utf8")).mcpServers.sqrl).toMatchObject({ command: server.command, args: ["mcp"] });
-      expect(claudeHost.add(ctx(scope)).action).toBe("unchanged");
-      expect(claudeHost.remove(ctx(scope)).action).toBe("removed");
-      expect(claudeHost.status(ctx(scope)).registered).toBe(false);
-    }
-    expect(existsSync(join(root, ".mcp.json"))).toBe(false); // the CLI's emptied file does not stay behind
-  });
+  test.skipIf(!cli)(
+    "claude mcp add/remove (project and user scope) via the real `claude` CLI (skipped: no claude CLI)",
+    () => {
+      process.env.SQRL_CLAUDE_BIN = cli!;
+      for (const scope of ["user", "project"] as const) {
+        const change = claudeHost.add(ctx(scope));
+        expect(change.via).toBe("cli");
+        expect(JSON.parse(readFileSync(change.path, "utf8")).mcpServers.sqrl).toMatchObject({
+          command: server.command,
+          args: ["mcp"],
+        });
+        expect(claudeHost.add(ctx(scope)).action).toBe("unchanged");
+        expect(claudeHost.remove(ctx(scope)).action).toBe("removed");
+        expect(claudeHost.status(ctx(scope)).registered).toBe(false);
+      }
+      expect(existsSync(join(root, ".mcp.json"))).toBe(false); // the CLI's emptied file does not stay behind
+    },
+  );
 });

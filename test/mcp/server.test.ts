@@ -23,7 +23,15 @@ import { listToolCalls } from "../../src/sql/tool-calls.ts";
 import { tempDir } from "../helpers/sqrl.ts";
 import { SEED_EPISODE_ID, seedProject } from "./fixtures.ts";
 
-const TOOLS = ["get_task_context", "get_user_style_view", "get_project_brief_view", "get_pitfalls_view", "search_project_memory", "get_memory_timeline", "recall_episode"];
+const TOOLS = [
+  "get_task_context",
+  "get_user_style_view",
+  "get_project_brief_view",
+  "get_pitfalls_view",
+  "search_project_memory",
+  "get_memory_timeline",
+  "recall_episode",
+];
 
 let tmp: ReturnType<typeof tempDir>;
 let root: string;
@@ -35,12 +43,23 @@ function bridge(): DaemonBridge {
   return new DaemonBridge({
     kind: "engine",
     start: false,
-    target: () => ({ pid: process.pid, host: "127.0.0.1", port: engine.port, token: engine.token, started_at: new Date().toISOString() }),
+    target: () => ({
+      pid: process.pid,
+      host: "127.0.0.1",
+      port: engine.port,
+      token: engine.token,
+      started_at: new Date().toISOString(),
+    }),
   });
 }
 
 async function connect(opts: { cwd?: string; dedup?: SessionDedup } = {}): Promise<Client> {
-  const server = createServer({ bridge: bridge(), dedup: opts.dedup ?? new SessionDedup(), tracer, cwd: opts.cwd ?? root });
+  const server = createServer({
+    bridge: bridge(),
+    dedup: opts.dedup ?? new SessionDedup(),
+    tracer,
+    cwd: opts.cwd ?? root,
+  });
   const client = new Client({ name: "test", version: "1" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
@@ -73,7 +92,7 @@ beforeAll(async () => {
   initProject(root);
   seedProject(root);
   engine = await startEngineServer();
-  tracer = new Tracer();
+  tracer = new Tracer(bridge());
 });
 
 afterAll(async () => {
@@ -96,7 +115,7 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     }
     expect(client.getInstructions()).toBe(SERVER_INSTRUCTIONS);
     expect(SERVER_INSTRUCTIONS).toContain("get_task_context(");
-    expect(SERVER_INSTRUCTIONS).toContain("get_user_style_view(mode=\"core\"");
+    expect(SERVER_INSTRUCTIONS).toContain('get_user_style_view(mode="core"');
     await client.close();
   });
 
@@ -112,10 +131,20 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
   test("every tool's result validates against its output schema: the markdown once, the project by name, no path of this machine", async () => {
     const client = await connect();
     const calls: Array<[string, Record<string, unknown>]> = [
-      ["get_task_context", { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"], include_seen: true }],
+      [
+        "get_task_context",
+        {
+          task_description: "Add a delete endpoint for inventory items",
+          active_file_paths: ["src/routes/inventory.ts"],
+          include_seen: true,
+        },
+      ],
       ["get_user_style_view", { include_seen: true }],
       ["get_project_brief_view", { include_seen: true }],
-      ["get_pitfalls_view", { scope_paths: ["src/auth/jwt.ts"], task_description: "refactor JWT auth", include_seen: true }],
+      [
+        "get_pitfalls_view",
+        { scope_paths: ["src/auth/jwt.ts"], task_description: "refactor JWT auth", include_seen: true },
+      ],
       ["search_project_memory", { query: "JWT login tests", include_seen: true }],
       ["get_memory_timeline", {}],
       ["recall_episode", { episode_id: SEED_EPISODE_ID }],
@@ -138,7 +167,11 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     for (const budget of [64, 120, 400]) {
       const res = await client.callTool({
         name: "get_task_context",
-        arguments: { task_description: "Fix the JWT login tests that fail with token not yet valid", context_budget_tokens: budget, include_seen: true },
+        arguments: {
+          task_description: "Fix the JWT login tests that fail with token not yet valid",
+          context_budget_tokens: budget,
+          include_seen: true,
+        },
       });
       const ctx = answer(res);
       // What the host forwards is the JSON; its count is the footer's figure and within the budget.
@@ -150,7 +183,10 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
         expect(ctx.markdown).toContain("clockTolerance");
       }
     }
-    const search = await client.callTool({ name: "search_project_memory", arguments: { query: "drizzle migrations", context_budget_tokens: 64, include_seen: true } });
+    const search = await client.callTool({
+      name: "search_project_memory",
+      arguments: { query: "drizzle migrations", context_budget_tokens: 64, include_seen: true },
+    });
     expect(estimateTokens(JSON.stringify(search.structuredContent))).toBeLessThanOrEqual(64);
     await client.close();
   });
@@ -162,7 +198,10 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     expect(small.isError).toBe(true);
     const needed = Number(/the smallest needs (\d+) tokens/.exec(text(small))?.[1]);
     expect(needed).toBeGreaterThan(5);
-    const enough = await client.callTool({ name: "get_task_context", arguments: { ...args, context_budget_tokens: needed } });
+    const enough = await client.callTool({
+      name: "get_task_context",
+      arguments: { ...args, context_budget_tokens: needed },
+    });
     expect(enough.isError, text(enough)).toBeFalsy();
     expect(estimateTokens(JSON.stringify(enough.structuredContent))).toBeLessThanOrEqual(needed);
     await client.close();
@@ -170,7 +209,10 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
 
   test("abstention on an unrelated task", async () => {
     const client = await connect();
-    const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "Write a haiku about autumn leaves and migrating geese" } });
+    const res = await client.callTool({
+      name: "get_task_context",
+      arguments: { task_description: "Write a haiku about autumn leaves and migrating geese" },
+    });
     const ctx = answer(res);
     expect(ctx.has_relevant_memory).toBe(false);
     expect(ctx.markdown).toContain(NO_RELEVANT_MEMORY);
@@ -179,14 +221,19 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
 
   test("de-dup across calls of one session; include_seen turns it off", async () => {
     const client = await connect({ dedup: new SessionDedup() });
-    const args = { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"] };
+    const args = {
+      task_description: "Add a delete endpoint for inventory items",
+      active_file_paths: ["src/routes/inventory.ts"],
+    };
     const soft = "soft delete (deleted_at)";
     const first = answer(await client.callTool({ name: "get_task_context", arguments: args }));
     expect(first.markdown).toContain(soft);
     const secondRes = await client.callTool({ name: "get_task_context", arguments: args });
     expect(answer(secondRes).markdown).not.toContain(soft);
     expect(text(secondRes)).toMatch(/already shown/i);
-    const again = answer(await client.callTool({ name: "get_task_context", arguments: { ...args, include_seen: true } }));
+    const again = answer(
+      await client.callTool({ name: "get_task_context", arguments: { ...args, include_seen: true } }),
+    );
     expect(again.markdown).toContain(soft);
     expect(again.markdown).not.toMatch(/already shown/i);
     // A view after the task context leaves out what the session already saw, too.
@@ -225,9 +272,12 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     await outside.close();
   });
 
-  test("every call is traced in the project's data.db", async () => {
+  test("every call is traced in the project's data.db, through the API", async () => {
     const client = await connect();
-    await client.callTool({ name: "search_project_memory", arguments: { query: "soft delete inventory", include_seen: true } });
+    await client.callTool({
+      name: "search_project_memory",
+      arguments: { query: "soft delete inventory", include_seen: true },
+    });
     await client.callTool({ name: "recall_episode", arguments: { episode_id: "ep_does_not_exist" } });
     await tracer.flush();
     const db = openProjectDb(root, { readonly: true });
@@ -235,7 +285,11 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
       const rows = listToolCalls(db, { limit: 2 });
       expect(rows[0]!.tool).toBe("recall_episode");
       expect(rows[0]!.error).toBeTruthy();
-      expect(rows[1]).toMatchObject({ tool: "search_project_memory", error: null, args: { query: "soft delete inventory", include_seen: true } });
+      expect(rows[1]).toMatchObject({
+        tool: "search_project_memory",
+        error: null,
+        args: { query: "soft delete inventory", include_seen: true },
+      });
       expect(rows[1]!.memory_ids.length).toBeGreaterThan(0);
       expect(rows[1]!.token_estimate).toBeGreaterThan(0);
       expect(rows[1]!.latency_ms).toBeGreaterThan(0);
@@ -255,7 +309,12 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
       if (budget >= 150) expect(res.additionalContext).toContain("pnpm");
       expect(new Set(res.memory_ids).size).toBe(res.memory_ids.length);
     }
-    const down = new DaemonBridge({ kind: "engine", start: false, target: () => ({ pid: 1, host: "127.0.0.1", port: 9, token: "x".repeat(32), started_at: "" }), timeoutMs: 500 });
+    const down = new DaemonBridge({
+      kind: "engine",
+      start: false,
+      target: () => ({ pid: 1, host: "127.0.0.1", port: 9, token: "x".repeat(32), started_at: "" }),
+      timeoutMs: 500,
+    });
     const none = await buildSessionStartContext({ cwd: root }, { bridge: down, totalBudget: 300 });
     expect(none.additionalContext).toBe("");
     expect(none.error).toMatch(/not reachable/);

@@ -55,7 +55,12 @@ function harness(opts: { maxLineBytes?: number } = {}) {
   return { input, server, replies, send, waitFor };
 }
 
-const INIT = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+const INIT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
 
 describe("malformed messages get the error the JSON-RPC spec names", () => {
   const cases: Array<[string, string, number, string | number | null]> = [
@@ -119,7 +124,13 @@ test("a request for an unknown method goes to the real server and gets -32601; t
 test("the compiled `sqrl mcp` answers a null line with -32600 and exits within a second of stdin closing", async () => {
   const dir = tempDir("sqrl-stdio-");
   try {
-    const proc = Bun.spawn([SQRL_BIN, "mcp"], { env: isolatedEnv(dir.path), cwd: dir.path, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+    const proc = Bun.spawn([SQRL_BIN, "mcp"], {
+      env: isolatedEnv(dir.path),
+      cwd: dir.path,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "ignore",
+    });
     proc.stdin.write("null\n{oops\n");
     proc.stdin.write('{"jsonrpc":"2.0","id":{},"method":"ping"}\n');
     await proc.stdin.flush();

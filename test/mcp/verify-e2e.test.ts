@@ -23,13 +23,31 @@ let root: string;
 
 const POOL_TS = "export function createPool(url: string) {\n  return { url, max: 10 };\n}\n";
 const MEMORIES = [
-  { id: "mem_jwt", type: "pitfall" as const, key: "jwt_missing_exp", tags: ["auth", "jwt"], file_paths: ["src/auth/jwt.ts"], content: "Tokens without `exp` made `isExpired` throw in src/auth/jwt.ts; a missing exp now means the token never expires." },
-  { id: "mem_pool", type: "project_fact" as const, key: "decision:db_pool", tags: ["decision", "database"], file_paths: ["src/db/pool.ts"], content: "Decision: database connections come from one shared pool made by `createPool` in src/db/pool.ts, never opened per request." },
+  {
+    id: "mem_jwt",
+    type: "pitfall" as const,
+    key: "jwt_missing_exp",
+    tags: ["auth", "jwt"],
+    file_paths: ["src/auth/jwt.ts"],
+    content:
+      "Tokens without `exp` made `isExpired` throw in src/auth/jwt.ts; a missing exp now means the token never expires.",
+  },
+  {
+    id: "mem_pool",
+    type: "project_fact" as const,
+    key: "decision:db_pool",
+    tags: ["decision", "database"],
+    file_paths: ["src/db/pool.ts"],
+    content:
+      "Decision: database connections come from one shared pool made by `createPool` in src/db/pool.ts, never opened per request.",
+  },
 ];
 
 async function connect(cwd = root): Promise<Client> {
   const client = new Client({ name: "verify-e2e", version: "1" });
-  await client.connect(new StdioClientTransport({ command: SQRL_BIN, args: ["mcp"], env: home.env, cwd, stderr: "pipe" }));
+  await client.connect(
+    new StdioClientTransport({ command: SQRL_BIN, args: ["mcp"], env: home.env, cwd, stderr: "pipe" }),
+  );
   return client;
 }
 
@@ -37,7 +55,10 @@ async function connect(cwd = root): Promise<Client> {
 async function taskContextOf(task: string, cwd = root): Promise<ToolAnswer> {
   const client = await connect(cwd);
   try {
-    const res = await client.callTool({ name: "get_task_context", arguments: { task_description: task, include_seen: true } });
+    const res = await client.callTool({
+      name: "get_task_context",
+      arguments: { task_description: task, include_seen: true },
+    });
     expect(res.isError).toBeFalsy();
     return ToolAnswer.parse(res.structuredContent);
   } finally {
@@ -53,9 +74,13 @@ function engineContext(task: string, cwd = root): TaskContext {
 }
 
 function hookContext(cwd = root): string {
-  const res = runSqrl(["hook", "claude-session-start"], { env: home.env, input: JSON.stringify({ session_id: "s1", cwd, hook_event_name: "SessionStart", source: "startup" }) });
+  const res = runSqrl(["hook", "claude-session-start"], {
+    env: home.env,
+    input: JSON.stringify({ session_id: "s1", cwd, hook_event_name: "SessionStart", source: "startup" }),
+  });
   expect(res.code).toBe(0);
-  return (JSON.parse(res.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+  return (JSON.parse(res.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput
+    .additionalContext;
 }
 
 beforeAll(() => {
@@ -70,9 +95,30 @@ beforeAll(() => {
   try {
     const at = new Date(Date.now() - 86_400_000).toISOString();
     for (const m of MEMORIES) {
-      insertMemoryItem(db, { ...m, project_id: root, user_id: null, scope: "project", importance: 0.9, created_at: at, updated_at: at, source_episode_id: null, source_event_ids: [], confidence: 0.9, evidence_episode_ids: [], decision: "ADD_NEW", extractor: "offline" });
+      insertMemoryItem(db, {
+        ...m,
+        project_id: root,
+        user_id: null,
+        scope: "project",
+        importance: 0.9,
+        created_at: at,
+        updated_at: at,
+        source_episode_id: null,
+        source_event_ids: [],
+        confidence: 0.9,
+        evidence_episode_ids: [],
+        decision: "ADD_NEW",
+        extractor: "offline",
+      });
     }
-    recordAnchors(db, root, MEMORIES.map((m) => m.id), [], "extract", Date.now());
+    recordAnchors(
+      db,
+      root,
+      MEMORIES.map((m) => m.id),
+      [],
+      "extract",
+      Date.now(),
+    );
   } finally {
     db.close();
   }
@@ -85,7 +131,9 @@ afterAll(async () => {
 describe("stale facts through sqrl mcp and the SessionStart hook", () => {
   test("verified at first: the status is in the engine's structured output and the reason", async () => {
     expect((await taskContextOf("isExpired throws for JWT tokens without exp")).markdown).toContain("isExpired");
-    const m = engineContext("isExpired throws for JWT tokens without exp").selected_memories.find((s) => s.memory_id === "mem_jwt")!;
+    const m = engineContext("isExpired throws for JWT tokens without exp").selected_memories.find(
+      (s) => s.memory_id === "mem_jwt",
+    )!;
     expect(m.verification).toEqual({ status: "verified", reason: "what it cites is still in the code" });
     expect(m.reason).toContain("still there");
     expect(hookContext()).toContain("createPool");
@@ -97,7 +145,9 @@ describe("stale facts through sqrl mcp and the SessionStart hook", () => {
     const ctx = await taskContextOf("isExpired throws for JWT tokens without exp");
     expect(ctx.markdown).toContain("`tokenExpired`");
     expect(ctx.markdown).not.toContain("isExpired");
-    const m = engineContext("isExpired throws for JWT tokens without exp").selected_memories.find((s) => s.memory_id === "mem_jwt")!;
+    const m = engineContext("isExpired throws for JWT tokens without exp").selected_memories.find(
+      (s) => s.memory_id === "mem_jwt",
+    )!;
     expect(m.verification?.status).toBe("moved");
     expect(m.content).toContain("`tokenExpired`");
   });
@@ -106,7 +156,10 @@ describe("stale facts through sqrl mcp and the SessionStart hook", () => {
     const tree = join(home.root, "repo-feature");
     git(root, "worktree", "add", "-q", "-b", "feature", tree);
     // The worktree is not registered: it is the same repository (same git common directory).
-    const there = await taskContextOf("isExpired throws for JWT tokens without exp; database pool createPool", join(tree, "src"));
+    const there = await taskContextOf(
+      "isExpired throws for JWT tokens without exp; database pool createPool",
+      join(tree, "src"),
+    );
     expect(there.project).toBe("repo");
     expect(there.markdown).toContain("tokenExpired");
     expect(there.markdown).toContain("createPool");
@@ -126,7 +179,9 @@ describe("stale facts through sqrl mcp and the SessionStart hook", () => {
     const ctx = await taskContextOf("isExpired throws for JWT tokens without exp; database pool createPool");
     expect(ctx.markdown).not.toContain("tokenExpired");
     expect(ctx.markdown).not.toContain("createPool");
-    expect(engineContext("isExpired throws for JWT tokens without exp; database pool createPool").memory_ids).toEqual([]);
+    expect(engineContext("isExpired throws for JWT tokens without exp; database pool createPool").memory_ids).toEqual(
+      [],
+    );
     expect(hookContext()).not.toContain("createPool");
     const client = await connect();
     try {
@@ -142,7 +197,10 @@ describe("stale facts through sqrl mcp and the SessionStart hook", () => {
   test("sqrl doctor lists the stale items with their reasons (text and --json); sqrl status counts them", () => {
     const res = runSqrl(["doctor", root, "--json"], { env: home.env });
     expect(res.code).toBe(0);
-    const [check] = JSON.parse(res.stdout) as Array<{ ok: boolean; memory: { counts: Record<string, number>; stale: Array<{ memory_id: string; reason: string }> } }>;
+    const [check] = JSON.parse(res.stdout) as Array<{
+      ok: boolean;
+      memory: { counts: Record<string, number>; stale: Array<{ memory_id: string; reason: string }> };
+    }>;
     expect(check!.ok).toBe(true);
     expect(check!.memory.counts.stale).toBe(2);
     expect(check!.memory.stale.find((s) => s.memory_id === "mem_pool")?.reason).toBe("src/db/pool.ts no longer exists");
@@ -153,8 +211,16 @@ describe("stale facts through sqrl mcp and the SessionStart hook", () => {
     expect(text.stdout).toContain("mem_jwt  [pitfall] jwt_missing_exp: src/auth/jwt.ts no longer exists");
     const status = runSqrl(["status", root, "--json"], { env: home.env });
     expect(status.code).toBe(0);
-    expect((JSON.parse(status.stdout) as { checks: Record<string, number> }).checks).toMatchObject({ checked: 2, of: 2, stale: 2, verified: 0, decayed: 0 });
-    expect(runSqrl(["status", root], { env: home.env }).stdout).toContain("Checked   against the code: 0 verified, 0 moved, 2 stale, 0 unverifiable; 0 decayed for disuse");
+    expect((JSON.parse(status.stdout) as { checks: Record<string, number> }).checks).toMatchObject({
+      checked: 2,
+      of: 2,
+      stale: 2,
+      verified: 0,
+      decayed: 0,
+    });
+    expect(runSqrl(["status", root], { env: home.env }).stdout).toContain(
+      "Checked   against the code: 0 verified, 0 moved, 2 stale, 0 unverifiable; 0 decayed for disuse",
+    );
     const show = runSqrl(["show", "mem_pool", "--project", root], { env: home.env });
     expect(show.stdout).toContain("checked against the code: stale (src/db/pool.ts no longer exists)");
   });

@@ -24,7 +24,8 @@ afterEach(() => {
   dir.cleanup();
 });
 
-const list = () => db.query<{ ids: string | null }, [string]>("SELECT group_concat(rowid) AS ids FROM docs WHERE docs MATCH ?");
+const list = () =>
+  db.query<{ ids: string | null }, [string]>("SELECT group_concat(rowid) AS ids FROM docs WHERE docs MATCH ?");
 
 describe("cachedDoclist", () => {
   test("a second read of the same match comes from memory", () => {
@@ -86,10 +87,20 @@ describe("cachedDoclist", () => {
   });
 
   test("the ranker sees a new row right after it is written", () => {
-    const before = rankLexical(db, "token rotation", { table: "docs", idColumn: "doc_id", limit: 5, poolStrategy: "coverage" }).map((h) => h.id);
+    const before = rankLexical(db, "token rotation", {
+      table: "docs",
+      idColumn: "doc_id",
+      limit: 5,
+      poolStrategy: "coverage",
+    }).map((h) => h.id);
     expect(before).not.toContain("fresh");
     db.query("INSERT INTO docs (doc_id, body) VALUES ('fresh', 'token rotation policy')").run();
-    const after = rankLexical(db, "token rotation", { table: "docs", idColumn: "doc_id", limit: 5, poolStrategy: "coverage" }).map((h) => h.id);
+    const after = rankLexical(db, "token rotation", {
+      table: "docs",
+      idColumn: "doc_id",
+      limit: 5,
+      poolStrategy: "coverage",
+    }).map((h) => h.id);
     expect(after[0]).toBe("fresh");
   });
 });

@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { docTerms, idf, stemMatcher } from "../../src/ranker/bm25.ts";
 import { documentFrequencies } from "../../src/ranker/fts-stats.ts";
 import { rankLexical } from "../../src/ranker/lexical.ts";
-import { chooseStrategy, fetchPool, POOL_CAP_FACTOR, RANK_ROW_BUDGET, type PoolSource, type PoolTerm } from "../../src/ranker/pool.ts";
+import {
+  chooseStrategy,
+  fetchPool,
+  POOL_CAP_FACTOR,
+  RANK_ROW_BUDGET,
+  type PoolSource,
+  type PoolTerm,
+} from "../../src/ranker/pool.ts";
 import { analyzeQuery, bodyStems } from "../../src/ranker/query.ts";
 import { expandCodeTokens } from "../../src/shared/code-tokens.ts";
 import { rng } from "../../bench/retrieval-corpus.ts";
@@ -18,7 +25,9 @@ afterEach(() => {
 
 const SRC: PoolSource = { table: "memory_fts", idColumn: "memory_id", bodyColumn: "body" };
 
-function table(ddl = "CREATE VIRTUAL TABLE memory_fts USING fts5(memory_id UNINDEXED, body, tokenize = 'porter unicode61')"): Database {
+function table(
+  ddl = "CREATE VIRTUAL TABLE memory_fts USING fts5(memory_id UNINDEXED, body, tokenize = 'porter unicode61')",
+): Database {
   const db = new Database(":memory:");
   db.exec(ddl);
   open.push(db);
@@ -29,7 +38,7 @@ function table(ddl = "CREATE VIRTUAL TABLE memory_fts USING fts5(memory_id UNIND
 const VOCAB = Array.from({ length: 300 }, (_, i) => `w${i.toString(36)}x`);
 function zipfWord(r: () => number): string {
   const u = r();
-  return VOCAB[Math.min(VOCAB.length - 1, Math.floor(Math.pow(VOCAB.length, u)) - 1)]!;
+  return VOCAB[Math.min(VOCAB.length - 1, Math.floor(VOCAB.length ** u) - 1)]!;
 }
 
 function zipfCorpus(rows: number, seed: number): { db: Database; bodies: Map<string, string> } {
@@ -49,12 +58,24 @@ function zipfCorpus(rows: number, seed: number): { db: Database; bodies: Map<str
 
 function poolTerms(db: Database, query: string, docs: number): PoolTerm[] {
   const terms = analyzeQuery(query);
-  const df = documentFrequencies(db, "memory_fts", terms.map((t) => t.stem));
-  return terms.map((t) => ({ word: t.word, stem: t.stem, df: df.get(t.stem) ?? 0, weight: idf(docs, df.get(t.stem) ?? 0) }));
+  const df = documentFrequencies(
+    db,
+    "memory_fts",
+    terms.map((t) => t.stem),
+  );
+  return terms.map((t) => ({
+    word: t.word,
+    stem: t.stem,
+    df: df.get(t.stem) ?? 0,
+    weight: idf(docs, df.get(t.stem) ?? 0),
+  }));
 }
 
 /** Covered mass of every row, computed the slow way from its stems. */
-function exhaustiveMass(stemsOf: ReadonlyMap<string, ReadonlySet<string>>, terms: readonly PoolTerm[]): Map<string, number> {
+function exhaustiveMass(
+  stemsOf: ReadonlyMap<string, ReadonlySet<string>>,
+  terms: readonly PoolTerm[],
+): Map<string, number> {
   const out = new Map<string, number>();
   const query = terms.map((t) => ({ stem: t.stem, weight: t.weight }));
   for (const [id, stems] of stemsOf) {
@@ -90,8 +111,14 @@ describe("candidate pool", () => {
   });
 
   test("in a small store `auto` keeps FTS5's own ranking; above the row budget it reads doclists", () => {
-    const small: PoolTerm[] = [{ word: "a", stem: "a", weight: 1, df: 10 }, { word: "b", stem: "b", weight: 1, df: 20 }];
-    const large: PoolTerm[] = [{ word: "a", stem: "a", weight: 1, df: RANK_ROW_BUDGET }, { word: "b", stem: "b", weight: 1, df: 1 }];
+    const small: PoolTerm[] = [
+      { word: "a", stem: "a", weight: 1, df: 10 },
+      { word: "b", stem: "b", weight: 1, df: 20 },
+    ];
+    const large: PoolTerm[] = [
+      { word: "a", stem: "a", weight: 1, df: RANK_ROW_BUDGET },
+      { word: "b", stem: "b", weight: 1, df: 1 },
+    ];
     expect(chooseStrategy("auto", small)).toBe("rank");
     expect(chooseStrategy("auto", large)).toBe("coverage");
     expect(chooseStrategy("rank", large)).toBe("rank");
@@ -104,7 +131,9 @@ describe("candidate pool", () => {
     for (let q = 0; q < 30; q++) {
       const query = Array.from({ length: 2 + Math.floor(r() * 5) }, () => zipfWord(r)).join(" ");
       const opts = { table: "memory_fts", idColumn: "memory_id", limit: 10, pool: rows } as const;
-      expect(rankLexical(db, query, { ...opts, poolStrategy: "coverage" })).toEqual(rankLexical(db, query, { ...opts, poolStrategy: "rank" }));
+      expect(rankLexical(db, query, { ...opts, poolStrategy: "coverage" })).toEqual(
+        rankLexical(db, query, { ...opts, poolStrategy: "rank" }),
+      );
     }
   });
 
@@ -126,9 +155,12 @@ describe("candidate pool", () => {
       // (new100 is not among the newest 2,000).
       const short = new Set([100, 600, 1500, 2400]);
       for (let i = 0; i < 500; i++) insert.run(200_000 + i, `old${i}`, "alpha");
-      for (let i = 0; i < 2500; i++) insert.run(300_000 + i, `new${i}`, short.has(i) ? "alpha beta" : `alpha ${"pad ".repeat(5 + (i % 7))}`);
+      for (let i = 0; i < 2500; i++)
+        insert.run(300_000 + i, `new${i}`, short.has(i) ? "alpha beta" : `alpha ${"pad ".repeat(5 + (i % 7))}`);
     })();
-    const ids = fetchPool(db, SRC, [{ word: "alpha", stem: "alpha", weight: 1, df: 3000 }], 3, "coverage").map((c) => c.id);
+    const ids = fetchPool(db, SRC, [{ word: "alpha", stem: "alpha", weight: 1, df: 3000 }], 3, "coverage").map(
+      (c) => c.id,
+    );
     expect(ids.sort()).toEqual(["new1500", "new2400", "new600"]);
   });
 
@@ -138,7 +170,11 @@ describe("candidate pool", () => {
     insert.run(-5, "neg", "kappa lambda");
     insert.run(3, "small", "kappa");
     insert.run(2 ** 40, "huge", "kappa lambda mu");
-    const terms: PoolTerm[] = [{ word: "kappa", stem: "kappa", weight: 1, df: 3 }, { word: "lambda", stem: "lambda", weight: 2, df: 2 }, { word: "mu", stem: "mu", weight: 3, df: 1 }];
+    const terms: PoolTerm[] = [
+      { word: "kappa", stem: "kappa", weight: 1, df: 3 },
+      { word: "lambda", stem: "lambda", weight: 2, df: 2 },
+      { word: "mu", stem: "mu", weight: 3, df: 1 },
+    ];
     const got = fetchPool(db, SRC, terms, 10, "coverage");
     expect(got.map((c) => c.id)).toEqual(["huge", "neg", "small"]);
     expect(got[0]!.body).toBe("kappa lambda mu");
@@ -147,8 +183,17 @@ describe("candidate pool", () => {
     ext.exec("CREATE VIRTUAL TABLE docs_fts USING fts5(name UNINDEXED, text, content = 'docs', content_rowid = 'id')");
     ext.query("INSERT INTO docs (id, name, text) VALUES (1, 'one', 'kappa lambda'), (2, 'two', 'kappa')").run();
     ext.exec("INSERT INTO docs_fts (docs_fts) VALUES ('rebuild')");
-    const viaVtab = fetchPool(ext, { table: "docs_fts", idColumn: "name", bodyColumn: "text" }, terms.slice(0, 2), 10, "coverage");
-    expect(viaVtab).toEqual([{ id: "one", body: "kappa lambda" }, { id: "two", body: "kappa" }]);
+    const viaVtab = fetchPool(
+      ext,
+      { table: "docs_fts", idColumn: "name", bodyColumn: "text" },
+      terms.slice(0, 2),
+      10,
+      "coverage",
+    );
+    expect(viaVtab).toEqual([
+      { id: "one", body: "kappa lambda" },
+      { id: "two", body: "kappa" },
+    ]);
   });
 });
 
@@ -165,7 +210,12 @@ describe("document frequencies", () => {
     a.query("INSERT INTO memory_fts (memory_id, body) VALUES ('y', 'redis queue')").run();
     expect(documentFrequencies(a, "memory_fts", ["redi"]).get("redi")).toBe(2);
     b.query("INSERT INTO memory_fts (memory_id, body) VALUES ('z', 'redis lock')").run();
-    expect(documentFrequencies(a, "memory_fts", ["redi", "lock"])).toEqual(new Map([["redi", 3], ["lock", 1]]));
+    expect(documentFrequencies(a, "memory_fts", ["redi", "lock"])).toEqual(
+      new Map([
+        ["redi", 3],
+        ["lock", 1],
+      ]),
+    );
     a.close();
     b.close();
     for (const f of [dir, `${dir}-wal`, `${dir}-shm`]) rmSync(f, { force: true });
@@ -177,7 +227,11 @@ describe("docTerms", () => {
     const r = rng(21);
     const words = ["running", "runs", "ran", "a", "test", "tests", "testing", "x1", "cache", "caching", "zod", "i18n"];
     for (let k = 0; k < 200; k++) {
-      const body = expandCodeTokens(Array.from({ length: 1 + Math.floor(r() * 30) }, () => words[Math.floor(r() * words.length)]).join(r() < 0.2 ? "  " : " "));
+      const body = expandCodeTokens(
+        Array.from({ length: 1 + Math.floor(r() * 30) }, () => words[Math.floor(r() * words.length)]).join(
+          r() < 0.2 ? "  " : " ",
+        ),
+      );
       const query = ["run", "test", "a", "cach", "i18n"];
       const fast = docTerms(body, stemMatcher(query));
       const stems = bodyStems(body);

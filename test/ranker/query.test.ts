@@ -5,7 +5,12 @@ import { isStopWord } from "../../src/ranker/stop-words.ts";
 
 describe("query processing", () => {
   test("stop words are removed, content words kept in order", () => {
-    expect(queryTerms("What did you do with the JWT tokens when the tests failed?")).toEqual(["jwt", "tokens", "tests", "failed"]);
+    expect(queryTerms("What did you do with the JWT tokens when the tests failed?")).toEqual([
+      "jwt",
+      "tokens",
+      "tests",
+      "failed",
+    ]);
   });
 
   test("a query of stop words only has no terms", () => {

@@ -24,11 +24,16 @@ const rank = (db: Database, q: string, extra: Partial<LexicalOptions> = {}) =>
 const ids = (db: Database, q: string, extra: Partial<LexicalOptions> = {}) => rank(db, q, extra).map((h) => h.id);
 
 /** Filler documents so that document frequencies mean something. */
-const filler = (n: number, text: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, `${text} ${i}`]));
+const filler = (n: number, text: string) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, `${text} ${i}`]));
 
 describe("rankLexical", () => {
   test("a rare query word outweighs a common one", () => {
-    const db = corpus({ ...filler(20, "the build uses bun"), common: "the build uses bun and more bun", rare: "kubernetes deployment notes" });
+    const db = corpus({
+      ...filler(20, "the build uses bun"),
+      common: "the build uses bun and more bun",
+      rare: "kubernetes deployment notes",
+    });
     expect(ids(db, "bun kubernetes")[0]).toBe("rare");
   });
 
@@ -45,7 +50,11 @@ describe("rankLexical", () => {
   });
 
   test("code identifiers in documents match their parts in queries, and back", () => {
-    const db = corpus({ ...filler(5, "unrelated text"), code: "call parseAuthToken before the handler", prose: "we parse the auth token by hand" });
+    const db = corpus({
+      ...filler(5, "unrelated text"),
+      code: "call parseAuthToken before the handler",
+      prose: "we parse the auth token by hand",
+    });
     expect(ids(db, "auth token parsing")).toContain("code");
     expect(ids(db, "parseAuthToken")[0]).toBe("code");
     expect(ids(db, "parseAuthToken")).toContain("prose");
@@ -87,8 +96,13 @@ describe("rankLexical", () => {
   });
 
   test("label weighting lifts items whose label holds a query word", () => {
-    const db = corpus({ ...filler(10, "misc"), a: "Melanie: I love pottery class, Caroline", b: "Caroline: I love pottery too, Melanie" });
-    const labels = (list: readonly string[]) => new Map(list.map((id) => [id, id === "a" ? "Melanie" : id === "b" ? "Caroline" : ""]));
+    const db = corpus({
+      ...filler(10, "misc"),
+      a: "Melanie: I love pottery class, Caroline",
+      b: "Caroline: I love pottery too, Melanie",
+    });
+    const labels = (list: readonly string[]) =>
+      new Map(list.map((id) => [id, id === "a" ? "Melanie" : id === "b" ? "Caroline" : ""]));
     expect(ids(db, "what does Caroline love?", { labels })[0]).toBe("b");
     expect(ids(db, "what does Melanie love?", { labels })[0]).toBe("a");
     // Without labels both queries rank the two turns the same way: the label is what decides.
@@ -119,7 +133,11 @@ describe("rankLexical", () => {
   });
 
   test("BM25 parameters are honoured (b = 0 ignores length)", () => {
-    const db = corpus({ ...filler(10, "misc"), short: "sqlite", long: "sqlite is the embedded database we use for everything here" });
+    const db = corpus({
+      ...filler(10, "misc"),
+      short: "sqlite",
+      long: "sqlite is the embedded database we use for everything here",
+    });
     expect(ids(db, "sqlite", { lengthPrior: 0 })[0]).toBe("short");
     const flat = rank(db, "sqlite", { lengthPrior: 0, bm25: { k1: 1.2, b: 0, coordination: 1 } });
     expect(flat[0]!.score).toBeCloseTo(flat[1]!.score, 10);

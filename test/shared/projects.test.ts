@@ -21,13 +21,18 @@ test("a worktree maps to its repository's project, a clone does not", () => {
   const tree = join(dir.path, "main-feature");
   git(main, "worktree", "add", "-q", "-b", "feature", tree);
   const clone = join(dir.path, "clone");
-  Bun.spawnSync(["git", "clone", "-q", main, clone], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent" } });
+  Bun.spawnSync(["git", "clone", "-q", main, clone], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent" },
+  });
   const projects = [main];
   expect(projectForPath(join(tree, "src"), projects)).toBe(main);
   expect(linkedWorkTree(join(tree, "src"), projects)).toBe(tree);
   expect(linkedWorkTree(join(main, "src"), projects)).toBeNull();
   expect(projectForPath(clone, projects)).toBeUndefined();
   expect(projectForPath(dir.path, projects)).toBeUndefined();
-  expect(repoRelativePaths([join(tree, "src/a.ts"), "src/b.ts"], main, join(tree, "src"))).toEqual(["src/a.ts", "src/src/b.ts"]);
+  expect(repoRelativePaths([join(tree, "src/a.ts"), "src/b.ts"], main, join(tree, "src"))).toEqual([
+    "src/a.ts",
+    "src/src/b.ts",
+  ]);
   expect(repoRelativePaths([join(clone, "src/a.ts")], main, clone)).toEqual([join(clone, "src/a.ts")]);
 });

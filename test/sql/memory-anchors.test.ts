@@ -21,16 +21,26 @@ test("a v4 file gains memory_anchors and memory_outcomes and keeps its rows", ()
   const old = new Database(path, { create: true });
   for (const sql of MIGRATIONS.data.slice(0, 4)) old.exec(sql);
   old.exec("PRAGMA user_version = 4");
-  old.query(`INSERT INTO memory_items (id, project_id, user_id, scope, type, key, content, tags, importance, created_at, updated_at, source_episode_id, source_event_ids)
-    VALUES ('mem_1', '/p', NULL, 'project', 'project_fact', 'k', 'Uses \`createPool\` in src/db/pool.ts.', '[]', 0.5, 't', 't', NULL, '[]')`).run();
+  old
+    .query(`INSERT INTO memory_items (id, project_id, user_id, scope, type, key, content, tags, importance, created_at, updated_at, source_episode_id, source_event_ids)
+    VALUES ('mem_1', '/p', NULL, 'project', 'project_fact', 'k', 'Uses \`createPool\` in src/db/pool.ts.', '[]', 0.5, 't', 't', NULL, '[]')`)
+    .run();
   old.query(`INSERT INTO memory_meta (memory_id, valid_from) VALUES ('mem_1', 't')`).run();
   old.close();
   const db = openDatabase(path, "data");
   try {
     expect(schemaVersion(db)).toBe(5);
-    const cols = (t: string) => (db.query(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
+    const cols = (t: string) =>
+      (db.query(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
     expect(cols("memory_anchors")).toEqual(["memory_id", "anchor_json", "recorded_at"]);
-    expect(cols("memory_outcomes")).toEqual(["memory_id", "flag", "flag_reason", "flagged_at", "decay_steps", "decayed_at"]);
+    expect(cols("memory_outcomes")).toEqual([
+      "memory_id",
+      "flag",
+      "flag_reason",
+      "flagged_at",
+      "decay_steps",
+      "decayed_at",
+    ]);
     expect(unanchoredIds(db, "/p")).toEqual(["mem_1"]);
     putAnchorJson(db, "mem_1", '{"files":[]}', "t2");
     expect(anchorJsonOf(db, ["mem_1", "mem_x"])).toEqual(new Map([["mem_1", '{"files":[]}']]));

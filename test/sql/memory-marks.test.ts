@@ -23,9 +23,18 @@ describe("data.db v4 migration", () => {
     const db4 = openDatabase(path, "data");
     expect(schemaVersion(db4)).toBe(MIGRATIONS.data.length);
     const cols = (db4.query(`PRAGMA table_info(memory_marks)`).all() as Array<{ name: string }>).map((c) => c.name);
-    expect(cols).toEqual(["memory_id", "kind", "at", "reason", "importance", "type", "key", "evidence_episode_ids", "evidence_event_ids"]);
+    expect(cols).toEqual([
+      "memory_id",
+      "kind",
+      "at",
+      "reason",
+      "importance",
+      "type",
+      "key",
+      "evidence_episode_ids",
+      "evidence_event_ids",
+    ]);
     expect(db4.query("SELECT COUNT(*) AS n FROM view_meta").get()).toEqual({ n: 1 });
     db4.close();
   });
 });
-

@@ -82,7 +82,13 @@ const REFERENCE_INDEXES: Record<string, string[]> = {
 };
 
 function columns(db: Database, table: string): Col[] {
-  const rows = db.query(`PRAGMA table_info(${table})`).all() as Array<{ name: string; type: string; notnull: number; pk: number; dflt_value: string | null }>;
+  const rows = db.query(`PRAGMA table_info(${table})`).all() as Array<{
+    name: string;
+    type: string;
+    notnull: number;
+    pk: number;
+    dflt_value: string | null;
+  }>;
   return rows.map((r) => {
     const col: Col = [r.name, r.type, r.notnull as 0 | 1, (r.pk > 0 ? 1 : 0) as 0 | 1];
     if (r.dflt_value !== null) col.push(r.dflt_value);
@@ -109,7 +115,8 @@ describe("data.db schema", () => {
       const have = (db.query(`PRAGMA index_list(${table})`).all() as Array<{ name: string }>).map((r) => r.name);
       for (const n of names) expect(have).toContain(n);
     }
-    const cols = (name: string) => (db.query(`PRAGMA index_info(${name})`).all() as Array<{ name: string }>).map((r) => r.name);
+    const cols = (name: string) =>
+      (db.query(`PRAGMA index_info(${name})`).all() as Array<{ name: string }>).map((r) => r.name);
     expect(cols("idx_events_project_time")).toEqual(["project_id", "timestamp"]);
     expect(cols("idx_events_processed")).toEqual(["project_id", "processed_at"]);
     expect(cols("idx_events_session")).toEqual(["project_id", "session_id"]);
@@ -143,10 +150,15 @@ describe("data.db schema", () => {
 
   test("sqrl additions: FTS5, lineage, trace, episode membership", () => {
     const db = openDatabase(join(dir.path, "data.db"), "data");
-    const names = (db.query(`SELECT name FROM sqlite_master WHERE type IN ('table')`).all() as Array<{ name: string }>).map((r) => r.name);
-    for (const t of ["memory_fts", "episode_fts", "memory_meta", "episode_events", "episode_state", "tool_calls"]) expect(names).toContain(t);
+    const names = (
+      db.query(`SELECT name FROM sqlite_master WHERE type IN ('table')`).all() as Array<{ name: string }>
+    ).map((r) => r.name);
+    for (const t of ["memory_fts", "episode_fts", "memory_meta", "episode_events", "episode_state", "tool_calls"])
+      expect(names).toContain(t);
     db.query("INSERT INTO memory_fts (memory_id, body) VALUES ('m1', 'parse auth token')").run();
-    expect(db.query("SELECT memory_id FROM memory_fts WHERE memory_fts MATCH 'tokens'").all()).toEqual([{ memory_id: "m1" }]);
+    expect(db.query("SELECT memory_id FROM memory_fts WHERE memory_fts MATCH 'tokens'").all()).toEqual([
+      { memory_id: "m1" },
+    ]);
     db.close();
   });
 });
@@ -162,7 +174,9 @@ describe("user.db and state.db", () => {
 
   test("state.db holds offsets, git cursors and LLM usage", () => {
     const db = openDatabase(join(dir.path, "state.db"), "state");
-    const names = (db.query(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name);
+    const names = (
+      db.query(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>
+    ).map((r) => r.name);
     expect(names).toEqual(expect.arrayContaining(["file_offsets", "git_cursors", "llm_usage"]));
     db.close();
   });
@@ -196,18 +210,22 @@ describe("migrations", () => {
 });
 
 const referenceDoc = join(SHARED_DIR, "reference", "squirrel-architecture.md");
-test.skipIf(!existsSync(referenceDoc))("schema matches the CREATE TABLE statements of the reference document (needs ../shared)", () => {
-  const doc = readFileSync(referenceDoc, "utf8");
-  const ref = new Database(":memory:");
-  for (const m of doc.matchAll(/```sql\n([\s\S]*?)```/g)) ref.exec(m[1]!.replace(/--[^\n]*/g, ""));
-  const data = openDatabase(join(dir.path, "data.db"), "data");
-  const user = openDatabase(join(dir.path, "user.db"), "user");
-  for (const t of ["events", "episodes", "memory_items", "view_meta"]) expect(columns(data, t)).toEqual(columns(ref, t));
-  expect(columns(user, "user_style_items")).toEqual(columns(ref, "user_style_items"));
-  data.close();
-  user.close();
-  ref.close();
-});
+test.skipIf(!existsSync(referenceDoc))(
+  "schema matches the CREATE TABLE statements of the reference document (needs ../shared)",
+  () => {
+    const doc = readFileSync(referenceDoc, "utf8");
+    const ref = new Database(":memory:");
+    for (const m of doc.matchAll(/```sql\n([\s\S]*?)```/g)) ref.exec(m[1]!.replace(/--[^\n]*/g, ""));
+    const data = openDatabase(join(dir.path, "data.db"), "data");
+    const user = openDatabase(join(dir.path, "user.db"), "user");
+    for (const t of ["events", "episodes", "memory_items", "view_meta"])
+      expect(columns(data, t)).toEqual(columns(ref, t));
+    expect(columns(user, "user_style_items")).toEqual(columns(ref, "user_style_items"));
+    data.close();
+    user.close();
+    ref.close();
+  },
+);
 
 describe("migration 2", () => {
   test("re-keys memory_fts rows to their item's rowid and adds shared_sync", () => {
@@ -225,10 +243,16 @@ describe("migration 2", () => {
     raw.close();
     const db = openDatabase(path, "data");
     expect(schemaVersion(db)).toBe(latestVersion("data"));
-    const rows = db.query(`SELECT f.rowid AS fts, m.rowid AS item, f.memory_id FROM memory_fts f JOIN memory_items m ON m.id = f.memory_id ORDER BY f.memory_id`).all() as Array<{ fts: number; item: number }>;
+    const rows = db
+      .query(
+        `SELECT f.rowid AS fts, m.rowid AS item, f.memory_id FROM memory_fts f JOIN memory_items m ON m.id = f.memory_id ORDER BY f.memory_id`,
+      )
+      .all() as Array<{ fts: number; item: number }>;
     expect(rows.length).toBe(2);
     for (const r of rows) expect(r.fts).toBe(r.item);
-    expect(db.query("SELECT memory_id FROM memory_fts WHERE memory_fts MATCH 'beta'").all()).toEqual([{ memory_id: "mem_b" }]);
+    expect(db.query("SELECT memory_id FROM memory_fts WHERE memory_fts MATCH 'beta'").all()).toEqual([
+      { memory_id: "mem_b" },
+    ]);
     expect((db.query(`SELECT name FROM sqlite_master WHERE name = 'shared_sync'`).all() as unknown[]).length).toBe(1);
     db.close();
   });

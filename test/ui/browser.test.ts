@@ -16,7 +16,10 @@ import { SQRL_BIN, tempDir } from "../helpers/sqrl.ts";
 import { chromiumPath, launchBrowser, startUiStore, UI_SEED, type UiStore } from "./harness.ts";
 
 const ready = existsSync(SQRL_BIN) && chromiumPath() !== undefined;
-if (!ready) console.log(`skipping sqrl ui browser tests: ${existsSync(SQRL_BIN) ? "no chromium (apt-get install -y chromium)" : `no ${SQRL_BIN} (bun run build)`}`);
+if (!ready)
+  console.log(
+    `skipping sqrl ui browser tests: ${existsSync(SQRL_BIN) ? "no chromium (apt-get install -y chromium)" : `no ${SQRL_BIN} (bun run build)`}`,
+  );
 
 let store: UiStore;
 let browser: Browser;
@@ -25,7 +28,15 @@ let shotDir: string;
 
 async function mcp(): Promise<Client> {
   const client = new Client({ name: "ui-test", version: "1" });
-  await client.connect(new StdioClientTransport({ command: SQRL_BIN, args: ["mcp"], env: store.home.env, cwd: store.project, stderr: "pipe" }));
+  await client.connect(
+    new StdioClientTransport({
+      command: SQRL_BIN,
+      args: ["mcp"],
+      env: store.home.env,
+      cwd: store.project,
+      stderr: "pipe",
+    }),
+  );
   return client;
 }
 
@@ -43,9 +54,15 @@ async function mcpCall(name: string, args: Record<string, unknown>): Promise<{ t
 }
 
 /** A logged-in page (fresh context: its own cookie jar). */
-async function loggedIn(colorScheme: "light" | "dark" = "light"): Promise<{ ctx: BrowserContext; page: Page; origin: string }> {
+async function loggedIn(
+  colorScheme: "light" | "dark" = "light",
+): Promise<{ ctx: BrowserContext; page: Page; origin: string }> {
   const url = store.loginUrl();
-  const ctx = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 860 }, baseURL: new URL(url).origin });
+  const ctx = await browser.newContext({
+    colorScheme,
+    viewport: { width: 1280, height: 860 },
+    baseURL: new URL(url).origin,
+  });
   const page = await ctx.newPage();
   await page.goto(url);
   await page.waitForSelector("[data-screen=overview] [data-overview]");
@@ -89,7 +106,9 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     expect(page.url()).not.toContain("code=");
     expect(new URL(page.url()).searchParams.get("project")).toBe(store.project);
     const cookies = await ctx.cookies();
-    expect(cookies).toEqual([expect.objectContaining({ name: "sqrl_ui", httpOnly: true, sameSite: "Strict", path: "/ui" })]);
+    expect(cookies).toEqual([
+      expect.objectContaining({ name: "sqrl_ui", httpOnly: true, sameSite: "Strict", path: "/ui" }),
+    ]);
     await page.waitForSelector("[data-overview]");
     // The page's script cannot read the cookie.
     expect(await page.evaluate("document.cookie")).toBe("");
@@ -116,15 +135,27 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     expect((await fetch(`${origin}/ui/api/projects`)).status).toBe(401);
     expect((await fetch(memUrl, { method: "POST", headers: { origin } })).status).toBe(401);
     expect((await fetch(memUrl, { method: "POST", headers: { cookie } })).status).toBe(403); // no Origin
-    expect((await fetch(memUrl, { method: "POST", headers: { cookie, origin: "http://evil.example" } })).status).toBe(403);
+    expect((await fetch(memUrl, { method: "POST", headers: { cookie, origin: "http://evil.example" } })).status).toBe(
+      403,
+    );
     // A page on another local port is same-site, so the browser does send the cookie: the Origin check refuses it.
-    const evil = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<!doctype html><title>evil</title>", { headers: { "content-type": "text/html" } }) });
+    const evil = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => new Response("<!doctype html><title>evil</title>", { headers: { "content-type": "text/html" } }),
+    });
     try {
       const evilPage = await ctx.newPage();
       await evilPage.goto(`http://127.0.0.1:${evil.port}/`);
       const status = await evilPage.evaluate(async (u) => {
         try {
-          const r = await fetch(u, { method: "POST", credentials: "include", mode: "no-cors", headers: { "content-type": "text/plain" }, body: "{}" });
+          const r = await fetch(u, {
+            method: "POST",
+            credentials: "include",
+            mode: "no-cors",
+            headers: { "content-type": "text/plain" },
+            body: "{}",
+          });
           return r.type;
         } catch (e) {
           return String(e);
@@ -135,7 +166,10 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     } finally {
       await evil.stop(true);
     }
-    const detail = (await page.evaluate(async (u) => (await fetch(u)).json(), `/ui/api/memories/mem_seed_0?project=${encodeURIComponent(store.project)}`)) as { item: { pinned: boolean } };
+    const detail = (await page.evaluate(
+      async (u) => (await fetch(u)).json(),
+      `/ui/api/memories/mem_seed_0?project=${encodeURIComponent(store.project)}`,
+    )) as { item: { pinned: boolean } };
     expect(detail.item.pinned).toBe(false);
     await ctx.close();
   });
@@ -198,7 +232,11 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     await page.click("[data-action=task-context]");
     await page.waitForSelector("[data-markdown=task_context]");
     const shown = await page.textContent("[data-markdown=task_context]");
-    const viaMcp = await mcpCall("get_task_context", { task_description: task, active_file_paths: ["src/routes/inventory.ts"], context_budget_tokens: 300 });
+    const viaMcp = await mcpCall("get_task_context", {
+      task_description: task,
+      active_file_paths: ["src/routes/inventory.ts"],
+      context_budget_tokens: 300,
+    });
     expect(shown).toBe(viaMcp.text);
     expect(viaMcp.answer.has_relevant_memory).toBe(true);
     const brief = await mcpCall("get_project_brief_view", {});
@@ -212,7 +250,10 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     const { ctx, page } = await loggedIn();
     await page.goto(screen("memories/mem_seed_4"));
     await page.click("[data-action=edit]");
-    await page.fill("#edit-text", "PostgreSQL through drizzle-orm; generate migrations with `pnpm drizzle-kit generate --name <change>`.");
+    await page.fill(
+      "#edit-text",
+      "PostgreSQL through drizzle-orm; generate migrations with `pnpm drizzle-kit generate --name <change>`.",
+    );
     await page.click("[data-confirm=edit]");
     await page.waitForSelector("[data-screen=memory]:not([data-memory-id=mem_seed_4])");
     const newId = await page.getAttribute("[data-screen=memory]", "data-memory-id");

@@ -15,14 +15,21 @@ import { SEED_EPISODE_ID, seedProject } from "../mcp/fixtures.ts";
 
 /** Debian's `chromium` (CHROMIUM_PATH overrides); undefined when it is not installed. */
 export function chromiumPath(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((p): p is string => !!p);
+  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter(
+    (p): p is string => !!p,
+  );
   return candidates.find((p) => existsSync(p));
 }
 
 export async function launchBrowser(): Promise<Browser> {
   const executablePath = chromiumPath();
-  if (!executablePath) throw new Error("Chromium is not installed: `apt-get install -y chromium` (or set CHROMIUM_PATH).");
-  return chromium.launch({ executablePath, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  if (!executablePath)
+    throw new Error("Chromium is not installed: `apt-get install -y chromium` (or set CHROMIUM_PATH).");
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
 }
 
 /** Ids of the seeded items the tests act on. */
@@ -43,12 +50,54 @@ export function seedGlobalStyle(home: DaemonHome, project: string): void {
   const db = openDatabase(join(home.sqrlHome, "user.db"), "user");
   try {
     const at = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString();
-    const base = { user_id: userId, tags: ["style"], importance: 0.7, source: "offline", confidence: 0.8, evidence: [{ project_id: project, episode_id: SEED_EPISODE_ID, event_ids: ["evt_seed_0"] }] };
+    const base = {
+      user_id: userId,
+      tags: ["style"],
+      importance: 0.7,
+      source: "offline",
+      confidence: 0.8,
+      evidence: [{ project_id: project, episode_id: SEED_EPISODE_ID, event_ids: ["evt_seed_0"] }],
+    };
     db.transaction(() => {
-      insertUserStyle(db, { ...base, id: UI_SEED.style, key: "spelling", content: "Write comments and docs in British English spelling.", created_at: at(6), updated_at: at(6) });
-      insertUserStyle(db, { ...base, id: UI_SEED.styleV1, key: "commit_messages", content: "Commit messages start with a ticket number.", created_at: at(9), updated_at: at(9) });
-      supersedeUserStyle(db, UI_SEED.styleV1, { ...base, id: UI_SEED.styleV2, key: "commit_messages", content: "Commit messages are one imperative line, no ticket number.", created_at: at(1), updated_at: at(1) }, "DELETE_AND_ADD", SEED_EPISODE_ID, at(1));
-      insertUserStyle(db, { ...base, id: "ust_ui_gone", key: "emoji", content: "Use emoji in commit messages.", created_at: at(20), updated_at: at(20) });
+      insertUserStyle(db, {
+        ...base,
+        id: UI_SEED.style,
+        key: "spelling",
+        content: "Write comments and docs in British English spelling.",
+        created_at: at(6),
+        updated_at: at(6),
+      });
+      insertUserStyle(db, {
+        ...base,
+        id: UI_SEED.styleV1,
+        key: "commit_messages",
+        content: "Commit messages start with a ticket number.",
+        created_at: at(9),
+        updated_at: at(9),
+      });
+      supersedeUserStyle(
+        db,
+        UI_SEED.styleV1,
+        {
+          ...base,
+          id: UI_SEED.styleV2,
+          key: "commit_messages",
+          content: "Commit messages are one imperative line, no ticket number.",
+          created_at: at(1),
+          updated_at: at(1),
+        },
+        "DELETE_AND_ADD",
+        SEED_EPISODE_ID,
+        at(1),
+      );
+      insertUserStyle(db, {
+        ...base,
+        id: "ust_ui_gone",
+        key: "emoji",
+        content: "Use emoji in commit messages.",
+        created_at: at(20),
+        updated_at: at(20),
+      });
       forgetUserStyle(db, "ust_ui_gone", at(15));
     })();
   } finally {
@@ -79,19 +128,49 @@ export function seedUiStore(root: string, opts: { extra?: number } = {}): void {
         evidence_episode_ids: [SEED_EPISODE_ID],
         extractor: "offline",
       };
-      insertMemoryItem(db, { ...base, id: UI_SEED.replaced, content: "verifyToken rejects fresh tokens: allow 2 s of clock tolerance.", created_at: iso(now - 3 * 86_400_000), updated_at: iso(now - 3 * 86_400_000), decision: "ADD_NEW" });
-      insertMemoryItem(db, { ...base, id: UI_SEED.withLineage, content: "verifyToken in src/auth/jwt.ts needs clockTolerance: 5 (2 s was not enough on CI runners).", created_at: iso(now - 2 * 86_400_000), updated_at: iso(now - 2 * 86_400_000), decision: "UPDATE_EXISTING" });
+      insertMemoryItem(db, {
+        ...base,
+        id: UI_SEED.replaced,
+        content: "verifyToken rejects fresh tokens: allow 2 s of clock tolerance.",
+        created_at: iso(now - 3 * 86_400_000),
+        updated_at: iso(now - 3 * 86_400_000),
+        decision: "ADD_NEW",
+      });
+      insertMemoryItem(db, {
+        ...base,
+        id: UI_SEED.withLineage,
+        content: "verifyToken in src/auth/jwt.ts needs clockTolerance: 5 (2 s was not enough on CI runners).",
+        created_at: iso(now - 2 * 86_400_000),
+        updated_at: iso(now - 2 * 86_400_000),
+        decision: "UPDATE_EXISTING",
+      });
       supersedeMemoryItem(db, UI_SEED.replaced, UI_SEED.withLineage, SEED_EPISODE_ID, iso(now - 2 * 86_400_000));
       const calls: Array<[number, string, Record<string, unknown>, number]> = [
         [4, "get_task_context", { task_description: "Fix the JWT login tests" }, 310],
         [3, "search_project_memory", { query: "drizzle migration" }, 120],
         [2, "get_project_brief_view", {}, 240],
-        [1, "get_task_context", { task_description: "Add a delete endpoint for inventory items", active_file_paths: ["src/routes/inventory.ts"] }, 380],
+        [
+          1,
+          "get_task_context",
+          {
+            task_description: "Add a delete endpoint for inventory items",
+            active_file_paths: ["src/routes/inventory.ts"],
+          },
+          380,
+        ],
         [0, "get_pitfalls_view", { scope_paths: ["src/auth/jwt.ts"] }, 150],
         [0, "get_task_context", { task_description: "Soft-delete inventory rows" }, 290],
       ];
       for (const [daysAgo, tool, args, tokens] of calls) {
-        insertToolCall(db, { ts: iso(now - daysAgo * 86_400_000 - 3_600_000), tool, args, memory_ids: ["mem_seed_6", "mem_seed_7"].slice(0, 1 + (tokens % 2)), token_estimate: tokens, latency_ms: 4 + (tokens % 7), error: null });
+        insertToolCall(db, {
+          ts: iso(now - daysAgo * 86_400_000 - 3_600_000),
+          tool,
+          args,
+          memory_ids: ["mem_seed_6", "mem_seed_7"].slice(0, 1 + (tokens % 2)),
+          token_estimate: tokens,
+          latency_ms: 4 + (tokens % 7),
+          error: null,
+        });
       }
     })();
   } finally {

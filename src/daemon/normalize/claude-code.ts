@@ -50,14 +50,19 @@ export function contentText(content: unknown): string {
     if (!block) continue;
     if (block.type === "text" && typeof block.text === "string") parts.push(block.text);
     else if (block.type === "image") parts.push("[image]");
-    else if (block.type === "tool_reference" && typeof block.tool_name === "string") parts.push(`[tool ${block.tool_name}]`);
+    else if (block.type === "tool_reference" && typeof block.tool_name === "string")
+      parts.push(`[tool ${block.tool_name}]`);
   }
   return parts.join("\n");
 }
 
 function isLocalCommandOutput(text: string): boolean {
   const t = text.trimStart();
-  return t.startsWith("<local-command-stdout>") || t.startsWith("<local-command-stderr>") || t.startsWith("<local-command-caveat>");
+  return (
+    t.startsWith("<local-command-stdout>") ||
+    t.startsWith("<local-command-stderr>") ||
+    t.startsWith("<local-command-caveat>")
+  );
 }
 
 /** Paths a tool input names (file_path, notebook_path, path). */
@@ -82,7 +87,8 @@ function slimToolUseResult(tur: unknown): unknown {
   const out: Record<string, unknown> = { ...t };
   if (typeof t.originalFile === "string") out.originalFile = `[omitted: ${t.originalFile.length} chars]`;
   const file = asRecord(t.file);
-  if (file && typeof file.content === "string") out.file = { ...file, content: `[omitted: ${file.content.length} chars]` };
+  if (file && typeof file.content === "string")
+    out.file = { ...file, content: `[omitted: ${file.content.length} chars]` };
   return out;
 }
 
@@ -96,9 +102,21 @@ function bashExitCode(output: string, isError: boolean, interrupted: boolean): n
 
 /** The assistant_response of a joined response. */
 function pendingEvent(p: PendingResponse): NormalizedEvent {
-  const content: EventContent = { text: p.texts.join("\n\n"), record_id: p.msgId, raw: p.raws.length === 1 ? p.raws[0] : { records: p.raws } };
+  const content: EventContent = {
+    text: p.texts.join("\n\n"),
+    record_id: p.msgId,
+    raw: p.raws.length === 1 ? p.raws[0] : { records: p.raws },
+  };
   if (p.sidechain) content.sidechain = true;
-  return { source_tool: "claude_code", session_id: p.sessionId, timestamp: p.timestamp, event_type: "assistant_response", content, file_paths: [], cwd: p.cwd };
+  return {
+    source_tool: "claude_code",
+    session_id: p.sessionId,
+    timestamp: p.timestamp,
+    event_type: "assistant_response",
+    content,
+    file_paths: [],
+    cwd: p.cwd,
+  };
 }
 
 export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
@@ -216,7 +234,12 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
 
   // ---- record kinds ------------------------------------------------------------------------
 
-  private base(r: Record<string, unknown>): { session_id: string | null; timestamp: string; cwd: string | null; sidechain: boolean } {
+  private base(r: Record<string, unknown>): {
+    session_id: string | null;
+    timestamp: string;
+    cwd: string | null;
+    sidechain: boolean;
+  } {
     const own = isoOr(r.timestamp, "");
     if (own === "" && this.lastTimestamp === "") this.assumed.usedInitialTimestamp = true;
     const cwd = asString(r.cwd);
@@ -229,9 +252,22 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     };
   }
 
-  private make(b: ReturnType<ClaudeCodeNormalizer["base"]>, type: EventType, content: EventContent, filePaths: string[] = []): NormalizedEvent {
+  private make(
+    b: ReturnType<ClaudeCodeNormalizer["base"]>,
+    type: EventType,
+    content: EventContent,
+    filePaths: string[] = [],
+  ): NormalizedEvent {
     if (b.sidechain) content.sidechain = true;
-    return { source_tool: "claude_code", session_id: b.session_id, timestamp: b.timestamp, event_type: type, content, file_paths: filePaths, cwd: b.cwd };
+    return {
+      source_tool: "claude_code",
+      session_id: b.session_id,
+      timestamp: b.timestamp,
+      event_type: type,
+      content,
+      file_paths: filePaths,
+      cwd: b.cwd,
+    };
   }
 
   private user(r: Record<string, unknown>): NormalizedEvent[] {
@@ -253,14 +289,26 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     const text = contentText(textBlocks);
     if (text.trim() && r.isMeta !== true && !isLocalCommandOutput(text)) {
       const { toolUseResult: _t, ...rest } = r;
-      out.push(this.make(b, "user_message", { text, record_id: uuid, raw: { ...rest, message: { ...msg, content: textBlocks } } }));
+      out.push(
+        this.make(b, "user_message", {
+          text,
+          record_id: uuid,
+          raw: { ...rest, message: { ...msg, content: textBlocks } },
+        }),
+      );
     }
     const results = content.map(asRecord).filter((x): x is Record<string, unknown> => x?.type === "tool_result");
-    for (const block of results) out.push(this.toolResult(r, b, block, results.length === 1 ? r.toolUseResult : undefined));
+    for (const block of results)
+      out.push(this.toolResult(r, b, block, results.length === 1 ? r.toolUseResult : undefined));
     return out;
   }
 
-  private toolResult(r: Record<string, unknown>, b: ReturnType<ClaudeCodeNormalizer["base"]>, block: Record<string, unknown>, toolUseResult: unknown): NormalizedEvent {
+  private toolResult(
+    r: Record<string, unknown>,
+    b: ReturnType<ClaudeCodeNormalizer["base"]>,
+    block: Record<string, unknown>,
+    toolUseResult: unknown,
+  ): NormalizedEvent {
     const id = asString(block.tool_use_id) ?? "";
     let info = this.tools.get(id);
     if (!info && id) {
@@ -268,11 +316,16 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
       info = this.opts.lookupToolUse?.(b.cwd, b.session_id, id);
     }
     const tur = asRecord(toolUseResult);
-    const output = contentText(block.content) || [asString(tur?.stdout), asString(tur?.stderr)].filter((s) => s).join("\n");
+    const output =
+      contentText(block.content) || [asString(tur?.stdout), asString(tur?.stderr)].filter((s) => s).join("\n");
     const isError = block.is_error === true;
     const msg = asRecord(r.message);
     const { toolUseResult: _all, ...rest } = r;
-    const raw = { ...rest, message: { ...msg, content: [block] }, ...(toolUseResult !== undefined ? { toolUseResult: slimToolUseResult(toolUseResult) } : {}) };
+    const raw = {
+      ...rest,
+      message: { ...msg, content: [block] },
+      ...(toolUseResult !== undefined ? { toolUseResult: slimToolUseResult(toolUseResult) } : {}),
+    };
     const record_id = `${asString(r.uuid) ?? ""}:${id}`;
     const looksLikeShell = tur !== undefined && "stdout" in tur && "stderr" in tur;
     const tool = info?.tool ?? (looksLikeShell ? "Bash" : "unknown");
@@ -280,12 +333,22 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
       const command = asString(asRecord(info?.input)?.command) ?? "";
       const exit_code = bashExitCode(output, isError, tur?.interrupted === true);
       const test = command ? testRunInfo(command, output) : undefined;
-      const content: EventContent = { tool, tool_use_id: id, command, exit_code, output, is_error: isError || exit_code === null, record_id, raw };
+      const content: EventContent = {
+        tool,
+        tool_use_id: id,
+        command,
+        exit_code,
+        output,
+        is_error: isError || exit_code === null,
+        record_id,
+        raw,
+      };
       if (test) Object.assign(content, test);
       return this.make(b, test ? "test_run" : "command_run", content);
     }
     const paths = info ? inputPaths(info.input) : [];
-    if (isError) return this.make(b, "error", { text: output, tool, tool_use_id: id, is_error: true, record_id, raw }, paths);
+    if (isError)
+      return this.make(b, "error", { text: output, tool, tool_use_id: id, is_error: true, record_id, raw }, paths);
     return this.make(b, "tool_result", { tool, tool_use_id: id, output, is_error: false, record_id, raw }, paths);
   }
 
@@ -294,7 +357,12 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     const msg = asRecord(r.message);
     const uuid = asString(r.uuid);
     const msgId = asString(msg?.id) ?? uuid ?? `${b.timestamp}`;
-    const blocks: unknown[] = typeof msg?.content === "string" ? [{ type: "text", text: msg.content }] : Array.isArray(msg?.content) ? msg.content : [];
+    const blocks: unknown[] =
+      typeof msg?.content === "string"
+        ? [{ type: "text", text: msg.content }]
+        : Array.isArray(msg?.content)
+          ? msg.content
+          : [];
     if (r.isApiErrorMessage === true) {
       const text = contentText(blocks);
       return text.trim() ? [this.make(b, "error", { text, is_error: true, record_id: uuid, raw: r })] : [];
@@ -318,13 +386,26 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
         const r = this.released;
         this.pending = { ...r, texts: [...r.texts, text], raws: [...r.raws, raw] };
       } else {
-        this.pending = { msgId, texts: [text], raws: [raw], lineStart, timestamp: b.timestamp, cwd: b.cwd, sessionId: b.session_id, sidechain: b.sidechain };
+        this.pending = {
+          msgId,
+          texts: [text],
+          raws: [raw],
+          lineStart,
+          timestamp: b.timestamp,
+          cwd: b.cwd,
+          sessionId: b.session_id,
+          sidechain: b.sidechain,
+        };
       }
     }
     return out;
   }
 
-  private toolUse(r: Record<string, unknown>, b: ReturnType<ClaudeCodeNormalizer["base"]>, block: Record<string, unknown>): NormalizedEvent {
+  private toolUse(
+    r: Record<string, unknown>,
+    b: ReturnType<ClaudeCodeNormalizer["base"]>,
+    block: Record<string, unknown>,
+  ): NormalizedEvent {
     const id = asString(block.id) ?? "";
     const tool = asString(block.name) ?? "unknown";
     const input = block.input;
@@ -335,7 +416,12 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     const raw = { ...r, message: { ...asRecord(r.message), content: [block] } };
     if (CLAUDE_EDIT_TOOLS.has(tool)) {
       const s = summarizeEditTool(tool, input);
-      return this.make(b, "code_change", { tool, tool_use_id: id, input, diff_summary: s?.summary ?? tool, record_id: id, raw }, s?.paths ?? inputPaths(input));
+      return this.make(
+        b,
+        "code_change",
+        { tool, tool_use_id: id, input, diff_summary: s?.summary ?? tool, record_id: id, raw },
+        s?.paths ?? inputPaths(input),
+      );
     }
     return this.make(b, "tool_call", { tool, tool_use_id: id, input, record_id: id, raw }, inputPaths(input));
   }
@@ -375,13 +461,18 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
       if (e.cwd === null || needsTimestamp) this.waiting.push({ event: e, lineStart, needsTimestamp });
       else ready.push(e);
     }
-    if (this.waiting.length > 0 && this.cwd !== null && this.lastTimestamp !== "") ready.unshift(...this.releaseWaiting());
+    if (this.waiting.length > 0 && this.cwd !== null && this.lastTimestamp !== "")
+      ready.unshift(...this.releaseWaiting());
     return ready;
   }
 
   private releaseWaiting(): NormalizedEvent[] {
     if (this.cwd === null || this.lastTimestamp === "") return [];
-    const out = this.waiting.map((w) => ({ ...w.event, cwd: w.event.cwd ?? this.cwd, timestamp: w.event.timestamp || this.lastTimestamp }));
+    const out = this.waiting.map((w) => ({
+      ...w.event,
+      cwd: w.event.cwd ?? this.cwd,
+      timestamp: w.event.timestamp || this.lastTimestamp,
+    }));
     this.waiting = [];
     return out;
   }

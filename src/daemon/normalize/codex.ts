@@ -14,7 +14,14 @@ import { patchFromShell, summarizePatch } from "./diff-summary.ts";
 import { testRunInfo } from "./test-runner.ts";
 import { asRecord, asString, isoOr, type LineNormalizer, type NormalizerOptions, type ToolUseInfo } from "./types.ts";
 
-const SHELL_NAMES = new Set(["shell", "container.exec", "exec_command", "local_shell", "shell_command", "unified_exec"]);
+const SHELL_NAMES = new Set([
+  "shell",
+  "container.exec",
+  "exec_command",
+  "local_shell",
+  "shell_command",
+  "unified_exec",
+]);
 
 interface CallInfo extends ToolUseInfo {
   kind: "shell" | "patch" | "other";
@@ -28,7 +35,8 @@ export function shellCommand(input: unknown): string | undefined {
   if (typeof cmd === "string") return cmd;
   if (Array.isArray(cmd) && cmd.every((x) => typeof x === "string")) {
     const words = cmd as string[];
-    if (words.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(words[0]!) && /^-l?c$|^-lc$/.test(words[1]!)) return words.slice(2).join(" ");
+    if (words.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(words[0]!) && /^-l?c$|^-lc$/.test(words[1]!))
+      return words.slice(2).join(" ");
     return words.join(" ");
   }
   return undefined;
@@ -70,7 +78,9 @@ export class CodexNormalizer implements LineNormalizer {
   private readonly calls = new Map<string, CallInfo>();
 
   constructor(private readonly opts: NormalizerOptions = {}) {
-    const m = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i.exec(basename(opts.filePath ?? ""));
+    const m = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i.exec(
+      basename(opts.filePath ?? ""),
+    );
     this.sessionId = m ? m[1]! : null;
   }
 
@@ -93,7 +103,9 @@ export class CodexNormalizer implements LineNormalizer {
     if (type === "response_item") return this.responseItem(r, p);
     if (type === "compacted") {
       const text = asString(p.message);
-      return text?.trim() ? [this.make(r, "session_summary", { text, record_id: `compacted:${this.lastTimestamp}`, raw: r })] : [];
+      return text?.trim()
+        ? [this.make(r, "session_summary", { text, record_id: `compacted:${this.lastTimestamp}`, raw: r })]
+        : [];
     }
     return [];
   }
@@ -106,7 +118,12 @@ export class CodexNormalizer implements LineNormalizer {
     return null;
   }
 
-  private make(r: Record<string, unknown>, type: EventType, content: EventContent, filePaths: string[] = []): NormalizedEvent {
+  private make(
+    r: Record<string, unknown>,
+    type: EventType,
+    content: EventContent,
+    filePaths: string[] = [],
+  ): NormalizedEvent {
     return {
       source_tool: "codex",
       session_id: this.sessionId,
@@ -123,8 +140,10 @@ export class CodexNormalizer implements LineNormalizer {
     const text = asString(p.message) ?? "";
     const record_id = `${kind}:${asString(r.timestamp) ?? ""}`;
     if (kind === "user_message" && text.trim()) return [this.make(r, "user_message", { text, record_id, raw: r })];
-    if (kind === "agent_message" && text.trim()) return [this.make(r, "assistant_response", { text, record_id, raw: r })];
-    if ((kind === "error" || kind === "stream_error") && text.trim()) return [this.make(r, "error", { text, is_error: true, record_id, raw: r })];
+    if (kind === "agent_message" && text.trim())
+      return [this.make(r, "assistant_response", { text, record_id, raw: r })];
+    if ((kind === "error" || kind === "stream_error") && text.trim())
+      return [this.make(r, "error", { text, is_error: true, record_id, raw: r })];
     return [];
   }
 
@@ -134,7 +153,8 @@ export class CodexNormalizer implements LineNormalizer {
     if (kind === "function_call" || kind === "custom_tool_call" || kind === "local_shell_call") {
       const name = asString(p.name) ?? (kind === "local_shell_call" ? "local_shell" : "unknown");
       const rawArgs = kind === "custom_tool_call" ? p.input : (p.arguments ?? p.action);
-      const input = typeof rawArgs === "string" && kind !== "custom_tool_call" ? (parseJson(rawArgs) ?? rawArgs) : rawArgs;
+      const input =
+        typeof rawArgs === "string" && kind !== "custom_tool_call" ? (parseJson(rawArgs) ?? rawArgs) : rawArgs;
       return [this.call(r, callId, name, input, kind === "local_shell_call" ? { action: p.action } : input)];
     }
     if (kind === "function_call_output" || kind === "custom_tool_call_output" || kind === "local_shell_call_output") {
@@ -143,15 +163,38 @@ export class CodexNormalizer implements LineNormalizer {
     return [];
   }
 
-  private call(r: Record<string, unknown>, callId: string, name: string, input: unknown, shellInput: unknown): NormalizedEvent {
+  private call(
+    r: Record<string, unknown>,
+    callId: string,
+    name: string,
+    input: unknown,
+    shellInput: unknown,
+  ): NormalizedEvent {
     const record_id = `call:${callId}`;
-    const patchText = name === "apply_patch" ? (typeof input === "string" ? input : asString(asRecord(input)?.input) ?? asString(asRecord(input)?.patch)) : undefined;
+    const patchText =
+      name === "apply_patch"
+        ? typeof input === "string"
+          ? input
+          : (asString(asRecord(input)?.input) ?? asString(asRecord(input)?.patch))
+        : undefined;
     const command = SHELL_NAMES.has(name) ? shellCommand(shellInput) : undefined;
     const patch = patchText ?? (command ? patchFromShell(command) : undefined);
     if (patch) {
       const s = summarizePatch(patch);
       this.calls.set(callId, { tool: "apply_patch", input: { patch }, kind: "patch" });
-      return this.make(r, "code_change", { tool: "apply_patch", tool_use_id: callId, input: { patch }, diff_summary: s?.summary ?? "apply_patch", record_id, raw: r }, s?.paths ?? []);
+      return this.make(
+        r,
+        "code_change",
+        {
+          tool: "apply_patch",
+          tool_use_id: callId,
+          input: { patch },
+          diff_summary: s?.summary ?? "apply_patch",
+          record_id,
+          raw: r,
+        },
+        s?.paths ?? [],
+      );
     }
     if (command !== undefined) {
       this.calls.set(callId, { tool: name, input, kind: "shell", command });
@@ -168,7 +211,11 @@ export class CodexNormalizer implements LineNormalizer {
       const found = this.opts.lookupToolUse?.(this.cwd, this.sessionId, callId);
       if (found) {
         const command = asString(asRecord(found.input)?.command) ?? shellCommand(found.input);
-        info = { ...found, kind: found.tool === "apply_patch" ? "patch" : SHELL_NAMES.has(found.tool) ? "shell" : "other", command };
+        info = {
+          ...found,
+          kind: found.tool === "apply_patch" ? "patch" : SHELL_NAMES.has(found.tool) ? "shell" : "other",
+          command,
+        };
       }
     }
     const { text, exitCode } = parseCallOutput(output);
@@ -177,11 +224,21 @@ export class CodexNormalizer implements LineNormalizer {
       const command = info.command ?? "";
       const isError = exitCode !== 0;
       const test = command ? testRunInfo(command, text) : undefined;
-      const content: EventContent = { tool, tool_use_id: callId, command, exit_code: exitCode, output: text, is_error: isError, record_id, raw: r };
+      const content: EventContent = {
+        tool,
+        tool_use_id: callId,
+        command,
+        exit_code: exitCode,
+        output: text,
+        is_error: isError,
+        record_id,
+        raw: r,
+      };
       if (test) Object.assign(content, test);
       return this.make(r, test ? "test_run" : "command_run", content);
     }
-    const isError = (exitCode !== null && exitCode !== 0) || /^(error|failed|apply_patch verification failed)/i.test(text.trim());
+    const isError =
+      (exitCode !== null && exitCode !== 0) || /^(error|failed|apply_patch verification failed)/i.test(text.trim());
     if (isError) return this.make(r, "error", { text, tool, tool_use_id: callId, is_error: true, record_id, raw: r });
     return this.make(r, "tool_result", { tool, tool_use_id: callId, output: text, is_error: false, record_id, raw: r });
   }

@@ -10,7 +10,11 @@ function lineCount(s: string | undefined): number {
 }
 
 function firstLine(s: string | undefined): string {
-  const line = (s ?? "").split("\n").find((l) => l.trim().length > 0)?.trim() ?? "";
+  const line =
+    (s ?? "")
+      .split("\n")
+      .find((l) => l.trim().length > 0)
+      ?.trim() ?? "";
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
@@ -23,7 +27,12 @@ export interface EditSummary {
 export function summarizeEditTool(tool: string, input: unknown): EditSummary | undefined {
   const inp = asRecord(input);
   if (!inp) return undefined;
-  const path = asString(inp.file_path) ?? asString(inp.notebook_path) ?? asString(inp.absolute_path) ?? asString(inp.path) ?? asString(inp.target_file);
+  const path =
+    asString(inp.file_path) ??
+    asString(inp.notebook_path) ??
+    asString(inp.absolute_path) ??
+    asString(inp.path) ??
+    asString(inp.target_file);
   if (!path) return undefined;
   const name = tool.toLowerCase();
   if (name === "multiedit") {
@@ -34,7 +43,10 @@ export function summarizeEditTool(tool: string, input: unknown): EditSummary | u
   }
   if (name === "write" || name === "write_file" || name === "create_file") {
     const content = asString(inp.content) ?? asString(inp.file_text);
-    return { paths: [path], summary: `${path}: wrote ${lineCount(content)} lines${content ? ` (${firstLine(content)})` : ""}` };
+    return {
+      paths: [path],
+      summary: `${path}: wrote ${lineCount(content)} lines${content ? ` (${firstLine(content)})` : ""}`,
+    };
   }
   if (name === "notebookedit") {
     const mode = asString(inp.edit_mode) ?? "replace";
@@ -44,7 +56,10 @@ export function summarizeEditTool(tool: string, input: unknown): EditSummary | u
   const oldS = asString(inp.old_string) ?? asString(inp.old_str);
   const newS = asString(inp.new_string) ?? asString(inp.new_str) ?? asString(inp.content);
   const all = inp.replace_all === true ? " (all occurrences)" : "";
-  return { paths: [path], summary: `${path}: -${lineCount(oldS)} +${lineCount(newS)} lines${all}${newS ? ` (${firstLine(newS)})` : ""}` };
+  return {
+    paths: [path],
+    summary: `${path}: -${lineCount(oldS)} +${lineCount(newS)} lines${all}${newS ? ` (${firstLine(newS)})` : ""}`,
+  };
 }
 
 /** Codex `apply_patch` envelopes: `*** Update File: x` / `*** Add File: y` / `*** Delete File: z`. */

@@ -27,7 +27,11 @@ type Msg = Record<string, unknown>;
 /** Text of a Gemini content: a string, or parts `[{text}]`. */
 export function geminiText(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => asString(asRecord(p)?.text) ?? "").filter((t) => t.length > 0).join("\n");
+  if (Array.isArray(content))
+    return content
+      .map((p) => asString(asRecord(p)?.text) ?? "")
+      .filter((t) => t.length > 0)
+      .join("\n");
   const obj = asRecord(content);
   if (obj && Array.isArray(obj.parts)) return geminiText(obj.parts);
   return "";
@@ -150,7 +154,8 @@ export class GeminiNormalizer implements LineNormalizer {
     const type = asString(m.type);
     const text = geminiText(m.content);
     if (type === "user") return text.trim() ? [this.make(m, "user_message", { text, record_id: id, raw: m })] : [];
-    if (type === "error") return text.trim() ? [this.make(m, "error", { text, is_error: true, record_id: id, raw: m })] : [];
+    if (type === "error")
+      return text.trim() ? [this.make(m, "error", { text, is_error: true, record_id: id, raw: m })] : [];
     if (type !== "gemini" && type !== "model") return [];
     const out: NormalizedEvent[] = [];
     const { toolCalls, thoughts: _t, ...rest } = m;
@@ -173,11 +178,35 @@ export class GeminiNormalizer implements LineNormalizer {
     const callEvent = GEMINI_EDIT_TOOLS.has(tool)
       ? (() => {
           const s = summarizeEditTool(tool, input);
-          return this.make(m, "code_change", { tool, tool_use_id: callId, input, diff_summary: s?.summary ?? tool, record_id: `${msgId}:${callId}:call`, raw: callRaw }, s?.paths ?? paths);
+          return this.make(
+            m,
+            "code_change",
+            {
+              tool,
+              tool_use_id: callId,
+              input,
+              diff_summary: s?.summary ?? tool,
+              record_id: `${msgId}:${callId}:call`,
+              raw: callRaw,
+            },
+            s?.paths ?? paths,
+          );
         })()
-      : this.make(m, "tool_call", { tool, tool_use_id: callId, input, record_id: `${msgId}:${callId}:call`, raw: callRaw }, paths);
+      : this.make(
+          m,
+          "tool_call",
+          { tool, tool_use_id: callId, input, record_id: `${msgId}:${callId}:call`, raw: callRaw },
+          paths,
+        );
     const status = asString(tc.status) ?? "";
-    if (status === "" || status === "executing" || status === "scheduled" || status === "awaiting_approval" || status === "validating") return [callEvent];
+    if (
+      status === "" ||
+      status === "executing" ||
+      status === "scheduled" ||
+      status === "awaiting_approval" ||
+      status === "validating"
+    )
+      return [callEvent];
     const output = toolOutput(tc);
     const record_id = `${msgId}:${callId}:result`;
     const raw = { id: callId, name: tool, status, result: tc.result, resultDisplay: tc.resultDisplay };
@@ -191,8 +220,20 @@ export class GeminiNormalizer implements LineNormalizer {
       if (test) Object.assign(content, test);
       return [callEvent, this.make(m, test ? "test_run" : "command_run", content)];
     }
-    if (status !== "success") return [callEvent, this.make(m, "error", { text: output || status, tool, tool_use_id: callId, is_error: true, record_id, raw }, paths)];
-    return [callEvent, this.make(m, "tool_result", { tool, tool_use_id: callId, output, is_error: false, record_id, raw }, paths)];
+    if (status !== "success")
+      return [
+        callEvent,
+        this.make(
+          m,
+          "error",
+          { text: output || status, tool, tool_use_id: callId, is_error: true, record_id, raw },
+          paths,
+        ),
+      ];
+    return [
+      callEvent,
+      this.make(m, "tool_result", { tool, tool_use_id: callId, output, is_error: false, record_id, raw }, paths),
+    ];
   }
 }
 

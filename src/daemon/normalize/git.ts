@@ -37,7 +37,16 @@ export function parseGitLog(output: string): GitCommit[] {
       if (m[2] !== "-") deletions += Number(m[2]);
       files.push(m[3]!);
     }
-    commits.push({ hash: hash.trim(), parents: parents.trim() ? parents.trim().split(" ") : [], author, date, message: message.trim(), files, insertions, deletions });
+    commits.push({
+      hash: hash.trim(),
+      parents: parents.trim() ? parents.trim().split(" ") : [],
+      author,
+      date,
+      message: message.trim(),
+      files,
+      insertions,
+      deletions,
+    });
   }
   return commits;
 }
@@ -50,7 +59,14 @@ export function commitEvent(c: GitCommit, root: string): NormalizedEvent {
     event_type: "git_commit",
     content: {
       text: c.message,
-      commit: { hash: c.hash, author: c.author, message: c.message, files: c.files, insertions: c.insertions, deletions: c.deletions },
+      commit: {
+        hash: c.hash,
+        author: c.author,
+        message: c.message,
+        files: c.files,
+        insertions: c.insertions,
+        deletions: c.deletions,
+      },
       record_id: c.hash,
       raw: { hash: c.hash, parents: c.parents, author: c.author, date: c.date },
     },

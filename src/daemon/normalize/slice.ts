@@ -75,7 +75,12 @@ export interface SliceAware {
 
 export function isSliceAware(n: object): n is SliceAware {
   const a = n as Partial<SliceAware>;
-  return typeof a.sliceState === "function" && typeof a.sliceAssumptions === "function" && typeof a.flushPreview === "function" && typeof a.seed === "function";
+  return (
+    typeof a.sliceState === "function" &&
+    typeof a.sliceAssumptions === "function" &&
+    typeof a.flushPreview === "function" &&
+    typeof a.seed === "function"
+  );
 }
 
 /** The exact state after a slice read from a fresh normalizer that held, given the exact state before it. */
@@ -87,7 +92,11 @@ export function stateAfter(before: SliceState, slice: SliceState): SliceState {
  * Does a slice read from a fresh normalizer give exactly what reading on from `prev` would have
  * given? `toolIdsBefore`: every tool_use id of the lines before the slice.
  */
-export function sliceFollows(prev: SliceState, next: SliceAssumptions, toolIdsBefore: { has(id: string): boolean }): boolean {
+export function sliceFollows(
+  prev: SliceState,
+  next: SliceAssumptions,
+  toolIdsBefore: { has(id: string): boolean },
+): boolean {
   if (prev.waiting > 0) return false; // they would have been released with a cwd of this slice
   if (next.usedInitialCwd && prev.cwd !== null) return false;
   if (next.usedInitialTimestamp && prev.lastTimestamp !== "") return false;

@@ -20,19 +20,35 @@ interface RunnerRule {
 }
 
 const is = (w: string[], ...seq: string[]) => seq.every((s, i) => w[i] === s);
-const scriptIsTest = (s: string | undefined) => s !== undefined && /^(test|tests|unit|e2e|spec|check:test|test:[\w:-]+)$/.test(s);
+const scriptIsTest = (s: string | undefined) =>
+  s !== undefined && /^(test|tests|unit|e2e|spec|check:test|test:[\w:-]+)$/.test(s);
 
 const RULES: readonly RunnerRule[] = [
   { runner: "bun test", test: (w) => is(w, "bun", "test") || (is(w, "bun", "run") && scriptIsTest(w[2])) },
-  { runner: "npm test", test: (w) => (w[0] === "npm" && (w[1] === "test" || w[1] === "t" || w[1] === "tst")) || (is(w, "npm", "run") && scriptIsTest(w[2])) },
-  { runner: "pnpm test", test: (w) => (w[0] === "pnpm" && scriptIsTest(w[1])) || (is(w, "pnpm", "run") && scriptIsTest(w[2])) },
-  { runner: "yarn test", test: (w) => (w[0] === "yarn" && scriptIsTest(w[1])) || (is(w, "yarn", "run") && scriptIsTest(w[2])) },
+  {
+    runner: "npm test",
+    test: (w) =>
+      (w[0] === "npm" && (w[1] === "test" || w[1] === "t" || w[1] === "tst")) ||
+      (is(w, "npm", "run") && scriptIsTest(w[2])),
+  },
+  {
+    runner: "pnpm test",
+    test: (w) => (w[0] === "pnpm" && scriptIsTest(w[1])) || (is(w, "pnpm", "run") && scriptIsTest(w[2])),
+  },
+  {
+    runner: "yarn test",
+    test: (w) => (w[0] === "yarn" && scriptIsTest(w[1])) || (is(w, "yarn", "run") && scriptIsTest(w[2])),
+  },
   { runner: "deno test", test: (w) => is(w, "deno", "test") },
   { runner: "vitest", test: (w) => w[0] === "vitest" },
   { runner: "jest", test: (w) => w[0] === "jest" },
   { runner: "mocha", test: (w) => w[0] === "mocha" },
   { runner: "playwright", test: (w) => is(w, "playwright", "test") },
-  { runner: "pytest", test: (w) => w[0] === "pytest" || w[0] === "py.test" || (/^python[\d.]*$/.test(w[0] ?? "") && is(w.slice(1), "-m", "pytest")) },
+  {
+    runner: "pytest",
+    test: (w) =>
+      w[0] === "pytest" || w[0] === "py.test" || (/^python[\d.]*$/.test(w[0] ?? "") && is(w.slice(1), "-m", "pytest")),
+  },
   { runner: "unittest", test: (w) => /^python[\d.]*$/.test(w[0] ?? "") && is(w.slice(1), "-m", "unittest") },
   { runner: "tox", test: (w) => w[0] === "tox" || w[0] === "nox" },
   { runner: "go test", test: (w) => is(w, "go", "test") },
@@ -42,8 +58,14 @@ const RULES: readonly RunnerRule[] = [
   { runner: "rake test", test: (w) => is(w, "rake", "test") || is(w, "rails", "test") },
   { runner: "phpunit", test: (w) => /(^|\/)phpunit$/.test(w[0] ?? "") || is(w, "php", "artisan", "test") },
   { runner: "dotnet test", test: (w) => is(w, "dotnet", "test") },
-  { runner: "mvn test", test: (w) => /(^|\/)mvnw?$/.test(w[0] ?? "") && w.slice(1).some((x) => x === "test" || x === "verify") },
-  { runner: "gradle test", test: (w) => /(^|\/)gradlew?$/.test(w[0] ?? "") && w.slice(1).some((x) => x === "test" || x === "check") },
+  {
+    runner: "mvn test",
+    test: (w) => /(^|\/)mvnw?$/.test(w[0] ?? "") && w.slice(1).some((x) => x === "test" || x === "verify"),
+  },
+  {
+    runner: "gradle test",
+    test: (w) => /(^|\/)gradlew?$/.test(w[0] ?? "") && w.slice(1).some((x) => x === "test" || x === "check"),
+  },
   { runner: "swift test", test: (w) => is(w, "swift", "test") },
   { runner: "ctest", test: (w) => w[0] === "ctest" },
   { runner: "make test", test: (w) => w[0] === "make" && w.slice(1).some((x) => scriptIsTest(x) || x === "check") },
@@ -54,7 +76,13 @@ const RULES: readonly RunnerRule[] = [
 function simpleCommands(command: string): string[][] {
   return command
     .split(/&&|\|\||;|\||\n/)
-    .map((part) => part.trim().split(/\s+/).filter((w) => w.length > 0).map((w) => w.replace(/^["']|["']$/g, "")))
+    .map((part) =>
+      part
+        .trim()
+        .split(/\s+/)
+        .filter((w) => w.length > 0)
+        .map((w) => w.replace(/^["']|["']$/g, "")),
+    )
     .filter((w) => w.length > 0);
 }
 
@@ -66,7 +94,11 @@ function stripWrappers(words: string[]): string[] {
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(first)) w = w.slice(1);
     else if (WRAPPERS.has(first)) w = w.slice(1).filter((x, i) => !(i === 0 && /^\d+[smh]?$/.test(x)));
     else if (RUNNERS_VIA.has(first)) w = w.slice(1).filter((x, i) => !(i === 0 && x.startsWith("-")));
-    else if ((first === "uv" || first === "poetry" || first === "pipenv" || first === "hatch" || first === "pdm") && w[1] === "run") w = w.slice(2);
+    else if (
+      (first === "uv" || first === "poetry" || first === "pipenv" || first === "hatch" || first === "pdm") &&
+      w[1] === "run"
+    )
+      w = w.slice(2);
     else if (first === "bundle" && w[1] === "exec") w = w.slice(2);
     else if ((first === "pnpm" || first === "yarn") && (w[1] === "exec" || w[1] === "dlx")) w = w.slice(2);
     else if ((first === "pnpm" || first === "yarn" || first === "bun") && DIRECT_BINS.has(w[1] ?? "")) w = w.slice(1);
@@ -117,17 +149,26 @@ export function parseTestCounts(output: string): { passed?: number; failed?: num
   const vitest = lastMatch(out, /^\s*Tests\s+(.*\(\d+\))/gm);
   if (vitest?.[1]) return { passed: num(vitest[1], /(\d+) passed/) ?? 0, failed: num(vitest[1], /(\d+) failed/) ?? 0 };
   // cargo: "test result: ok. 10 passed; 0 failed; ..."
-  if (/test result: /.test(out)) return { passed: sumAll(out, /test result: \w+\. (\d+) passed/g) ?? 0, failed: sumAll(out, /test result: \w+\. \d+ passed; (\d+) failed/g) ?? 0 };
+  if (/test result: /.test(out))
+    return {
+      passed: sumAll(out, /test result: \w+\. (\d+) passed/g) ?? 0,
+      failed: sumAll(out, /test result: \w+\. \d+ passed; (\d+) failed/g) ?? 0,
+    };
   // pytest: "==== 2 failed, 10 passed, 1 skipped in 0.52s ===="
   const pytest = lastMatch(out, /^=+ (.*\bin [\d.]+s.*) =+$/gm);
-  if (pytest?.[1] && /passed|failed|error/.test(pytest[1])) return { passed: num(pytest[1], /(\d+) passed/) ?? 0, failed: (num(pytest[1], /(\d+) failed/) ?? 0) + (num(pytest[1], /(\d+) errors?/) ?? 0) };
+  if (pytest?.[1] && /passed|failed|error/.test(pytest[1]))
+    return {
+      passed: num(pytest[1], /(\d+) passed/) ?? 0,
+      failed: (num(pytest[1], /(\d+) failed/) ?? 0) + (num(pytest[1], /(\d+) errors?/) ?? 0),
+    };
   // bun test: " 12 pass\n 1 fail"
   const bunPass = lastMatch(out, /^\s*(\d+) pass$/gm);
   const bunFail = lastMatch(out, /^\s*(\d+) fail$/gm);
   if (bunPass || bunFail) return { passed: Number(bunPass?.[1] ?? 0), failed: Number(bunFail?.[1] ?? 0) };
   // mocha: "5 passing (20ms)" / "1 failing"
   const mochaPass = lastMatch(out, /^\s*(\d+) passing\b/gm);
-  if (mochaPass) return { passed: Number(mochaPass[1]), failed: Number(lastMatch(out, /^\s*(\d+) failing\b/gm)?.[1] ?? 0) };
+  if (mochaPass)
+    return { passed: Number(mochaPass[1]), failed: Number(lastMatch(out, /^\s*(\d+) failing\b/gm)?.[1] ?? 0) };
   // mix / rspec: "10 tests, 2 failures" / "10 examples, 2 failures"
   const mix = lastMatch(out, /(\d+) (?:tests?|examples?|doctests?), (\d+) failures?/g);
   if (mix) return { passed: Number(mix[1]) - Number(mix[2]), failed: Number(mix[2]) };
@@ -138,7 +179,10 @@ export function parseTestCounts(output: string): { passed?: number; failed?: num
   // phpunit: "OK (5 tests, 10 assertions)" / "Tests: 5, Assertions: 9, Failures: 1"
   const phpOk = lastMatch(out, /OK \((\d+) tests?/g);
   if (phpOk) return { passed: Number(phpOk[1]), failed: 0 };
-  const php = lastMatch(out, /Tests: (\d+), Assertions: \d+(?:, (?:Errors|Failures): (\d+))?(?:, (?:Errors|Failures): (\d+))?/g);
+  const php = lastMatch(
+    out,
+    /Tests: (\d+), Assertions: \d+(?:, (?:Errors|Failures): (\d+))?(?:, (?:Errors|Failures): (\d+))?/g,
+  );
   if (php) {
     const failed = Number(php[2] ?? 0) + Number(php[3] ?? 0);
     return { passed: Number(php[1]) - failed, failed };

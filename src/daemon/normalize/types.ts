@@ -1,3 +1,4 @@
+/** The shapes every agent's normalizer shares: the line normalizer contract and the tool-call bookkeeping between a call and its result. */
 import type { NormalizedEvent } from "../../shared/event.ts";
 
 /** What a tool_use was, remembered until its result arrives. */
@@ -10,7 +11,11 @@ export interface ToolUseInfo {
  * Finds a stored tool_call/code_change for a tool_use_id when the normalizer's in-memory map lost it
  * (the daemon restarted between a tool_use line and its result).
  */
-export type ToolUseLookup = (cwd: string | null, sessionId: string | null, toolUseId: string) => ToolUseInfo | undefined;
+export type ToolUseLookup = (
+  cwd: string | null,
+  sessionId: string | null,
+  toolUseId: string,
+) => ToolUseInfo | undefined;
 
 export interface NormalizerOptions {
   lookupToolUse?: ToolUseLookup;

@@ -1,5 +1,3 @@
-import page from "../../ui/index.html";
-
 /**
  * The page of `sqrl ui`, bundled into the binary by Bun's HTML import (index.html → its script and
  * stylesheet, minified, content-hashed). The daemon serves these files itself rather than through
@@ -7,6 +5,8 @@ import page from "../../ui/index.html";
  * behind the cookie. Run from source (`bun src/main.ts`), the same entry is bundled in memory on
  * first use.
  */
+import page from "../../ui/index.html";
+
 export interface Asset {
   body: Uint8Array;
   type: string;
@@ -35,7 +35,9 @@ function baseName(path: string): string {
 
 /** Asset links in the built HTML are root-relative (`/chunk-….js`): move them under /ui/assets/. */
 function relink(html: string, names: ReadonlySet<string>): string {
-  return html.replace(/(src|href)="\.?\/([^"/]+)"/g, (whole, attr: string, name: string) => (names.has(name) ? `${attr}="${ASSET_PREFIX}${name}"` : whole));
+  return html.replace(/(src|href)="\.?\/([^"/]+)"/g, (whole, attr: string, name: string) =>
+    names.has(name) ? `${attr}="${ASSET_PREFIX}${name}"` : whole,
+  );
 }
 
 async function load(): Promise<PageBundle> {
@@ -48,7 +50,12 @@ async function load(): Promise<PageBundle> {
       else assets.set(baseName(f.path), { body, type: f.headers["content-type"], etag: f.headers.etag });
     }
   } else {
-    const built = await Bun.build({ entrypoints: [page.index], minify: true, target: "browser", define: { "process.env.NODE_ENV": '"production"' } });
+    const built = await Bun.build({
+      entrypoints: [page.index],
+      minify: true,
+      target: "browser",
+      define: { "process.env.NODE_ENV": '"production"' },
+    });
     if (!built.success) throw new Error(`bundling the ui page failed: ${built.logs.map((l) => l.message).join("; ")}`);
     for (const out of built.outputs) {
       const body = new Uint8Array(await out.arrayBuffer());

@@ -1,11 +1,11 @@
-import { newToken } from "../../shared/ids.ts";
-import { tokensEqual } from "../../shared/http-guard.ts";
-
 /**
  * Who may use `sqrl ui`: `sqrl ui` (holding the daemon token) asks for a one-time login code; the
  * browser trades it, once and within LOGIN_CODE_TTL_MS, for a session cookie (HttpOnly,
  * SameSite=Strict, path /ui). Sessions live as long as the daemon: a restart logs everyone out.
  */
+import { newToken } from "../../shared/ids.ts";
+import { tokensEqual } from "../../shared/http-guard.ts";
+
 export const LOGIN_CODE_TTL_MS = 10 * 60_000;
 export const SESSION_COOKIE = "sqrl_ui";
 

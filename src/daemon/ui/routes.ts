@@ -1,3 +1,10 @@
+/**
+ * Everything under /ui: the page (one HTML shell for every screen, its assets) and the page's own
+ * JSON API under /ui/api/, which maps each call to one engine call (reads and writes alike, so the
+ * engine stays the only writer). Checks, in order: a local Host; on /ui/?code=… the code trade;
+ * the session cookie (401 page or JSON without it); no foreign Origin anywhere, and for every
+ * change an Origin that is this page's own.
+ */
 import { homedir } from "node:os";
 import type { DaemonStatus } from "../../shared/api.ts";
 import { listProjects } from "../../shared/projects.ts";
@@ -7,13 +14,6 @@ import { ASSET_PREFIX, pageBundle } from "./assets.ts";
 import { ownOrigins, type UiAuth } from "./auth.ts";
 import { messagePage } from "./message-page.ts";
 
-/**
- * Everything under /ui: the page (one HTML shell for every screen, its assets) and the page's own
- * JSON API under /ui/api/, which maps each call to one engine call (reads and writes alike, so the
- * engine stays the only writer). Checks, in order: a local Host; on /ui/?code=… the code trade;
- * the session cookie (401 page or JSON without it); no foreign Origin anywhere, and for every
- * change an Origin that is this page's own.
- */
 export interface UiDeps {
   auth: UiAuth;
   port: () => number;
@@ -26,14 +26,18 @@ const ENGINE_WAIT_MS = 10_000;
 const ENGINE_TIMEOUT_MS = 60_000;
 
 const SECURITY_HEADERS: Record<string, string> = {
-  "content-security-policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "content-security-policy":
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "cache-control": "no-store",
 };
 
 function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...SECURITY_HEADERS, "content-type": "application/json" } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...SECURITY_HEADERS, "content-type": "application/json" },
+  });
 }
 
 function jsonError(status: number, code: string, error: string): Response {
@@ -41,45 +45,89 @@ function jsonError(status: number, code: string, error: string): Response {
 }
 
 /** The script-less message pages style themselves inline. */
-const MESSAGE_CSP = { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" };
+const MESSAGE_CSP = {
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+};
 
 function html(body: string, status = 200, extra: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { ...SECURITY_HEADERS, "content-type": "text/html;charset=utf-8", ...extra } });
+  return new Response(body, {
+    status,
+    headers: { ...SECURITY_HEADERS, "content-type": "text/html;charset=utf-8", ...extra },
+  });
 }
 
 /** Screens of the page; any other /ui path gets the shell with status 404 (the page shows its 404 screen). */
-const SCREENS = [/^\/ui\/?$/, /^\/ui\/memories\/?$/, /^\/ui\/memories\/[^/]+$/, /^\/ui\/agent\/?$/, /^\/ui\/calls\/?$/, /^\/ui\/episodes\/[^/]+$/];
+const SCREENS = [
+  /^\/ui\/?$/,
+  /^\/ui\/memories\/?$/,
+  /^\/ui\/memories\/[^/]+$/,
+  /^\/ui\/agent\/?$/,
+  /^\/ui\/calls\/?$/,
+  /^\/ui\/episodes\/[^/]+$/,
+];
 
 export async function handleUi(req: Request, deps: UiDeps): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname;
   const host = (req.headers.get("host") ?? "").replace(/:\d+$/, "");
-  if (host !== "127.0.0.1" && host !== "localhost") return jsonError(403, "forbidden_host", `Host ${host || "(none)"} is refused; open the page at 127.0.0.1.`);
+  if (host !== "127.0.0.1" && host !== "localhost")
+    return jsonError(403, "forbidden_host", `Host ${host || "(none)"} is refused; open the page at 127.0.0.1.`);
   const origin = req.headers.get("origin");
   const own = ownOrigins(deps.port());
-  if (origin !== null && !own.includes(origin)) return jsonError(403, "forbidden_origin", `Requests from ${origin} are refused: only the sqrl page itself may call this API.`);
+  if (origin !== null && !own.includes(origin))
+    return jsonError(
+      403,
+      "forbidden_origin",
+      `Requests from ${origin} are refused: only the sqrl page itself may call this API.`,
+    );
   const changes = req.method !== "GET" && req.method !== "HEAD";
-  if (changes && origin === null) return jsonError(403, "forbidden_origin", "A change needs the page's own Origin header; use the sqrl ui page.");
+  if (changes && origin === null)
+    return jsonError(403, "forbidden_origin", "A change needs the page's own Origin header; use the sqrl ui page.");
 
   const code = url.searchParams.get("code");
   if (req.method === "GET" && code !== null && !path.startsWith("/ui/api/") && !path.startsWith(ASSET_PREFIX)) {
     const session = deps.auth.redeem(code);
-    if (!session) return html(messagePage("This login link has expired or was already used", "Each link from <code>sqrl ui</code> works once, for 10 minutes. Run <code>sqrl ui</code> again for a fresh one."), 401, MESSAGE_CSP);
+    if (!session)
+      return html(
+        messagePage(
+          "This login link has expired or was already used",
+          "Each link from <code>sqrl ui</code> works once, for 10 minutes. Run <code>sqrl ui</code> again for a fresh one.",
+        ),
+        401,
+        MESSAGE_CSP,
+      );
     // The page comes back at once with the cookie (no redirect round trip on the first screen); its
     // script drops the code from the address bar (history.replaceState), and the code is used up anyway.
     const bundle = await pageBundle();
-    return html(bundle.html, SCREENS.some((r) => r.test(path)) ? 200 : 404, { "set-cookie": deps.auth.sessionCookie(session) });
+    return html(bundle.html, SCREENS.some((r) => r.test(path)) ? 200 : 404, {
+      "set-cookie": deps.auth.sessionCookie(session),
+    });
   }
 
   if (!deps.auth.hasSession(req)) {
-    if (path.startsWith("/ui/api/")) return jsonError(401, "unauthorized", "No sqrl ui session: open the page with `sqrl ui`.");
-    return html(messagePage("Open this page with sqrl ui", "The sqrl page needs a login link: run <code>sqrl ui</code> in a terminal and it opens (or prints) one."), 401, MESSAGE_CSP);
+    if (path.startsWith("/ui/api/"))
+      return jsonError(401, "unauthorized", "No sqrl ui session: open the page with `sqrl ui`.");
+    return html(
+      messagePage(
+        "Open this page with sqrl ui",
+        "The sqrl page needs a login link: run <code>sqrl ui</code> in a terminal and it opens (or prints) one.",
+      ),
+      401,
+      MESSAGE_CSP,
+    );
   }
 
   if (path.startsWith(ASSET_PREFIX)) {
     const asset = (await pageBundle()).assets.get(path.slice(ASSET_PREFIX.length));
     if (!asset) return jsonError(404, "not_found", `No asset ${path}.`);
-    return new Response(asset.body, { headers: { ...SECURITY_HEADERS, "content-type": asset.type, etag: asset.etag, "cache-control": "private, max-age=31536000, immutable" } });
+    return new Response(asset.body, {
+      headers: {
+        ...SECURITY_HEADERS,
+        "content-type": asset.type,
+        etag: asset.etag,
+        "cache-control": "private, max-age=31536000, immutable",
+      },
+    });
   }
   if (path.startsWith("/ui/api/")) return api(req, url, deps);
   if (req.method !== "GET") return jsonError(405, "method_not_allowed", `${req.method} is not allowed on ${path}.`);
@@ -98,7 +146,12 @@ interface EngineCall {
 /** One call to the engine; its answer (or error) is passed back with its status. */
 async function engine(deps: UiDeps, path: string, call: EngineCall = {}): Promise<Response> {
   const info = await deps.engine(ENGINE_WAIT_MS);
-  if (!info) return jsonError(503, "engine_unavailable", "The memory engine is not running right now (starting or restarting). Retry in a few seconds.");
+  if (!info)
+    return jsonError(
+      503,
+      "engine_unavailable",
+      "The memory engine is not running right now (starting or restarting). Retry in a few seconds.",
+    );
   const search = new URLSearchParams();
   for (const [k, v] of Object.entries(call.query ?? {})) {
     if (v === undefined || v === "") continue;
@@ -112,13 +165,24 @@ async function engine(deps: UiDeps, path: string, call: EngineCall = {}): Promis
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
       signal: AbortSignal.timeout(ENGINE_TIMEOUT_MS),
     });
-    return new Response(await res.arrayBuffer(), { status: res.status, headers: { ...SECURITY_HEADERS, "content-type": "application/json" } });
+    return new Response(await res.arrayBuffer(), {
+      status: res.status,
+      headers: { ...SECURITY_HEADERS, "content-type": "application/json" },
+    });
   } catch (err) {
-    return jsonError(503, "engine_unavailable", `The memory engine did not answer (${(err as Error).message}). Retry in a few seconds.`);
+    return jsonError(
+      503,
+      "engine_unavailable",
+      `The memory engine did not answer (${(err as Error).message}). Retry in a few seconds.`,
+    );
   }
 }
 
-async function engineJson<T>(deps: UiDeps, path: string, call: EngineCall = {}): Promise<{ ok: true; value: T } | { ok: false; res: Response }> {
+async function engineJson<T>(
+  deps: UiDeps,
+  path: string,
+  call: EngineCall = {},
+): Promise<{ ok: true; value: T } | { ok: false; res: Response }> {
   const res = await engine(deps, path, call);
   if (!res.ok) return { ok: false, res };
   return { ok: true, value: (await res.json()) as T };
@@ -142,30 +206,60 @@ async function api(req: Request, url: URL, deps: UiDeps): Promise<Response> {
   const p = url.searchParams;
   const project = p.get("project") ?? undefined;
   const get = req.method === "GET";
-  const needProject = () => jsonError(400, "bad_request", "field `project`: the project folder is required (pick one on the Overview).");
+  const needProject = () =>
+    jsonError(400, "bad_request", "field `project`: the project folder is required (pick one on the Overview).");
   const [head, id, action] = parts;
 
   if (head === "health" && get) return json({ ok: true, pid: process.pid, version: VERSION });
   if (head === "projects" && get) {
     const status = deps.status();
-    return json({ version: VERSION, home: homedir(), daemon: { pid: status.pid, uptime_s: status.uptime_s, last_error: status.last_error }, engine: status.engine, sources: status.sources, projects: listProjects().map((root) => ({ project_id: root, ...status.projects.find((s) => s.project_id === root) })) });
+    return json({
+      version: VERSION,
+      home: homedir(),
+      daemon: { pid: status.pid, uptime_s: status.uptime_s, last_error: status.last_error },
+      engine: status.engine,
+      sources: status.sources,
+      projects: listProjects().map((root) => ({
+        project_id: root,
+        ...status.projects.find((s) => s.project_id === root),
+      })),
+    });
   }
   if (!project) return needProject();
   if (head === "overview" && get) return engine(deps, "/overview", { query: { project_id: project } });
   if (head === "memories" && get && id === undefined) {
     return engine(deps, "/memories", {
-      query: { project_id: project, types: p.getAll("type"), scope: p.get("scope") ?? undefined, status: p.get("status") ?? undefined, q: p.get("q") ?? undefined, offset: p.get("offset") ?? undefined, limit: p.get("limit") ?? undefined },
+      query: {
+        project_id: project,
+        types: p.getAll("type"),
+        scope: p.get("scope") ?? undefined,
+        status: p.get("status") ?? undefined,
+        q: p.get("q") ?? undefined,
+        offset: p.get("offset") ?? undefined,
+        limit: p.get("limit") ?? undefined,
+      },
     });
   }
-  if (head === "memories" && get && id !== undefined && action === undefined) return engine(deps, "/memory", { query: { project_id: project, memory_id: id } });
+  if (head === "memories" && get && id !== undefined && action === undefined)
+    return engine(deps, "/memory", { query: { project_id: project, memory_id: id } });
   if (head === "memories" && req.method === "POST" && id !== undefined && action !== undefined && ACTIONS.has(action)) {
     const body = await readBody(req);
-    return engine(deps, `/memories/${action}`, { method: "POST", body: { ...body, project_id: project, memory_id: id } });
+    return engine(deps, `/memories/${action}`, {
+      method: "POST",
+      body: { ...body, project_id: project, memory_id: id },
+    });
   }
   if (head === "files" && get) return engine(deps, "/files", { query: { project_id: project } });
-  if (head === "calls" && get) return engine(deps, "/calls", { query: { project_id: project, limit: p.get("limit") ?? undefined, days: p.get("days") ?? undefined } });
-  if (head === "timeline" && get) return engine(deps, "/timeline", { query: { project_id: project, limit: p.get("limit") ?? "50", context_budget_tokens: 100_000 } });
-  if (head === "episodes" && get && id !== undefined) return engine(deps, "/recall", { query: { project_id: project, episode_id: id, context_budget_tokens: 100_000 } });
+  if (head === "calls" && get)
+    return engine(deps, "/calls", {
+      query: { project_id: project, limit: p.get("limit") ?? undefined, days: p.get("days") ?? undefined },
+    });
+  if (head === "timeline" && get)
+    return engine(deps, "/timeline", {
+      query: { project_id: project, limit: p.get("limit") ?? "50", context_budget_tokens: 100_000 },
+    });
+  if (head === "episodes" && get && id !== undefined)
+    return engine(deps, "/recall", { query: { project_id: project, episode_id: id, context_budget_tokens: 100_000 } });
   if (head === "agent" && req.method === "POST") return agentView(deps, project, await readBody(req));
   return jsonError(404, "not_found", `No page API ${req.method} ${url.pathname}.`);
 }
@@ -185,11 +279,26 @@ interface ToolShown {
 
 async function agentView(deps: UiDeps, project: string, body: Record<string, unknown>): Promise<Response> {
   const task = typeof body.task === "string" ? body.task.trim() : "";
-  const files = Array.isArray(body.files) ? body.files.filter((f): f is string => typeof f === "string" && f.trim() !== "").map((f) => f.trim()) : [];
+  const files = Array.isArray(body.files)
+    ? body.files.filter((f): f is string => typeof f === "string" && f.trim() !== "").map((f) => f.trim())
+    : [];
   const budget = typeof body.budget === "number" && Number.isInteger(body.budget) ? body.budget : undefined;
   const info = await deps.engine(ENGINE_WAIT_MS);
-  if (!info) return jsonError(503, "engine_unavailable", "The memory engine is not running right now (starting or restarting). Retry in a few seconds.");
-  const [{ createServer }, { DaemonBridge }, { SessionDedup }, { Client }, { InMemoryTransport }, { buildSessionStartContext }, { sessionStartBudget }] = await Promise.all([
+  if (!info)
+    return jsonError(
+      503,
+      "engine_unavailable",
+      "The memory engine is not running right now (starting or restarting). Retry in a few seconds.",
+    );
+  const [
+    { createServer },
+    { DaemonBridge },
+    { SessionDedup },
+    { Client },
+    { InMemoryTransport },
+    { buildSessionStartContext },
+    { sessionStartBudget },
+  ] = await Promise.all([
     import("../../mcp/server.ts"),
     import("../../mcp/daemon-bridge.ts"),
     import("../../mcp/session-dedup.ts"),
@@ -213,16 +322,34 @@ async function agentView(deps: UiDeps, project: string, body: Record<string, unk
     let taskContext: ToolShown | null = null;
     let selected: unknown = null;
     if (task) {
-      taskContext = await call("get_task_context", { task_description: task, active_file_paths: files, ...(budget ? { context_budget_tokens: budget } : {}) });
-      const engineAnswer = await engineJson<{ selected_memories: unknown }>(deps, "/task_context", { method: "POST", body: { project_id: project, task_description: task, active_file_paths: files, ...(budget ? { context_budget_tokens: budget } : {}) } });
+      taskContext = await call("get_task_context", {
+        task_description: task,
+        active_file_paths: files,
+        ...(budget ? { context_budget_tokens: budget } : {}),
+      });
+      const engineAnswer = await engineJson<{ selected_memories: unknown }>(deps, "/task_context", {
+        method: "POST",
+        body: {
+          project_id: project,
+          task_description: task,
+          active_file_paths: files,
+          ...(budget ? { context_budget_tokens: budget } : {}),
+        },
+      });
       if (engineAnswer.ok) selected = engineAnswer.value.selected_memories;
     }
     const views = {
       user_style: await call("get_user_style_view", {}),
       project_brief: await call("get_project_brief_view", {}),
-      pitfalls: await call("get_pitfalls_view", { ...(files.length > 0 ? { scope_paths: files } : {}), ...(task ? { task_description: task } : {}) }),
+      pitfalls: await call("get_pitfalls_view", {
+        ...(files.length > 0 ? { scope_paths: files } : {}),
+        ...(task ? { task_description: task } : {}),
+      }),
     };
-    const sessionStart = await buildSessionStartContext({ cwd: project }, { bridge, totalBudget: await sessionStartBudget(), projects: () => listProjects() });
+    const sessionStart = await buildSessionStartContext(
+      { cwd: project },
+      { bridge, totalBudget: await sessionStartBudget(), projects: () => listProjects() },
+    );
     return json({ task_context: taskContext, selected_memories: selected, views, session_start: sessionStart });
   } finally {
     await client.close();

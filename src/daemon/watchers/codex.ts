@@ -1,13 +1,13 @@
+/**
+ * Codex CLI: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`, and `rollout-*.jsonl.zst` once Codex
+ * has compressed a rollout idle for a week (read whole, like a document).
+ */
 import { basename, join } from "node:path";
 import { codexHome } from "../../shared/paths.ts";
 import { CodexNormalizer } from "../normalize/codex.ts";
 import { isZstd } from "../tail.ts";
 import type { TranscriptSource } from "./transcript-source.ts";
 
-/**
- * Codex CLI: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`, and `rollout-*.jsonl.zst` once Codex
- * has compressed a rollout idle for a week (read whole, like a document).
- */
 export const codexSource: TranscriptSource = {
   name: "codex",
   enabledKey: "watch.codex",

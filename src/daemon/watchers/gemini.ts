@@ -1,3 +1,4 @@
+/** Gemini CLI: where its chats live, how a chat file is found and read as a document (both of its formats). */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
@@ -30,7 +31,11 @@ function readJson(path: string): unknown {
  * `<tmp>/<id>/.project_root` (v0.29+ marker), `~/.gemini/projects.json` (path → slug),
  * `projectHash` or the folder id = sha256 of a registered root (≤ v0.28), `directories[0]`.
  */
-export function resolveGeminiCwd(filePath: string, meta: Record<string, unknown>, projects: readonly string[]): string | null {
+export function resolveGeminiCwd(
+  filePath: string,
+  meta: Record<string, unknown>,
+  projects: readonly string[],
+): string | null {
   const tempDir = projectTempDir(filePath);
   const id = tempDir ? tempDir.split(sep).at(-1) : undefined;
   if (tempDir) {
@@ -60,6 +65,6 @@ export const geminiSource: TranscriptSource = {
   root: () => join(geminiHome(), "tmp"),
   matches: (path) => /\.jsonl?$/.test(path) && path.split(sep).includes("chats"),
   isDocument: (path) => path.endsWith(".json"),
-  createNormalizer: (path, deps) => new GeminiNormalizer({ filePath: path, resolveCwd: (meta) => resolveGeminiCwd(path, meta, deps.projects()) }),
+  createNormalizer: (path, deps) =>
+    new GeminiNormalizer({ filePath: path, resolveCwd: (meta) => resolveGeminiCwd(path, meta, deps.projects()) }),
 };
-

@@ -9,17 +9,23 @@ import type { Database } from "bun:sqlite";
 import { type FSWatcher, statSync, watch } from "node:fs";
 import { join } from "node:path";
 import type { NormalizedEvent } from "../../shared/event.ts";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import { nowIso } from "../../shared/time.ts";
 import { getGitCursor, setGitCursor } from "../../sql/git-cursors.ts";
 import { commitEvent, GIT_LOG_FORMAT, parseGitLog } from "../normalize/git.ts";
+
+const log = rootLog.child({ service: "capture" });
 
 /** Commits read on the first scan of a repo (most recent first in git, stored oldest first). */
 export const GIT_BACKFILL_LIMIT = 5000;
 
 function git(root: string, args: string[]): { ok: boolean; out: string } {
   try {
-    const res = Bun.spawnSync(["git", "-C", root, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" } });
+    const res = Bun.spawnSync(["git", "-C", root, ...args], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    });
     return { ok: res.exitCode === 0, out: res.stdout.toString() };
   } catch {
     return { ok: false, out: "" };
@@ -71,7 +77,10 @@ export class GitWatcher {
   private readonly repos = new Map<string, Watched>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
 
-  constructor(private readonly onChange: (root: string) => void, private readonly debounceMs = 300) {}
+  constructor(
+    private readonly onChange: (root: string) => void,
+    private readonly debounceMs = 300,
+  ) {}
 
   /** Watch `root` if it is a git repo; false otherwise. */
   add(root: string): boolean {

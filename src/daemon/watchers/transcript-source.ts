@@ -5,9 +5,11 @@
 import { type FSWatcher, existsSync, readdirSync, statSync, watch } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import type { ConfigKey } from "../../shared/config-keys.ts";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import type { LineNormalizer, ToolUseLookup } from "../normalize/types.ts";
 import type { TailSource } from "../tail.ts";
+
+const log = rootLog.child({ service: "capture" });
 
 export interface NormalizerDeps {
   lookupToolUse?: ToolUseLookup;

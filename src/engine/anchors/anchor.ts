@@ -45,7 +45,10 @@ const MAX_SYMBOLS = 8;
 const MAX_FILES = 12;
 
 export function fingerprintAt(lines: readonly string[], at: number): string {
-  const span = lines.slice(Math.max(0, at - 2), at + 3).map(normalizeLine).join("\n");
+  const span = lines
+    .slice(Math.max(0, at - 2), at + 3)
+    .map(normalizeLine)
+    .join("\n");
   return createHash("sha1").update(span).digest("hex").slice(0, 12);
 }
 
@@ -70,7 +73,17 @@ export function packageScripts(root: string): Record<string, unknown> | null {
 function grepTracked(root: string, names: readonly string[]): Map<string, string> {
   const found = new Map<string, string>();
   if (names.length === 0) return found;
-  const out = runGit(root, ["grep", "-n", "-I", "-w", "-F", "--max-count=1", ...names.flatMap((n) => ["-e", n]), "--", "."]);
+  const out = runGit(root, [
+    "grep",
+    "-n",
+    "-I",
+    "-w",
+    "-F",
+    "--max-count=1",
+    ...names.flatMap((n) => ["-e", n]),
+    "--",
+    ".",
+  ]);
   if (!out) return found;
   for (const line of out.split("\n")) {
     const m = /^([^:]+):\d+:(.*)$/.exec(line);
@@ -93,7 +106,13 @@ export interface AnchorInput {
  * for backticked identifiers the cited files lack with one `git grep`; anchors built while serving
  * skip it (a process per item would cost a cold read several ms each).
  */
-export function buildAnchor(root: string, item: AnchorInput, source: string, at: string, opts: { searchRepo?: boolean } = {}): Anchor {
+export function buildAnchor(
+  root: string,
+  item: AnchorInput,
+  source: string,
+  at: string,
+  opts: { searchRepo?: boolean } = {},
+): Anchor {
   const cited = citations(item.content, item.file_paths);
   const texts = new Map<string, string>();
   const files: string[] = [];
@@ -125,7 +144,16 @@ export function buildAnchor(root: string, item: AnchorInput, source: string, at:
   const pkg = cited.scripts.length > 0 ? packageScripts(root) : null;
   const scripts = pkg ? cited.scripts.filter((s) => s in pkg).map((name) => ({ name, path: "package.json" })) : [];
   const head = dirs ? readHead(dirs) : null;
-  return { files, symbols, scripts, commit: item.commit ?? null, head: head?.sha ?? null, branch: head?.branch ?? null, recorded_at: at, source };
+  return {
+    files,
+    symbols,
+    scripts,
+    commit: item.commit ?? null,
+    head: head?.sha ?? null,
+    branch: head?.branch ?? null,
+    recorded_at: at,
+    source,
+  };
 }
 
 /** Does the anchor cite anything that can be checked? */

@@ -54,7 +54,12 @@ export function renamedOnLine(oldLine: string, name: string, text: string): stri
 
 export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
   const deps = new Map<string, FileStamp | null>();
-  const result = (status: VerificationStatus, reason: string, moves: Move[] = []): CheckResult => ({ status, reason, moves, deps });
+  const result = (status: VerificationStatus, reason: string, moves: Move[] = []): CheckResult => ({
+    status,
+    reason,
+    moves,
+    deps,
+  });
   if (!hasCitations(anchor)) return result("unverifiable", "cites nothing in the repository");
   if (!repo.dirs) return result("unverifiable", "the project is not a git repository here");
   if (!repo.isGit) return result("unverifiable", "the repository's HEAD could not be read");
@@ -140,7 +145,8 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
     else {
       const by = repo.revertOf(anchor.commit);
       if (by) problems.push(`fix commit ${short(anchor.commit)} was reverted by ${short(by)}`);
-      else if (repo.ancestry(anchor.commit) === "no") problems.push(`commit ${short(anchor.commit)} is no longer reachable from HEAD`);
+      else if (repo.ancestry(anchor.commit) === "no")
+        problems.push(`commit ${short(anchor.commit)} is no longer reachable from HEAD`);
       else checked++;
     }
   }
@@ -150,8 +156,14 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
     // missing here may well be there. Only on HEAD's own line is a missing citation a stale memory.
     const line = anchor.head ? repo.ancestry(anchor.head) : "unknown";
     if (line !== "yes") {
-      const where = anchor.branch && anchor.branch !== repo.head?.branch ? `branch ${anchor.branch}` : `commit ${anchor.head ? short(anchor.head) : "unknown"}`;
-      return result("unverifiable", `unverifiable on this branch: written on ${where}, which HEAD does not contain (${problems[0]})`);
+      const where =
+        anchor.branch && anchor.branch !== repo.head?.branch
+          ? `branch ${anchor.branch}`
+          : `commit ${anchor.head ? short(anchor.head) : "unknown"}`;
+      return result(
+        "unverifiable",
+        `unverifiable on this branch: written on ${where}, which HEAD does not contain (${problems[0]})`,
+      );
     }
     return result("stale", problems.join("; "), moves);
   }
@@ -162,7 +174,9 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
 
 export function describeMove(m: Move): string {
   if (m.kind === "file") return `${m.from} is now ${m.to}`;
-  return m.from === m.to ? `\`${m.from}\` is now in ${m.path}` : `\`${m.from}\` is now \`${m.to}\`${m.path ? ` in ${m.path}` : ""}`;
+  return m.from === m.to
+    ? `\`${m.from}\` is now in ${m.path}`
+    : `\`${m.from}\` is now \`${m.to}\`${m.path ? ` in ${m.path}` : ""}`;
 }
 
 /** `text` with every moved file path and renamed identifier written as it is today. */
@@ -170,7 +184,10 @@ export function applyMoves(text: string, moves: readonly Move[]): string {
   let out = text;
   for (const m of moves) {
     if (m.from === m.to) continue;
-    out = out.replace(m.kind === "file" ? new RegExp(m.from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g") : wordRe(m.from, "g"), m.to);
+    out = out.replace(
+      m.kind === "file" ? new RegExp(m.from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g") : wordRe(m.from, "g"),
+      m.to,
+    );
   }
   return out;
 }

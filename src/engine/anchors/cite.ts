@@ -17,19 +17,44 @@ export interface Citations {
   scripts: string[];
 }
 
-const PATH_RE = /(?:^|[\s`'"(\[])((?:\.{0,2}\/)?(?:[\w@.-]+\/)*[\w@-][\w@.-]*\.[A-Za-z][A-Za-z0-9]{0,5})(?=$|[\s`'"),:;\]]|\.(?:\s|$))/g;
+const PATH_RE =
+  /(?:^|[\s`'"([])((?:\.{0,2}\/)?(?:[\w@.-]+\/)*[\w@-][\w@.-]*\.[A-Za-z][A-Za-z0-9]{0,5})(?=$|[\s`'"),:;\]]|\.(?:\s|$))/g;
 const BACKTICK_RE = /`([^`\n]{2,120})`/g;
 const IDENT_RE = /^[A-Za-z_$][\w$]*(?:[.:#][A-Za-z_$][\w$]*)*(?:\(\))?$/;
 /** Shaped like code even without backticks: fooBar, FooBar (inner capital), foo_bar. */
-const CODE_WORD_RE = /\b(?:[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])\b/g;
+const CODE_WORD_RE =
+  /\b(?:[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])\b/g;
 const SCRIPT_RE = /\b(?:npm run|pnpm(?: run)?|yarn(?: run)?|bun run)\s+([a-z0-9][\w:.-]*)/g;
 /** pnpm/yarn words that are the package manager's own commands, not scripts. */
-const PM_BUILTINS = new Set("install i add remove rm update up exec dlx x why list ls init create publish link run test".split(" "));
+const PM_BUILTINS = new Set(
+  "install i add remove rm update up exec dlx x why list ls init create publish link run test".split(" "),
+);
 /** Words that look like code but are prose or well-known tool names. */
 const NOT_IDENTIFIERS = new Set([
-  ...["e.g", "i.e", "JavaScript", "TypeScript", "GitHub", "GitLab", "PostgreSQL", "MySQL", "SQLite", "MongoDB", "GraphQL", "macOS", "iOS", "npm", "pnpm", "yarn", "bun", "node"],
+  ...[
+    "e.g",
+    "i.e",
+    "JavaScript",
+    "TypeScript",
+    "GitHub",
+    "GitLab",
+    "PostgreSQL",
+    "MySQL",
+    "SQLite",
+    "MongoDB",
+    "GraphQL",
+    "macOS",
+    "iOS",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "node",
+  ],
   // Language keywords and literals: found in nearly every file, they say nothing about where code lives.
-  ..."await async const let var function return import export default class interface type enum extends implements new this self null undefined true false None True False nil void any unknown never string number boolean object static public private protected readonly throw throws try catch finally yield def lambda pass raise except from with while for break continue else elif switch case struct impl trait pub mut use mod fn func package go defer select chan map".split(" "),
+  ..."await async const let var function return import export default class interface type enum extends implements new this self null undefined true false None True False nil void any unknown never string number boolean object static public private protected readonly throw throws try catch finally yield def lambda pass raise except from with while for break continue else elif switch case struct impl trait pub mut use mod fn func package go defer select chan map".split(
+    " ",
+  ),
 ]);
 
 function looksLikePath(p: string): boolean {
@@ -64,7 +89,8 @@ export function citedIdentifiers(text: string): CitedIdentifier[] {
     if (last.length >= 3 && !NOT_IDENTIFIERS.has(last)) out.set(last, true);
   }
   const prose = text.replace(BACKTICK_RE, " ").replace(PATH_RE, " ");
-  for (const m of prose.matchAll(CODE_WORD_RE)) if (m[0].length >= 4 && !NOT_IDENTIFIERS.has(m[0]) && !out.has(m[0])) out.set(m[0], false);
+  for (const m of prose.matchAll(CODE_WORD_RE))
+    if (m[0].length >= 4 && !NOT_IDENTIFIERS.has(m[0]) && !out.has(m[0])) out.set(m[0], false);
   return [...out].map(([name, backticked]) => ({ name, backticked }));
 }
 

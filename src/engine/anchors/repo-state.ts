@@ -51,7 +51,14 @@ export class RepoState {
     const key = this.dirs?.gitDir ?? root;
     let memo = memos.get(key);
     if (!memo || memo.stamp !== this.stamp) {
-      memo = { stamp: this.stamp, ancestry: new Map(), exists: new Map(), changes: new Map(), texts: new Map(), reverted: null };
+      memo = {
+        stamp: this.stamp,
+        ancestry: new Map(),
+        exists: new Map(),
+        changes: new Map(),
+        texts: new Map(),
+        reverted: null,
+      };
       memos.set(key, memo);
     }
     this.memo = memo;
@@ -147,10 +154,12 @@ export class RepoState {
       const out = runGit(this.root, ["log", "--format=%H%x1f%B%x1e", "--grep=This reverts commit", this.head.sha]);
       for (const rec of (out ?? "").split("\x1e")) {
         const [by, body] = rec.trim().split("\x1f");
-        for (const m of (body ?? "").matchAll(/This reverts commit ([0-9a-f]{7,64})/g)) this.memo.reverted.set(m[1]!, by!);
+        for (const m of (body ?? "").matchAll(/This reverts commit ([0-9a-f]{7,64})/g))
+          this.memo.reverted.set(m[1]!, by!);
       }
     }
-    for (const [reverted, by] of this.memo.reverted) if (reverted.startsWith(sha) || sha.startsWith(reverted)) return by;
+    for (const [reverted, by] of this.memo.reverted)
+      if (reverted.startsWith(sha) || sha.startsWith(reverted)) return by;
     return null;
   }
 }

@@ -13,7 +13,9 @@ export interface FileStamp {
   size: number;
 }
 
-export type SourceRead = { ok: true; text: string; stamp: FileStamp } | { ok: false; why: "missing" | "not_file" | "binary" | "too_large" | "outside"; stamp: FileStamp | null };
+export type SourceRead =
+  | { ok: true; text: string; stamp: FileStamp }
+  | { ok: false; why: "missing" | "not_file" | "binary" | "too_large" | "outside"; stamp: FileStamp | null };
 
 /** Is `rel` a path inside the project (no `..`, not absolute)? */
 export function insideRepo(rel: string): boolean {
@@ -63,11 +65,11 @@ export function readSource(root: string, rel: string): SourceRead {
   }
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A regex that finds `name` as a whole word (identifier characters on neither side). */
 export function wordRe(name: string, flags = ""): RegExp {
-  return new RegExp(`(?<![\\w$])${escape(name)}(?![\\w$])`, flags);
+  return new RegExp(`(?<![\\w$])${escapeRe(name)}(?![\\w$])`, flags);
 }
 
 /** Whitespace collapsed, trimmed, clipped: how a line of code is compared across edits. */

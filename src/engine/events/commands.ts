@@ -1,9 +1,9 @@
-import type { EngineEvent } from "./event-view.ts";
-
 /**
  * Shell commands as the rules see them: split into steps, wrappers stripped, each step classified
  * (test, lint, build…), and the outcome of a run read from exit code, error flag and output.
  */
+import type { EngineEvent } from "./event-view.ts";
+
 export type CommandKind =
   | "test"
   | "lint"
@@ -20,7 +20,17 @@ export type CommandKind =
   | "other";
 
 /** Kinds whose green run proves something about the code (pitfalls and recipes are built on them). */
-export const CHECK_KINDS: ReadonlySet<CommandKind> = new Set(["test", "lint", "format", "typecheck", "build", "migrate", "generate", "install", "release"]);
+export const CHECK_KINDS: ReadonlySet<CommandKind> = new Set([
+  "test",
+  "lint",
+  "format",
+  "typecheck",
+  "build",
+  "migrate",
+  "generate",
+  "install",
+  "release",
+]);
 
 export interface CommandStep {
   /** The step as run, wrappers and redirections removed. */
@@ -48,32 +58,71 @@ const KIND_PATTERNS: Array<[CommandKind, RegExp]> = [
   ["test", /^(?:\.\/gradlew|gradle|mvn)\s+(?:test|check|verify)\b/],
   ["lint", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:lint|lint:[\w:-]+|check|vet)\b`)],
   ["lint", new RegExp(String.raw`^${JS_BIN}(?:eslint|biome\s+(?:check|lint)|oxlint|stylelint|xo|standard)\b`)],
-  ["lint", /^(?:golangci-lint|staticcheck|shellcheck|hadolint|actionlint|rubocop|flake8|pylint|ruff\s+check|ruff(?!\s+format)|swiftlint|ktlint)\b/],
+  [
+    "lint",
+    /^(?:golangci-lint|staticcheck|shellcheck|hadolint|actionlint|rubocop|flake8|pylint|ruff\s+check|ruff(?!\s+format)|swiftlint|ktlint)\b/,
+  ],
   ["lint", /^(?:go\s+vet|cargo\s+clippy|mix\s+credo)\b/],
   ["format", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:fmt|format|prettier|fmt:[\w:-]+|format:[\w:-]+)\b`)],
   ["format", new RegExp(String.raw`^${JS_BIN}(?:prettier|biome\s+format|dprint)\b`)],
-  ["format", /^(?:gofmt|goimports|go\s+fmt|cargo\s+fmt|mix\s+format|ruff\s+format|black|isort|rustfmt|clang-format|swiftformat)\b/],
+  [
+    "format",
+    /^(?:gofmt|goimports|go\s+fmt|cargo\s+fmt|mix\s+format|ruff\s+format|black|isort|rustfmt|clang-format|swiftformat)\b/,
+  ],
   ["typecheck", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:typecheck|type-check|check-types|tsc|types)\b`)],
   ["typecheck", new RegExp(String.raw`^${JS_BIN}(?:tsc|vue-tsc)\b`)],
   ["typecheck", /^(?:mypy|pyright|basedpyright|mix\s+dialyzer|cargo\s+check)\b/],
   // Code/SQL generation steps (migration files, ORM clients, protobuf/GraphQL code) — before "migrate": `makemigrations` generates.
-  ["generate", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:generate|gen|codegen|[\w-]+:(?:generate|gen|codegen)|(?:generate|gen|codegen):[\w:-]+)\b`)],
-  ["generate", new RegExp(String.raw`^${JS_BIN}(?:drizzle-kit\s+generate|prisma\s+generate|graphql-codegen|openapi-typescript|openapi-generator(?:-cli)?\s+generate)\b`)],
-  ["generate", /^(?:go\s+generate|buf\s+generate|sqlc\s+generate|protoc|python3?\s+manage\.py\s+makemigrations|alembic\s+revision\b.*--autogenerate|flask\s+db\s+migrate|rails\s+generate\s+migration|bin\/rails\s+generate\s+migration)\b/],
-  ["migrate", /migrat|\bdb:(?:migrate|push)\b|\bprisma\s+(?:db\s+push|migrate)\b|\balembic\s+upgrade\b|\becto\.(?:migrate|rollback)\b|\bdrizzle-kit\s+(?:push|migrate)\b/],
+  [
+    "generate",
+    new RegExp(
+      String.raw`^${TASK_RUNNER}\s+(?:generate|gen|codegen|[\w-]+:(?:generate|gen|codegen)|(?:generate|gen|codegen):[\w:-]+)\b`,
+    ),
+  ],
+  [
+    "generate",
+    new RegExp(
+      String.raw`^${JS_BIN}(?:drizzle-kit\s+generate|prisma\s+generate|graphql-codegen|openapi-typescript|openapi-generator(?:-cli)?\s+generate)\b`,
+    ),
+  ],
+  [
+    "generate",
+    /^(?:go\s+generate|buf\s+generate|sqlc\s+generate|protoc|python3?\s+manage\.py\s+makemigrations|alembic\s+revision\b.*--autogenerate|flask\s+db\s+migrate|rails\s+generate\s+migration|bin\/rails\s+generate\s+migration)\b/,
+  ],
+  [
+    "migrate",
+    /migrat|\bdb:(?:migrate|push)\b|\bprisma\s+(?:db\s+push|migrate)\b|\balembic\s+upgrade\b|\becto\.(?:migrate|rollback)\b|\bdrizzle-kit\s+(?:push|migrate)\b/,
+  ],
   ["build", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:build|compile|bundle|package|build:[\w:-]+)\b`)],
   ["build", /^(?:go|cargo|bun|zig|swift|dotnet)\s+build\b/],
-  ["build", /^(?:mix\s+compile|vite\s+build|next\s+build|docker\s+(?:build|compose\s+build)|\.\/gradlew\s+build|gradle\s+build|mvn\s+(?:package|install)|tsup|esbuild|webpack|rollup)\b/],
+  [
+    "build",
+    /^(?:mix\s+compile|vite\s+build|next\s+build|docker\s+(?:build|compose\s+build)|\.\/gradlew\s+build|gradle\s+build|mvn\s+(?:package|install)|tsup|esbuild|webpack|rollup)\b/,
+  ],
   ["build", /^make\s*$/],
   ["install", /^(?:npm|pnpm|yarn|bun)\s+(?:install|i|ci|add)\b/],
   ["install", /^(?:npm|pnpm|yarn|bun)\s*$/],
   ["install", /^(?:pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b/],
-  ["install", /^(?:uv\s+(?:sync|add)|poetry\s+(?:install|add)|pipenv\s+install|cargo\s+add|go\s+(?:get|mod\s+(?:tidy|download))|mix\s+deps\.get|bundle\s+install|composer\s+(?:install|require))\b/],
+  [
+    "install",
+    /^(?:uv\s+(?:sync|add)|poetry\s+(?:install|add)|pipenv\s+install|cargo\s+add|go\s+(?:get|mod\s+(?:tidy|download))|mix\s+deps\.get|bundle\s+install|composer\s+(?:install|require))\b/,
+  ],
   ["dev", new RegExp(String.raw`^${TASK_RUNNER}\s+(?:dev|start|serve|preview|watch)\b`)],
-  ["dev", /^(?:mix\s+phx\.server|iex\s+-S\s+mix|rails\s+s(?:erver)?|uvicorn|gunicorn|flask\s+run|python3?\s+manage\.py\s+runserver|cargo\s+run|go\s+run|bun\s+(?:--watch|--hot)|vite(?:\s+dev)?\s*$|next\s+dev|docker\s+compose\s+up)\b/],
-  ["release", new RegExp(String.raw`^(?:(?:npm|pnpm|yarn)\s+publish|cargo\s+publish|gh\s+release|goreleaser|changeset\s+(?:version|publish)|${TASK_RUNNER}\s+release)\b`)],
+  [
+    "dev",
+    /^(?:mix\s+phx\.server|iex\s+-S\s+mix|rails\s+s(?:erver)?|uvicorn|gunicorn|flask\s+run|python3?\s+manage\.py\s+runserver|cargo\s+run|go\s+run|bun\s+(?:--watch|--hot)|vite(?:\s+dev)?\s*$|next\s+dev|docker\s+compose\s+up)\b/,
+  ],
+  [
+    "release",
+    new RegExp(
+      String.raw`^(?:(?:npm|pnpm|yarn)\s+publish|cargo\s+publish|gh\s+release|goreleaser|changeset\s+(?:version|publish)|${TASK_RUNNER}\s+release)\b`,
+    ),
+  ],
   ["git", /^git\s+/],
-  ["explore", /^(?:ls|cat|sed|head|tail|grep|rg|find|fd|pwd|echo|wc|tree|which|file|stat|du|df|less|more|nl|awk|jq|cd|curl|open|printf|true|sleep|ps|kill|env)\b/],
+  [
+    "explore",
+    /^(?:ls|cat|sed|head|tail|grep|rg|find|fd|pwd|echo|wc|tree|which|file|stat|du|df|less|more|nl|awk|jq|cd|curl|open|printf|true|sleep|ps|kill|env)\b/,
+  ],
 ];
 
 const MANAGERS: Array<[string, RegExp]> = [
@@ -88,7 +137,8 @@ const MANAGERS: Array<[string, RegExp]> = [
 ];
 
 /** Targeting arguments: a subset of tests or files rather than the whole suite. */
-const TARGETING = /\s(?:-run|-k|-t|--grep|-g|--testNamePattern|--test-name-pattern|--filter|-p|--package|--only)(?:[=\s]+(?:"[^"]*"|'[^']*'|\S+))|\s\S+(?:\.test|\.spec|_test)\.[a-z]+\b|\s\S+::\S+|\stest\/\S+\.exs?(?::\d+)?|\stests?\/\S+\.py\b/g;
+const TARGETING =
+  /\s(?:-run|-k|-t|--grep|-g|--testNamePattern|--test-name-pattern|--filter|-p|--package|--only)(?:[=\s]+(?:"[^"]*"|'[^']*'|\S+))|\s\S+(?:\.test|\.spec|_test)\.[a-z]+\b|\s\S+::\S+|\stest\/\S+\.exs?(?::\d+)?|\stests?\/\S+\.py\b/g;
 
 function stripWrappers(step: string): string {
   let s = step.trim();
@@ -111,7 +161,11 @@ function managerOf(text: string): string | null {
 
 function baseOf(text: string, kind: CommandKind): { base: string; targeted: boolean } {
   if (kind !== "test" && kind !== "lint" && kind !== "typecheck") return { base: text, targeted: false };
-  const base = ` ${text}`.replace(TARGETING, "").replace(/\s+--\s*$/, "").replace(/\s+/g, " ").trim();
+  const base = ` ${text}`
+    .replace(TARGETING, "")
+    .replace(/\s+--\s*$/, "")
+    .replace(/\s+/g, " ")
+    .trim();
   return { base, targeted: base !== text.replace(/\s+/g, " ").trim() };
 }
 
@@ -136,7 +190,21 @@ export function parseCommand(command: string): CommandStep[] {
 
 /** The most meaningful kind of a whole command line (a check beats exploration). */
 export function mainKind(steps: readonly CommandStep[]): CommandKind {
-  const order: CommandKind[] = ["test", "lint", "typecheck", "build", "migrate", "generate", "format", "release", "install", "dev", "git", "other", "explore"];
+  const order: CommandKind[] = [
+    "test",
+    "lint",
+    "typecheck",
+    "build",
+    "migrate",
+    "generate",
+    "format",
+    "release",
+    "install",
+    "dev",
+    "git",
+    "other",
+    "explore",
+  ];
   for (const k of order) if (steps.some((s) => s.kind === k)) return k;
   return "other";
 }
@@ -158,11 +226,22 @@ const FAIL_LINE = [
   /Found [1-9]\d* errors?/,
   /\*\*\s*\(\w*Error\)/,
 ];
-const PASS_HINT = [/\b0 (?:issues|errors|problems|failures|failed)\b/i, /\ball (?:\d+ )?tests? passed\b/i, /^\s*ok\s+\S/m, /\b\d+ passed\b/, /^\s*PASS\b/m, /\bno issues\b/i, /\b0 failures\b/];
+const PASS_HINT = [
+  /\b0 (?:issues|errors|problems|failures|failed)\b/i,
+  /\ball (?:\d+ )?tests? passed\b/i,
+  /^\s*ok\s+\S/m,
+  /\b\d+ passed\b/,
+  /^\s*PASS\b/m,
+  /\bno issues\b/i,
+  /\b0 failures\b/,
+];
 
 /** Output lines that show the failure, most telling first. */
 export function failureLines(output: string, max = 2): string[] {
-  const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0 && l.length < 2000);
+  const lines = output
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && l.length < 2000);
   const hits: string[] = [];
   for (const l of lines) {
     if (/^\s*\[[\w:-]+\]\s*\$/.test(l)) continue; // task-runner echo lines ("[lint:go] $ …")
@@ -183,7 +262,12 @@ export function commandOutcome(e: EngineEvent, kind: CommandKind = mainKind(pars
   if (e.isError) return "fail";
   const checks = CHECK_KINDS.has(kind) || kind === "dev";
   if (checks && failureLines(e.output, 1).length > 0) {
-    if (PASS_HINT.some((re) => re.test(e.output)) && !/\bFAIL\b/.test(e.output) && !/[1-9]\d*\s+(?:failed|errors?)\b/i.test(e.output)) return "pass";
+    if (
+      PASS_HINT.some((re) => re.test(e.output)) &&
+      !/\bFAIL\b/.test(e.output) &&
+      !/[1-9]\d*\s+(?:failed|errors?)\b/i.test(e.output)
+    )
+      return "pass";
     return "fail";
   }
   if (e.exitCode === 0) return "pass";

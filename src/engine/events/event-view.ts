@@ -1,10 +1,10 @@
-import type { EventDTO, EventContent, EventType } from "../../shared/event.ts";
-import { isoToMs } from "../../shared/time.ts";
-
 /**
  * The engine's view of one stored event: `content_json` parsed once, with the fields every rule
  * needs (text, command, outcome) pulled out. Rules read these, never the raw JSON.
  */
+import type { EventDTO, EventContent, EventType } from "../../shared/event.ts";
+import { isoToMs } from "../../shared/time.ts";
+
 export interface EngineEvent {
   id: string;
   ms: number;
@@ -67,7 +67,15 @@ export function toEngineEvent(e: EventDTO): EngineEvent {
   };
 }
 
-const WRAPPER_PREFIXES = [/^<command-name>/, /^<command-message>/, /^<local-command-/, /^Caveat: The messages below/, /^<local-command-caveat>/, /^\[Request interrupted/, /^<user-prompt-submit-hook>/];
+const WRAPPER_PREFIXES = [
+  /^<command-name>/,
+  /^<command-message>/,
+  /^<local-command-/,
+  /^Caveat: The messages below/,
+  /^<local-command-caveat>/,
+  /^\[Request interrupted/,
+  /^<user-prompt-submit-hook>/,
+];
 
 /**
  * What the human actually typed: system reminders, slash-command wrappers and IDE context stripped.
@@ -93,7 +101,10 @@ export function userMessages(events: readonly EngineEvent[]): Array<{ ev: Engine
   let commandAt = -Infinity;
   for (const ev of events) {
     if (ev.type !== "user_message" || ev.sidechain) continue;
-    if (/<command-name>\/?[\w:-]+<\/command-name>/.test(ev.text) && !/<command-name>\/(?:exit|clear|compact|mcp|help|cost|status)<\/command-name>/.test(ev.text)) {
+    if (
+      /<command-name>\/?[\w:-]+<\/command-name>/.test(ev.text) &&
+      !/<command-name>\/(?:exit|clear|compact|mcp|help|cost|status)<\/command-name>/.test(ev.text)
+    ) {
       commandAt = ev.ms;
       continue;
     }
@@ -116,7 +127,9 @@ function isCall(e: EngineEvent): boolean {
  */
 function pairResults(events: readonly EngineEvent[]): Map<EngineEvent, EngineEvent> {
   // Within one millisecond a call comes before its result, whatever the ids' order.
-  const ordered = events.filter((e) => e.toolUseId).sort((a, b) => a.ms - b.ms || Number(!isCall(a)) - Number(!isCall(b)));
+  const ordered = events
+    .filter((e) => e.toolUseId)
+    .sort((a, b) => a.ms - b.ms || Number(!isCall(a)) - Number(!isCall(b)));
   const open = new Map<string, EngineEvent>();
   const orphans = new Map<string, EngineEvent>();
   const callOf = new Map<EngineEvent, EngineEvent>();
@@ -142,7 +155,11 @@ function pairResults(events: readonly EngineEvent[]): Map<EngineEvent, EngineEve
 export function appliedChanges(events: readonly EngineEvent[]): EngineEvent[] {
   const failed = new Set<EngineEvent>();
   for (const [result, call] of pairResults(events)) {
-    if ((result.type === "tool_result" || result.type === "error") && (result.isError || result.type === "error" || result.rejected)) failed.add(call);
+    if (
+      (result.type === "tool_result" || result.type === "error") &&
+      (result.isError || result.type === "error" || result.rejected)
+    )
+      failed.add(call);
   }
   return events.filter((e) => e.type === "code_change" && !failed.has(e) && !e.rejected);
 }
@@ -162,7 +179,9 @@ export function rejectedCalls(events: readonly EngineEvent[]): Array<{ call: Eng
 
 /** An approved plan handed back as the user's message (Claude Code's plan mode): the assistant's words, not the user's. */
 export function isPlanMessage(text: string): boolean {
-  return /^(?:implement the following plan|here is the plan|execute (?:this|the following) plan)\s*:/i.test(text.trim());
+  return /^(?:implement the following plan|here is the plan|execute (?:this|the following) plan)\s*:/i.test(
+    text.trim(),
+  );
 }
 
 /** Trim a string to `max` characters on a word boundary, with an ellipsis when cut. */

@@ -1,3 +1,10 @@
+/**
+ * Episode segmentation (reference §3.2): per (project, user, session), events in time order; a gap
+ * longer than `gapMs` starts a new episode; an episode of fewer than `minEvents` events is never cut
+ * off on its own — a short head keeps growing into what follows, a short tail is merged into the
+ * episode before it. An episode stays open while its session is active and is closed when the gap
+ * has passed (against newer events or the clock), or when it reaches `maxEvents`.
+ */
 import type { Database } from "bun:sqlite";
 import type { EventDTO } from "../../shared/event.ts";
 import { newId } from "../../shared/ids.ts";
@@ -15,13 +22,6 @@ import {
   type Episode,
 } from "../../sql/episodes.ts";
 
-/**
- * Episode segmentation (reference §3.2): per (project, user, session), events in time order; a gap
- * longer than `gapMs` starts a new episode; an episode of fewer than `minEvents` events is never cut
- * off on its own — a short head keeps growing into what follows, a short tail is merged into the
- * episode before it. An episode stays open while its session is active and is closed when the gap
- * has passed (against newer events or the clock), or when it reaches `maxEvents`.
- */
 export interface EpisodeConfig {
   gapMs: number;
   minEvents: number;
@@ -44,7 +44,9 @@ interface Working {
 }
 
 function sortEvents(events: readonly EventDTO[]): EventDTO[] {
-  return [...events].sort((a, b) => isoToMs(a.timestamp) - isoToMs(b.timestamp) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...events].sort(
+    (a, b) => isoToMs(a.timestamp) - isoToMs(b.timestamp) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }
 
 function newEpisode(projectId: string, userId: string, sessionId: string | null, ev: EventDTO, now: string): Working {
@@ -90,9 +92,18 @@ function close(w: Working, now: string): void {
 }
 
 /** Assign the batch's unassigned events to episodes (call inside a write transaction). */
-export function segmentEvents(db: Database, projectId: string, events: readonly EventDTO[], cfg: EpisodeConfig, nowMs: number): SegmentResult {
+export function segmentEvents(
+  db: Database,
+  projectId: string,
+  events: readonly EventDTO[],
+  cfg: EpisodeConfig,
+  nowMs: number,
+): SegmentResult {
   const now = nowIso(nowMs);
-  const already = assignedEvents(db, events.map((e) => e.id));
+  const already = assignedEvents(
+    db,
+    events.map((e) => e.id),
+  );
   const result: SegmentResult = { touched: new Set(), eventEpisode: new Map(already) };
   const fresh = sortEvents(events.filter((e) => !already.has(e.id)));
   const groups = new Map<string, EventDTO[]>();
@@ -106,7 +117,11 @@ export function segmentEvents(db: Database, projectId: string, events: readonly 
   const isNew = new Set<string>();
   for (const [k, group] of groups) {
     const [userId, sessionId] = JSON.parse(k) as [string, string | null];
-    const existing = sessionEpisodes(db, projectId, userId, sessionId).map((ep) => ({ ep, startMs: isoToMs(ep.start_ts), endMs: isoToMs(ep.end_ts) }));
+    const existing = sessionEpisodes(db, projectId, userId, sessionId).map((ep) => ({
+      ep,
+      startMs: isoToMs(ep.start_ts),
+      endMs: isoToMs(ep.end_ts),
+    }));
     const pending = new Map<string, string[]>();
     const track = (w: Working, id: string) => {
       working.set(w.ep.id, w);
@@ -116,7 +131,10 @@ export function segmentEvents(db: Database, projectId: string, events: readonly 
       result.eventEpisode.set(id, w.ep.id);
       result.touched.add(w.ep.id);
     };
-    let cur: Working | null = existing.length > 0 && existing[existing.length - 1]!.ep.status === "open" ? existing[existing.length - 1]! : null;
+    let cur: Working | null =
+      existing.length > 0 && existing[existing.length - 1]!.ep.status === "open"
+        ? existing[existing.length - 1]!
+        : null;
     for (const ev of group) {
       const ms = isoToMs(ev.timestamp);
       if (cur && ms < cur.startMs - cfg.gapMs) {
@@ -128,7 +146,10 @@ export function segmentEvents(db: Database, projectId: string, events: readonly 
           continue;
         }
       }
-      const continues = cur !== null && cur.ep.event_count < cfg.maxEvents && (ms - cur.endMs <= cfg.gapMs || cur.ep.event_count < cfg.minEvents);
+      const continues =
+        cur !== null &&
+        cur.ep.event_count < cfg.maxEvents &&
+        (ms - cur.endMs <= cfg.gapMs || cur.ep.event_count < cfg.minEvents);
       if (!continues) {
         if (cur) {
           close(cur, now);
@@ -167,7 +188,13 @@ function nextPendingMs(db: Database, ep: Episode): number | null {
  * clock and against the newest event of the project — unless the session still has stored events
  * waiting within the gap (a backfill in progress). A short tail is merged into the episode before it.
  */
-export function closeQuietEpisodes(db: Database, projectId: string, cfg: EpisodeConfig, nowMs: number, touched: Set<string>): void {
+export function closeQuietEpisodes(
+  db: Database,
+  projectId: string,
+  cfg: EpisodeConfig,
+  nowMs: number,
+  touched: Set<string>,
+): void {
   const now = nowIso(nowMs);
   const latest = latestEventTs(db, projectId);
   const horizon = Math.max(nowMs, latest ? isoToMs(latest) : 0);
@@ -218,7 +245,12 @@ function mergeShortTail(db: Database, ep: Episode, cfg: EpisodeConfig, touched: 
  * Closed episodes ready for extraction: not extracted yet, and not waiting for a short successor
  * that may still be merged into them.
  */
-export function extractableEpisodes(db: Database, projectId: string, cfg: EpisodeConfig, candidates: readonly Episode[]): Episode[] {
+export function extractableEpisodes(
+  db: Database,
+  projectId: string,
+  cfg: EpisodeConfig,
+  candidates: readonly Episode[],
+): Episode[] {
   const out: Episode[] = [];
   for (const ep of candidates) {
     if (ep.status !== "closed" || ep.extracted_at !== null) continue;

@@ -1,3 +1,7 @@
+/**
+ * Forget one memory: it leaves every view, search and task context at once, but like a supersede
+ * it is kept as history (valid_to set, no successor) so `sqrl show` can still explain it.
+ */
 import type { Database } from "bun:sqlite";
 import { NotFoundError } from "../../shared/errors.ts";
 import { getMemoryItem, supersedeMemoryItem } from "../../sql/memory-items.ts";
@@ -10,15 +14,20 @@ export interface ForgetResult {
   content: string;
 }
 
-/**
- * Forget one memory: it leaves every view, search and task context at once, but like a supersede
- * it is kept as history (valid_to set, no successor) so `sqrl show` can still explain it.
- */
-export function forgetMemory(projectDb: Database | null, userDb: Database | null, id: string, at: string): ForgetResult {
+export function forgetMemory(
+  projectDb: Database | null,
+  userDb: Database | null,
+  id: string,
+  at: string,
+): ForgetResult {
   if (projectDb) {
     const item = getMemoryItem(projectDb, id);
     if (item) {
-      if (item.deleted) throw new NotFoundError(`Memory ${id} is no longer valid (already forgotten or superseded); \`sqrl show ${id}\` prints its history.`, "memory_not_valid");
+      if (item.deleted)
+        throw new NotFoundError(
+          `Memory ${id} is no longer valid (already forgotten or superseded); \`sqrl show ${id}\` prints its history.`,
+          "memory_not_valid",
+        );
       projectDb.transaction(() => supersedeMemoryItem(projectDb, id, null, null, at)).immediate();
       return { id, scope: "project", key: item.key, content: item.content };
     }
@@ -30,5 +39,8 @@ export function forgetMemory(projectDb: Database | null, userDb: Database | null
       return { id, scope: "user", key: style.key, content: style.content };
     }
   }
-  throw new NotFoundError(`No memory with id ${id} in this project or in your global style. Ids are printed by \`sqrl search\`, \`sqrl context\` and \`sqrl view --json\`.`, "memory_not_found");
+  throw new NotFoundError(
+    `No memory with id ${id} in this project or in your global style. Ids are printed by \`sqrl search\`, \`sqrl context\` and \`sqrl view --json\`.`,
+    "memory_not_found",
+  );
 }

@@ -1,3 +1,9 @@
+/**
+ * The portable form of a memory item (`sqrl export`, `sqrl import`, `sqrl sync`): what it says and
+ * how sure we are, plus where it came from. Event ids point into the origin machine's data.db, so
+ * they travel only as provenance; on import the item is merged through the same update rules as
+ * freshly extracted memory (near-duplicate → NOOP, contradiction → DELETE_AND_ADD, …).
+ */
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
@@ -11,12 +17,6 @@ import type { Candidate } from "./extract/candidate.ts";
 import { applyProjectDecision, projectAnchorItems, ruleDecision, type ExistingItem } from "./apply/update.ts";
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
 
-/**
- * The portable form of a memory item (`sqrl export`, `sqrl import`, `sqrl sync`): what it says and
- * how sure we are, plus where it came from. Event ids point into the origin machine's data.db, so
- * they travel only as provenance; on import the item is merged through the same update rules as
- * freshly extracted memory (near-duplicate → NOOP, contradiction → DELETE_AND_ADD, …).
- */
 export const PORTABLE_FORMAT = "sqrl-memory/1";
 
 export const PortableMemory = z.object({
@@ -61,7 +61,13 @@ export function toPortable(item: MemoryItem): PortableMemory {
     created_at: item.created_at,
     // Never before created_at, whatever the origin store says.
     updated_at: item.updated_at < item.created_at ? item.created_at : item.updated_at,
-    origin: { item_id: item.id, project_id: portableProjectId(root), user_id: item.user_id, episode_ids: item.evidence_episode_ids, event_ids: item.source_event_ids },
+    origin: {
+      item_id: item.id,
+      project_id: portableProjectId(root),
+      user_id: item.user_id,
+      episode_ids: item.evidence_episode_ids,
+      event_ids: item.source_event_ids,
+    },
   };
 }
 
@@ -72,11 +78,17 @@ export function portableProjectId(root: string | null): string | null {
 
 /** Content address of a portable item: what it says, not when or where it was said. */
 export function portableHash(m: Pick<PortableMemory, "type" | "key" | "scope" | "content">): string {
-  return createHash("sha256").update(JSON.stringify([m.type, m.key, m.scope, m.content])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([m.type, m.key, m.scope, m.content]))
+    .digest("hex");
 }
 
 /** Valid project items, plus (optionally) the user's global style items. */
-export function exportMemory(db: Database, projectId: string, opts: { userDb?: Database; userId?: string } = {}): PortableMemory[] {
+export function exportMemory(
+  db: Database,
+  projectId: string,
+  opts: { userDb?: Database; userId?: string } = {},
+): PortableMemory[] {
   const out = currentItems(db, projectId).map(toPortable);
   if (opts.userDb && opts.userId) {
     for (const s of listUserStyle(opts.userDb, opts.userId)) {
@@ -92,7 +104,13 @@ export function exportMemory(db: Database, projectId: string, opts: { userDb?: D
         file_paths: [],
         created_at: s.created_at,
         updated_at: s.updated_at < s.created_at ? s.created_at : s.updated_at,
-        origin: { item_id: s.id, project_id: null, user_id: s.user_id, episode_ids: s.evidence.map((e) => e.episode_id), event_ids: [] },
+        origin: {
+          item_id: s.id,
+          project_id: null,
+          user_id: s.user_id,
+          episode_ids: s.evidence.map((e) => e.episode_id),
+          event_ids: [],
+        },
       });
     }
   }
@@ -164,12 +182,18 @@ export function parsePortableLines(text: string, source: string): PortableMemory
     try {
       data = JSON.parse(line);
     } catch {
-      throw new SqrlError("bad_import_file", `${source}:${i + 1} is not valid JSON. Import files hold one exported memory per line (see \`sqrl export\`); nothing was imported.`);
+      throw new SqrlError(
+        "bad_import_file",
+        `${source}:${i + 1} is not valid JSON. Import files hold one exported memory per line (see \`sqrl export\`); nothing was imported.`,
+      );
     }
     const parsed = PortableMemory.safeParse(data);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new SqrlError("bad_import_file", `${source}:${i + 1}: field \`${issue?.path.join(".") || "item"}\`: ${issue?.message ?? "invalid"}. Nothing was imported.`);
+      throw new SqrlError(
+        "bad_import_file",
+        `${source}:${i + 1}: field \`${issue?.path.join(".") || "item"}\`: ${issue?.message ?? "invalid"}. Nothing was imported.`,
+      );
     }
     items.push(parsed.data);
   }

@@ -41,18 +41,27 @@ interface OutcomeRow {
 }
 
 function outcomeOf(db: Database, id: string): OutcomeRow | null {
-  return db.query(`SELECT memory_id, flag, flagged_at, decay_steps, decayed_at FROM memory_outcomes WHERE memory_id = ?`).get(id) as OutcomeRow | null;
+  return db
+    .query(`SELECT memory_id, flag, flagged_at, decay_steps, decayed_at FROM memory_outcomes WHERE memory_id = ?`)
+    .get(id) as OutcomeRow | null;
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The commands a recipe runs: its backticked spans that look like a command line. */
 export function recipeCommands(content: string): string[] {
-  return [...content.matchAll(/`([^`\n]{3,160})`/g)].map((m) => m[1]!.trim()).filter((c) => /\s/.test(c) || /^[\w.-]+$/.test(c));
+  return [...content.matchAll(/`([^`\n]{3,160})`/g)]
+    .map((m) => m[1]!.trim())
+    .filter((c) => /\s/.test(c) || /^[\w.-]+$/.test(c));
 }
 
 /** Per episode after `sinceIso`, whether a recipe command passed or failed there (its last run wins). */
-function commandHistory(db: Database, projectId: string, commands: readonly string[], sinceIso: string): Array<{ episode: string; end: string; pass: boolean }> {
+function commandHistory(
+  db: Database,
+  projectId: string,
+  commands: readonly string[],
+  sinceIso: string,
+): Array<{ episode: string; end: string; pass: boolean }> {
   const rows = db
     .query(
       `SELECT e.*, ee.episode_id AS episode_id, ep.end_ts AS end_ts FROM events e JOIN episode_events ee ON ee.event_id = e.id JOIN episodes ep ON ep.id = ee.episode_id
@@ -65,7 +74,8 @@ function commandHistory(db: Database, projectId: string, commands: readonly stri
     if (!run || (run.outcome !== "pass" && run.outcome !== "fail")) continue;
     const step = mainStep(run);
     const text = step?.base ?? step?.text ?? "";
-    if (!commands.some((c) => text === c || text.startsWith(`${c} `) || c.startsWith(`${text} `) || c === step?.text)) continue;
+    if (!commands.some((c) => text === c || text.startsWith(`${c} `) || c.startsWith(`${text} `) || c === step?.text))
+      continue;
     byEpisode.set(r.episode_id, { end: r.end_ts, pass: run.outcome === "pass" });
   }
   return [...byEpisode].map(([episode, v]) => ({ episode, ...v })).sort((a, b) => (a.end < b.end ? -1 : 1));
@@ -74,7 +84,9 @@ function commandHistory(db: Database, projectId: string, commands: readonly stri
 function gradeRecipe(db: Database, projectId: string, item: MemoryItem, at: string): boolean {
   const commands = recipeCommands(item.content);
   if (commands.length === 0) return false;
-  const history = commandHistory(db, projectId, commands, item.created_at).filter((h) => h.episode !== item.source_episode_id);
+  const history = commandHistory(db, projectId, commands, item.created_at).filter(
+    (h) => h.episode !== item.source_episode_id,
+  );
   const lastPass = history.map((h) => h.pass).lastIndexOf(true);
   const failing = history.slice(lastPass + 1).filter((h) => !h.pass);
   if (failing.length < RECIPE_FAILURES) return false;
@@ -83,12 +95,19 @@ function gradeRecipe(db: Database, projectId: string, item: MemoryItem, at: stri
     `INSERT INTO memory_outcomes (memory_id, flag, flag_reason, flagged_at) VALUES (?, 'recipe_failing', ?, ?)
      ON CONFLICT (memory_id) DO UPDATE SET flag = excluded.flag, flag_reason = excluded.flag_reason, flagged_at = excluded.flagged_at`,
   ).run(item.id, reason, at);
-  updateMemoryItem(db, item.id, { importance: round2(Math.max(DECAY_FLOOR, item.importance / 2)), updated_at: item.updated_at });
+  updateMemoryItem(db, item.id, {
+    importance: round2(Math.max(DECAY_FLOOR, item.importance / 2)),
+    updated_at: item.updated_at,
+  });
   return true;
 }
 
 /** Later failures (episode, its end, the time of the failure) per pitfall key, after `sinceIso`. */
-function failuresByKey(db: Database, projectId: string, sinceIso: string): Map<string, Array<{ episode: string; end: string; at: string }>> {
+function failuresByKey(
+  db: Database,
+  projectId: string,
+  sinceIso: string,
+): Map<string, Array<{ episode: string; end: string; at: string }>> {
   const rows = db
     .query(
       `SELECT e.*, ee.episode_id AS episode_id, ep.end_ts AS end_ts FROM events e JOIN episode_events ee ON ee.event_id = e.id JOIN episodes ep ON ep.id = ee.episode_id
@@ -101,7 +120,8 @@ function failuresByKey(db: Database, projectId: string, sinceIso: string): Map<s
     const key = run ? failureKey(run) : null;
     if (!key) continue;
     const list = out.get(key) ?? [];
-    if (!list.some((f) => f.episode === r.episode_id)) list.push({ episode: r.episode_id, end: r.end_ts, at: r.timestamp });
+    if (!list.some((f) => f.episode === r.episode_id))
+      list.push({ episode: r.episode_id, end: r.end_ts, at: r.timestamp });
     out.set(key, list);
   }
   return out;
@@ -110,7 +130,9 @@ function failuresByKey(db: Database, projectId: string, sinceIso: string): Map<s
 /** When each memory was last delivered by an MCP call (the trace in tool_calls). */
 function lastServed(db: Database): Map<string, string> {
   const out = new Map<string, string>();
-  for (const r of db.query(`SELECT ts, memory_ids FROM tool_calls WHERE memory_ids != '[]' ORDER BY ts`).all() as Array<{ ts: string; memory_ids: string }>) {
+  for (const r of db
+    .query(`SELECT ts, memory_ids FROM tool_calls WHERE memory_ids != '[]' ORDER BY ts`)
+    .all() as Array<{ ts: string; memory_ids: string }>) {
     try {
       for (const id of JSON.parse(r.memory_ids) as string[]) out.set(id, r.ts);
     } catch {
@@ -120,7 +142,13 @@ function lastServed(db: Database): Map<string, string> {
   return out;
 }
 
-function gradePitfalls(db: Database, projectId: string, items: readonly MemoryItem[], at: string, result: OutcomeResult): void {
+function gradePitfalls(
+  db: Database,
+  projectId: string,
+  items: readonly MemoryItem[],
+  at: string,
+  result: OutcomeResult,
+): void {
   const pitfalls = items.filter((i) => i.type === "pitfall");
   if (pitfalls.length === 0) return;
   const oldest = pitfalls.reduce((m, i) => (i.created_at < m ? i.created_at : m), pitfalls[0]!.created_at);
@@ -136,14 +164,21 @@ function gradePitfalls(db: Database, projectId: string, items: readonly MemoryIt
       db.query(
         `INSERT INTO memory_outcomes (memory_id, flag, flag_reason, flagged_at) VALUES (?, 'fix_insufficient', ?, ?)
          ON CONFLICT (memory_id) DO UPDATE SET flag = excluded.flag, flag_reason = excluded.flag_reason, flagged_at = excluded.flagged_at`,
-      ).run(item.id, `the error came back after the recorded fix (episode ${again[0]!.episode}, ${again[0]!.end}): the fix was not sufficient`, at);
+      ).run(
+        item.id,
+        `the error came back after the recorded fix (episode ${again[0]!.episode}, ${again[0]!.end}): the fix was not sufficient`,
+        at,
+      );
       result.flagged.push(item.id);
     }
     // Served, then run into anyway: the warning matters more than its importance said.
     const servedAt = served.get(item.id);
     const afterServe = servedAt ? again.filter((f) => f.at > servedAt && f.at > (o?.flagged_at ?? "")) : [];
     if (afterServe.length > 0) {
-      updateMemoryItem(db, item.id, { importance: round2(Math.min(1, item.importance + 0.1)), updated_at: item.updated_at });
+      updateMemoryItem(db, item.id, {
+        importance: round2(Math.min(1, item.importance + 0.1)),
+        updated_at: item.updated_at,
+      });
       // Counted up to now: the same failures never raise it twice.
       db.query(`UPDATE memory_outcomes SET flagged_at = ? WHERE memory_id = ?`).run(at, item.id);
       result.promoted.push(item.id);
@@ -154,7 +189,9 @@ function gradePitfalls(db: Database, projectId: string, items: readonly MemoryIt
 /** Ids delivered by any MCP call since `sinceIso` (the trace in tool_calls). */
 function servedSince(db: Database, sinceIso: string): Set<string> {
   const served = new Set<string>();
-  for (const r of db.query(`SELECT memory_ids FROM tool_calls WHERE ts > ? AND memory_ids != '[]'`).all(sinceIso) as Array<{ memory_ids: string }>) {
+  for (const r of db
+    .query(`SELECT memory_ids FROM tool_calls WHERE ts > ? AND memory_ids != '[]'`)
+    .all(sinceIso) as Array<{ memory_ids: string }>) {
     try {
       for (const id of JSON.parse(r.memory_ids) as string[]) served.add(id);
     } catch {
@@ -185,7 +222,10 @@ export function gradeOutcomes(db: Database, projectId: string, nowMs: number, de
         `INSERT INTO memory_outcomes (memory_id, decay_steps, decayed_at) VALUES (?, 1, ?)
          ON CONFLICT (memory_id) DO UPDATE SET decay_steps = decay_steps + 1, decayed_at = excluded.decayed_at`,
       ).run(item.id, at);
-      updateMemoryItem(db, item.id, { importance: round2(Math.max(DECAY_FLOOR, item.importance * DECAY_FACTOR)), updated_at: item.updated_at });
+      updateMemoryItem(db, item.id, {
+        importance: round2(Math.max(DECAY_FLOOR, item.importance * DECAY_FACTOR)),
+        updated_at: item.updated_at,
+      });
       result.decayed.push(item.id);
     }
   }).immediate();

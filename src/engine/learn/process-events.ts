@@ -1,15 +1,30 @@
+/**
+ * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
+ * summarize them, and extract memory from every episode that closed — once. Idempotent: events
+ * already in an episode are skipped, extracted episodes are never extracted again, so the same batch
+ * twice changes nothing. Every write is committed before this returns (the daemon marks the events
+ * processed only after a 2xx).
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { ProcessEventsRequest, type ProcessEventsResponse } from "../../shared/api.ts";
-import { loadConfig } from "../../shared/config.ts";
+import { processConfig } from "../../shared/config.ts";
 import type { ConfigValues } from "../../shared/config-keys.ts";
 import { ProjectNotRegisteredError, UsageError } from "../../shared/errors.ts";
 import type { EventDTO } from "../../shared/event.ts";
 import { describeZodError } from "../../shared/http-guard.ts";
-import { log } from "../../shared/log.ts";
+import { log as rootLog } from "../../shared/log.ts";
 import { projectPaths } from "../../shared/paths.ts";
 import { isoToMs, nowIso } from "../../shared/time.ts";
-import { closedUnextracted, episodeEvents, getEpisode, saveEpisode, writeEpisodeFts, type Episode } from "../../sql/episodes.ts";
+import {
+  closedUnextracted,
+  episodeEvents,
+  getEpisode,
+  saveEpisode,
+  writeEpisodeFts,
+  type Episode,
+} from "../../sql/episodes.ts";
+import { insertEvents } from "../../sql/events.ts";
 import { openProjectDb, openUserDb } from "../../sql/open.ts";
 import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type EpisodeConfig } from "./episodes.ts";
 import type { Candidate } from "./extract/candidate.ts";
@@ -20,23 +35,27 @@ import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
 import { episodeImportance } from "./importance.ts";
 import { decideWithLlm, type DecisionCase } from "./apply/decide.ts";
+import { type Embedder, embedderFromConfig } from "../llm/embeddings.ts";
 import { createProvider, type LlmProvider } from "../llm/provider.ts";
+import { backfillEmbeddings } from "./embedding-backfill.ts";
 import { StateDbLedger, type UsageLedger } from "../llm/usage.ts";
 import { scheduleSummaries } from "./summary-scheduler.ts";
 import { offlineDigest } from "./summarize.ts";
-import { applyProjectDecision, projectAnchorItems, ruleDecision, type ApplyContext, type Decision, type ExistingItem } from "./apply/update.ts";
+import {
+  applyProjectDecision,
+  projectAnchorItems,
+  ruleDecision,
+  type ApplyContext,
+  type Decision,
+  type ExistingItem,
+} from "./apply/update.ts";
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
 import { recordAnchors } from "./apply/record-anchors.ts";
 import { gradeOutcomes } from "./outcomes.ts";
 import { followMoves } from "./apply/follow-moves.ts";
 
-/**
- * `POST /process_events` (reference §5.1): store the batch's events if missing, grow/close episodes,
- * summarize them, and extract memory from every episode that closed — once. Idempotent: events
- * already in an episode are skipped, extracted episodes are never extracted again, so the same batch
- * twice changes nothing. Every write is committed before this returns (the daemon marks the events
- * processed only after a 2xx).
- */
+const log = rootLog.child({ service: "learn" });
+
 export interface EngineDeps {
   config: ConfigValues;
   /** The LLM, or null for the offline extractor. Default: from config and the environment. */
@@ -54,10 +73,12 @@ export interface EngineDeps {
   summaryLimit: number;
   /** What recorded anchors say made them ('extract'; `sqrl reprocess` passes 'reprocess'). */
   anchorSource?: string;
+  /** Embeddings stored after extraction, or null (`embeddings.provider = none`). Default: from config. */
+  embedder: Embedder | null;
 }
 
 export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
-  const config = partial.config ?? loadConfig();
+  const config = partial.config ?? processConfig().get();
   const now = partial.now ?? Date.now;
   return {
     config,
@@ -68,6 +89,7 @@ export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineD
     episodes: partial.episodes ?? { ...DEFAULT_EPISODE_CONFIG, gapMs: config["engine.episode_gap_minutes"] * 60_000 },
     manifests: partial.manifests ?? true,
     summaryLimit: partial.summaryLimit ?? 5,
+    embedder: partial.embedder !== undefined ? partial.embedder : (embedderFromConfig(config) ?? null),
     ...(partial.anchorSource ? { anchorSource: partial.anchorSource } : {}),
   };
 }
@@ -86,12 +108,20 @@ export async function withProjectLock<T>(projectId: string, fn: () => Promise<T>
   }
 }
 
-export async function processEvents(req: ProcessEventsRequest, deps: Partial<EngineDeps> = {}): Promise<ProcessEventsResponse> {
+export async function processEvents(
+  req: ProcessEventsRequest,
+  deps: Partial<EngineDeps> = {},
+): Promise<ProcessEventsResponse> {
   const parsed = ProcessEventsRequest.safeParse(req);
-  if (!parsed.success) throw new UsageError(`Invalid process_events request: ${describeZodError(parsed.error)}`, "bad_request");
+  if (!parsed.success)
+    throw new UsageError(`Invalid process_events request: ${describeZodError(parsed.error)}`, "bad_request");
   const body = parsed.data;
   const wrong = body.events.find((e) => e.project_id !== body.project_id);
-  if (wrong) throw new UsageError(`Event ${wrong.id} belongs to ${wrong.project_id}, not ${body.project_id}: send one project per batch.`, "bad_request");
+  if (wrong)
+    throw new UsageError(
+      `Event ${wrong.id} belongs to ${wrong.project_id}, not ${body.project_id}: send one project per batch.`,
+      "bad_request",
+    );
   if (!existsSync(projectPaths.db(body.project_id))) throw new ProjectNotRegisteredError(body.project_id);
   const d = await resolveDeps(deps);
   return withProjectLock(body.project_id, async () => {
@@ -105,16 +135,10 @@ export async function processEvents(req: ProcessEventsRequest, deps: Partial<Eng
 }
 
 function storedIds(db: Database, ids: readonly string[]): Set<string> {
-  const rows = db.query(`SELECT id FROM events WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{ id: string }>;
+  const rows = db
+    .query(`SELECT id FROM events WHERE id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as Array<{ id: string }>;
   return new Set(rows.map((r) => r.id));
-}
-
-function insertMissing(db: Database, events: readonly EventDTO[]): void {
-  const stmt = db.prepare(
-    `INSERT OR IGNORE INTO events (id, project_id, user_id, source_tool, session_id, timestamp, event_type, content_json, file_paths, hash, processed_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  for (const e of events) stmt.run(e.id, e.project_id, e.user_id, e.source_tool, e.session_id, e.timestamp, e.event_type, e.content_json, JSON.stringify(e.file_paths), e.hash, e.processed_at);
 }
 
 /** Offline summary, outcome, paths and importance of an episode from its current events. */
@@ -134,9 +158,18 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   const nowMs = d.now();
   let eventEpisode = new Map<string, string>();
   db.transaction(() => {
-    insertMissing(db, body.events);
-    const present = storedIds(db, body.events.map((e) => e.id));
-    const seg = segmentEvents(db, body.project_id, body.events.filter((e) => present.has(e.id)), d.episodes, nowMs);
+    insertEvents(db, body.events); // a savepoint inside this transaction
+    const present = storedIds(
+      db,
+      body.events.map((e) => e.id),
+    );
+    const seg = segmentEvents(
+      db,
+      body.project_id,
+      body.events.filter((e) => present.has(e.id)),
+      d.episodes,
+      nowMs,
+    );
     eventEpisode = seg.eventEpisode;
     for (const id of seg.touched) {
       const ep = getEpisode(db, id);
@@ -151,14 +184,27 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
     memoryIds.push(...(await extractEpisode(db, body.project_id, body.user_id, ep, d, manifests)));
     manifests = false;
   }
+  if (d.embedder) await backfillEmbeddings(db, body.project_id, d.embedder, memoryIds);
   // What happened next grades what was stored: failing recipes flagged, unused memories decayed.
   if (ready.length > 0) gradeOutcomes(db, body.project_id, nowMs, d.config["memory.decay_days"]);
   // Code moved since the last batch (HEAD changed): moved memories get a version with today's names.
   followMoves(db, body.project_id, nowMs);
   if (d.summaryLimit > 0 && d.llm) {
-    await scheduleSummaries({ db, projectId: body.project_id, llm: d.llm, ledger: d.ledger, contextWindowTokens: d.config["llm.context_window_tokens"], limit: d.summaryLimit });
+    await scheduleSummaries({
+      db,
+      projectId: body.project_id,
+      llm: d.llm,
+      ledger: d.ledger,
+      contextWindowTokens: d.config["llm.context_window_tokens"],
+      limit: d.summaryLimit,
+    });
   }
-  const episodeIds = [...new Set([...body.events.map((e) => eventEpisode.get(e.id)).filter((x): x is string => x !== undefined), ...ready.map((e) => e.id)])];
+  const episodeIds = [
+    ...new Set([
+      ...body.events.map((e) => eventEpisode.get(e.id)).filter((x): x is string => x !== undefined),
+      ...ready.map((e) => e.id),
+    ]),
+  ];
   return { episode_ids: episodeIds, memory_item_ids: [...new Set(memoryIds)] };
 }
 
@@ -168,7 +214,14 @@ interface Extraction {
   summary: string | null;
 }
 
-async function extractCandidates(projectId: string, ep: Episode, events: readonly EngineEvent[], d: EngineDeps, manifests: boolean, dtos: readonly EventDTO[]): Promise<Extraction> {
+async function extractCandidates(
+  projectId: string,
+  ep: Episode,
+  events: readonly EngineEvent[],
+  d: EngineDeps,
+  manifests: boolean,
+  dtos: readonly EventDTO[],
+): Promise<Extraction> {
   const input = ruleInput(ep.id, projectId, dtos);
   if (d.llm) {
     try {
@@ -178,8 +231,14 @@ async function extractCandidates(projectId: string, ep: Episode, events: readonl
       // The LLM's candidates pass the same gates as the rules': a pitfall the rules would not call
       // lasting in this episode waits for a second one, and everything is distilled (capped, portable paths).
       const lasting = offline.some((c) => c.type === "pitfall" && !c.gate);
-      const gated = out.candidates.map((c) => (c.type === "pitfall" && !lasting ? { ...c, gate: { kind: "pitfall" as const, signature: `llm:${c.key}` } } : c));
-      return { candidates: finishCandidates([...gated, ...manifestFacts], [projectId]), extractor: "llm", summary: out.summary };
+      const gated = out.candidates.map((c) =>
+        c.type === "pitfall" && !lasting ? { ...c, gate: { kind: "pitfall" as const, signature: `llm:${c.key}` } } : c,
+      );
+      return {
+        candidates: finishCandidates([...gated, ...manifestFacts], [projectId]),
+        extractor: "llm",
+        summary: out.summary,
+      };
     } catch (err) {
       log.info(`LLM extraction of ${ep.id} fell back to offline rules: ${(err as Error).message}`);
     }
@@ -203,20 +262,33 @@ async function decide(cases: Array<DecisionCase & { index: number }>, d: EngineD
 }
 
 /** Extract one closed episode and apply the updates; marks it extracted in the same transaction. */
-export async function extractEpisode(db: Database, projectId: string, userId: string, ep: Episode, d: EngineDeps, manifests: boolean): Promise<string[]> {
+export async function extractEpisode(
+  db: Database,
+  projectId: string,
+  userId: string,
+  ep: Episode,
+  d: EngineDeps,
+  manifests: boolean,
+): Promise<string[]> {
   const dtos = episodeEvents(db, ep.id);
   const events = dtos.map(toEngineEvent);
   const extracted = await extractCandidates(projectId, ep, events, d, manifests, dtos);
   // What one episode cannot prove lasting waits for a second one (apply/gate.ts).
   const observedAt = ep.end_ts || nowIso(d.now());
-  const gated = db.transaction(() => extracted.candidates.map((c) => passGate(db, projectId, c, observedAt)).filter((c): c is Candidate => c !== null)).immediate();
+  const gated = db
+    .transaction(() =>
+      extracted.candidates.map((c) => passGate(db, projectId, c, observedAt)).filter((c): c is Candidate => c !== null),
+    )
+    .immediate();
   const ex = { ...extracted, candidates: dropRestated(db, projectId, gated) };
   const userDb = ex.candidates.some((c) => c.scope === "user") ? d.openUserDb() : null;
   try {
     const cases = ex.candidates.map((candidate, index) => ({
       index,
       candidate,
-      existing: (candidate.scope === "user" ? userAnchorItems(userDb!, userId, candidate.key) : projectAnchorItems(db, projectId, candidate)) as ExistingItem[],
+      existing: (candidate.scope === "user"
+        ? userAnchorItems(userDb!, userId, candidate.key)
+        : projectAnchorItems(db, projectId, candidate)) as ExistingItem[],
     }));
     const decisions = await decide(cases, d);
     // A memory dates from when the episode showed it, not from when it was processed: a backfilled
@@ -228,12 +300,18 @@ export async function extractEpisode(db: Database, projectId: string, userId: st
     const ctxOf = (c: Candidate) => (c.rule === "project-manifests" ? readNow : ctx);
     const ids: string[] = [];
     if (userDb) {
-      userDb.transaction(() => {
-        for (const c of cases) if (c.candidate.scope === "user") ids.push(applyUserDecision(userDb, userId, c.candidate, decisions.get(c.index)!, ctx));
-      }).immediate();
+      userDb
+        .transaction(() => {
+          for (const c of cases)
+            if (c.candidate.scope === "user")
+              ids.push(applyUserDecision(userDb, userId, c.candidate, decisions.get(c.index)!, ctx));
+        })
+        .immediate();
     }
     db.transaction(() => {
-      for (const c of cases) if (c.candidate.scope === "project") ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctxOf(c.candidate)));
+      for (const c of cases)
+        if (c.candidate.scope === "project")
+          ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctxOf(c.candidate)));
       retireCoveredHabits(db, projectId, ep.id, nowIso(ctx.nowMs));
       const cur = getEpisode(db, ep.id);
       if (!cur) return;

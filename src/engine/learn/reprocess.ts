@@ -1,12 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { nowIso } from "../../shared/time.ts";
-import { closedUnextracted } from "../../sql/episodes.ts";
-import { supersedeMemoryItem } from "../../sql/memory-items.ts";
-import { unanchoredIds } from "../../sql/memory-anchors.ts";
-import { clearObservations } from "../../sql/observations.ts";
-import { recordAnchors } from "./apply/record-anchors.ts";
-import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from "./process-events.ts";
-
 /**
  * `sqrl reprocess`: extract every closed episode of a project again under today's rules, so a store
  * built by an older extractor takes the new shape. Nothing is deleted: every item the extractors
@@ -15,6 +6,14 @@ import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from ".
  * stay as they are. The recurrence gate's observations are rebuilt from the episodes themselves, and
  * every valid item gets an anchor (what it cites in the repository today) when it has none.
  */
+import type { Database } from "bun:sqlite";
+import { nowIso } from "../../shared/time.ts";
+import { closedUnextracted } from "../../sql/episodes.ts";
+import { supersedeMemoryItem } from "../../sql/memory-items.ts";
+import { unanchoredIds } from "../../sql/memory-anchors.ts";
+import { clearObservations } from "../../sql/observations.ts";
+import { recordAnchors } from "./apply/record-anchors.ts";
+import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from "./process-events.ts";
 
 export interface ReprocessProgress {
   done: number;
@@ -45,18 +44,24 @@ interface OldRow {
 
 /** Retire the old extraction and reopen every closed episode for extraction (one transaction). */
 function retire(db: Database, projectId: string, at: string): OldRow[] {
-  return db.transaction(() => {
-    const old = db.query(EXTRACTED).all(projectId) as OldRow[];
-    for (const o of old) supersedeMemoryItem(db, o.id, null, null, at);
-    clearObservations(db, projectId);
-    db.query(`UPDATE episode_state SET extracted_at = NULL WHERE status = 'closed' AND episode_id IN (SELECT id FROM episodes WHERE project_id = ?)`).run(projectId);
-    return old;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const old = db.query(EXTRACTED).all(projectId) as OldRow[];
+      for (const o of old) supersedeMemoryItem(db, o.id, null, null, at);
+      clearObservations(db, projectId);
+      db.query(
+        `UPDATE episode_state SET extracted_at = NULL WHERE status = 'closed' AND episode_id IN (SELECT id FROM episodes WHERE project_id = ?)`,
+      ).run(projectId);
+      return old;
+    })
+    .immediate();
 }
 
 /** Link each retired item to the valid item that holds its anchor now (its lineage in `sqrl show`). */
 function link(db: Database, projectId: string, old: readonly OldRow[]): number {
-  const find = db.query(`SELECT id FROM memory_items WHERE project_id = ? AND type = ? AND key = ? AND scope = ? AND user_id IS ? AND deleted = 0 ORDER BY updated_at DESC LIMIT 1`);
+  const find = db.query(
+    `SELECT id FROM memory_items WHERE project_id = ? AND type = ? AND key = ? AND scope = ? AND user_id IS ? AND deleted = 0 ORDER BY updated_at DESC LIMIT 1`,
+  );
   const set = db.query(`UPDATE memory_meta SET superseded_by = ? WHERE memory_id = ?`);
   let replaced = 0;
   db.transaction(() => {
@@ -70,7 +75,12 @@ function link(db: Database, projectId: string, old: readonly OldRow[]): number {
   return replaced;
 }
 
-export async function reprocessProject(db: Database, projectId: string, deps: Partial<EngineDeps> = {}, onProgress?: (p: ReprocessProgress) => void): Promise<ReprocessResult> {
+export async function reprocessProject(
+  db: Database,
+  projectId: string,
+  deps: Partial<EngineDeps> = {},
+  onProgress?: (p: ReprocessProgress) => void,
+): Promise<ReprocessResult> {
   const d = await resolveDeps({ anchorSource: "reprocess", ...deps });
   return withProjectLock(projectId, async () => {
     const old = retire(db, projectId, nowIso(d.now()));
@@ -84,7 +94,11 @@ export async function reprocessProject(db: Database, projectId: string, deps: Pa
     const replaced = link(db, projectId, old);
     // Items that came from elsewhere (import, sync, by hand) are anchored too, so every item is checkable.
     recordAnchors(db, projectId, unanchoredIds(db, projectId), [], "reprocess", d.now());
-    const stored = (db.query(`SELECT COUNT(*) AS n FROM memory_items WHERE project_id = ? AND deleted = 0`).get(projectId) as { n: number }).n;
+    const stored = (
+      db.query(`SELECT COUNT(*) AS n FROM memory_items WHERE project_id = ? AND deleted = 0`).get(projectId) as {
+        n: number;
+      }
+    ).n;
     return { episodes: episodes.length, superseded: old.length, replaced, stored };
   });
 }

@@ -1,12 +1,19 @@
-import { commandRuns, mainStep, sameCheck, type CommandRun } from "../events/commands.ts";
-import { appliedChanges, cleanUserText, clip, rejectedCalls, userMessages, type EngineEvent } from "../events/event-view.ts";
-import { estimateTokens } from "../../shared/tokens.ts";
-
 /**
  * The offline episode summary: 80–150 tokens built from what happened — the goal (first user
  * message), files changed, checks run and how they ended, commits — plus the episode's outcome and
  * the repo paths it touched. With an LLM configured the extractor replaces the text (same bounds).
  */
+import { commandRuns, mainStep, sameCheck, type CommandRun } from "../events/commands.ts";
+import {
+  appliedChanges,
+  cleanUserText,
+  clip,
+  rejectedCalls,
+  userMessages,
+  type EngineEvent,
+} from "../events/event-view.ts";
+import { estimateTokens } from "../../shared/tokens.ts";
+
 export const SUMMARY_MIN_TOKENS = 80;
 export const SUMMARY_MAX_TOKENS = 150;
 
@@ -18,7 +25,11 @@ export interface EpisodeDigest {
 
 function checkLabel(r: CommandRun): string {
   const s = mainStep(r) ?? r.steps[0]!;
-  return s.base.split(/\s+/).filter((w) => !w.startsWith("-")).slice(0, 4).join(" ");
+  return s.base
+    .split(/\s+/)
+    .filter((w) => !w.startsWith("-"))
+    .slice(0, 4)
+    .join(" ");
 }
 
 interface CheckStory {
@@ -29,7 +40,17 @@ interface CheckStory {
   last: CommandRun;
 }
 
-const STORY_KINDS = new Set(["test", "lint", "typecheck", "build", "format", "migrate", "generate", "install", "release"]);
+const STORY_KINDS = new Set([
+  "test",
+  "lint",
+  "typecheck",
+  "build",
+  "format",
+  "migrate",
+  "generate",
+  "install",
+  "release",
+]);
 
 /** One story per check (a later run of the same check continues it, see sameCheck). */
 function checkStories(runs: readonly CommandRun[]): CheckStory[] {
@@ -63,7 +84,13 @@ function describeChecks(stories: readonly CheckStory[]): string | null {
   return `Checks: ${parts.join("; ")}.`;
 }
 
-function outcomeOf(stories: readonly CheckStory[], commits: number, changes: number, rejected: number, events: readonly EngineEvent[]): string {
+function outcomeOf(
+  stories: readonly CheckStory[],
+  commits: number,
+  changes: number,
+  rejected: number,
+  events: readonly EngineEvent[],
+): string {
   const parts: string[] = [];
   const failing = stories.filter((s) => s.last.outcome === "fail");
   if (stories.length > 0) {
@@ -75,7 +102,8 @@ function outcomeOf(stories: readonly CheckStory[], commits: number, changes: num
   if (parts.length === 0 && changes > 0) parts.push("changes made, no checks run");
   if (rejected > 0) parts.push("user refused a step");
   const errors = events.filter((e) => e.type === "error" && !e.rejected).length;
-  if (parts.length === 0) parts.push(errors > 0 ? "errors, nothing changed" : changes === 0 ? "discussion/exploration" : "");
+  if (parts.length === 0)
+    parts.push(errors > 0 ? "errors, nothing changed" : changes === 0 ? "discussion/exploration" : "");
   return parts.filter(Boolean).join(", ");
 }
 
@@ -88,7 +116,10 @@ function lastAssistantResult(events: readonly EngineEvent[]): string | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
     if (e.type !== "assistant_response") continue;
-    const t = e.text.replace(/```[\s\S]*?```/g, " ").replace(/[#*_>]+/g, " ").trim();
+    const t = e.text
+      .replace(/```[\s\S]*?```/g, " ")
+      .replace(/[#*_>]+/g, " ")
+      .trim();
     if (t.length < 20 || /^no response requested/i.test(t)) continue;
     return clip(t, 220);
   }
@@ -154,20 +185,39 @@ export function offlineDigest(all: readonly EngineEvent[]): EpisodeDigest {
   const earlier = events.filter((e) => e.type === "session_summary" && e.text.trim().length > 0);
   if (msgs[0]) required.push(`Goal: "${clip(msgs[0].text, 170)}"`);
   else if (subagentTask(events)) required.push(`Subagent task: "${clip(subagentTask(events)!, 170)}"`);
-  else if (earlier.length > 0) required.push(`Earlier context: ${earlier.slice(0, 4).map((e) => `"${clip(e.text, 80)}"`).join("; ")}.`);
-  else if (commits[0]) required.push(`Git: ${commits.length} commit${commits.length === 1 ? "" : "s"}, first "${clip(commits[0].content.commit?.message.split("\n")[0] ?? "", 80)}".`);
+  else if (earlier.length > 0)
+    required.push(
+      `Earlier context: ${earlier
+        .slice(0, 4)
+        .map((e) => `"${clip(e.text, 80)}"`)
+        .join("; ")}.`,
+    );
+  else if (commits[0])
+    required.push(
+      `Git: ${commits.length} commit${commits.length === 1 ? "" : "s"}, first "${clip(commits[0].content.commit?.message.split("\n")[0] ?? "", 80)}".`,
+    );
   if (changed.length > 0) required.push(`Changed ${fileList(changed, 4)}.`);
   const checks = describeChecks(stories);
   if (checks) required.push(checks);
   if (outcome) required.push(`Outcome: ${outcome}.`);
 
   const extras: string[] = [];
-  if (msgs.length > 1) extras.push(`Then asked: ${msgs.slice(1, 3).map((m) => `"${clip(m.text, 90)}"`).join("; ")}.`);
+  if (msgs.length > 1)
+    extras.push(
+      `Then asked: ${msgs
+        .slice(1, 3)
+        .map((m) => `"${clip(m.text, 90)}"`)
+        .join("; ")}.`,
+    );
   const result = lastAssistantResult(events);
   if (result) extras.push(`Result: ${result}`);
-  const reads = [...new Set(events.filter((e) => e.type === "tool_call").flatMap((e) => e.filePaths))].filter((p) => !changed.includes(p) && !p.startsWith("/"));
+  const reads = [...new Set(events.filter((e) => e.type === "tool_call").flatMap((e) => e.filePaths))].filter(
+    (p) => !changed.includes(p) && !p.startsWith("/"),
+  );
   if (reads.length > 0) extras.push(`Read ${fileList(reads, 3)}.`);
-  const other = runs.filter((r) => r.outcome !== "rejected" && (r.kind === "other" || r.kind === "dev" || r.kind === "git")).slice(0, 2);
+  const other = runs
+    .filter((r) => r.outcome !== "rejected" && (r.kind === "other" || r.kind === "dev" || r.kind === "git"))
+    .slice(0, 2);
   if (other.length > 0) extras.push(`Ran ${other.map((r) => `\`${clip(r.ev.command, 50)}\``).join(", ")}.`);
   if (required.length === 0) required.push(`${events.length} events from ${all[0]?.source ?? "a session"}.`);
   return { summary: assemble(required, extras), outcome, file_paths: touched.slice(0, 50) };

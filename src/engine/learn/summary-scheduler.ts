@@ -1,7 +1,20 @@
+/**
+ * Proactive summarization: closed episodes without a summary get one, and — with an LLM configured —
+ * offline summaries are upgraded to LLM ones, in order of the biggest token savings (raw events
+ * minus summary). Only `episodes`, `episode_state` and `episode_fts` are written; raw events are
+ * read, never changed or deleted.
+ */
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
-import { log } from "../../shared/log.ts";
-import { episodeEvents, episodesForSummary, saveEpisode, getEpisode, setEpisodeSummary, writeEpisodeFts } from "../../sql/episodes.ts";
+import { log as rootLog } from "../../shared/log.ts";
+import {
+  episodeEvents,
+  episodesForSummary,
+  saveEpisode,
+  getEpisode,
+  setEpisodeSummary,
+  writeEpisodeFts,
+} from "../../sql/episodes.ts";
 import { toEngineEvent } from "../events/event-view.ts";
 import { renderEpisode } from "./extract/llm-extractor.ts";
 import { callForJson } from "../llm/json-call.ts";
@@ -10,12 +23,8 @@ import type { UsageLedger } from "../llm/usage.ts";
 import { offlineDigest, SUMMARY_MAX_TOKENS } from "./summarize.ts";
 import { estimateTokens } from "../../shared/tokens.ts";
 
-/**
- * Proactive summarization: closed episodes without a summary get one, and — with an LLM configured —
- * offline summaries are upgraded to LLM ones, in order of the biggest token savings (raw events
- * minus summary). Only `episodes`, `episode_state` and `episode_fts` are written; raw events are
- * read, never changed or deleted.
- */
+const log = rootLog.child({ service: "learn" });
+
 export interface SchedulerOptions {
   db: Database;
   projectId: string;
@@ -37,9 +46,15 @@ const SummaryOutput = z.object({ summary: z.string().min(20).max(2000) });
 async function llmSummary(o: SchedulerOptions, episodeId: string): Promise<string> {
   const events = episodeEvents(o.db, episodeId).map(toEngineEvent);
   const r = renderEpisode(events, Math.max(500, o.contextWindowTokens - 600));
-  const out = await callForJson(o.llm!, o.ledger!, { system: SUMMARY_SYSTEM, prompt: `${r.text}\n\nReturn the JSON object now.`, maxTokens: 400 }, SummaryOutput);
+  const out = await callForJson(
+    o.llm!,
+    o.ledger!,
+    { system: SUMMARY_SYSTEM, prompt: `${r.text}\n\nReturn the JSON object now.`, maxTokens: 400 },
+    SummaryOutput,
+  );
   let s = out.summary.trim();
-  while (estimateTokens(s) > SUMMARY_MAX_TOKENS && s.length > 40) s = s.slice(0, Math.floor(s.length * 0.9)).replace(/\s+\S*$/, "…");
+  while (estimateTokens(s) > SUMMARY_MAX_TOKENS && s.length > 40)
+    s = s.slice(0, Math.floor(s.length * 0.9)).replace(/\s+\S*$/, "…");
   return s;
 }
 

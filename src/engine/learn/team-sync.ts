@@ -1,3 +1,10 @@
+/**
+ * Team memory through git (`sqrl sync`): the project's valid, project-scoped memory is written as
+ * one reviewable JSON file per item under `.ctx/shared/<type>/`, named by a hash of what it says;
+ * teammates' files found there are merged through the same update rules as extracted memory.
+ * Files whose item was superseded here (after being merged or exported) are removed, so the
+ * folder converges on what is true now. Personal (user-scope) style never leaves the machine.
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -6,13 +13,6 @@ import { nowIso } from "../../shared/time.ts";
 import { currentItems } from "../../sql/memory-items.ts";
 import { importMemory, portableHash, PortableMemory, toPortable, type ImportOutcome } from "./memory-transfer.ts";
 
-/**
- * Team memory through git (`sqrl sync`): the project's valid, project-scoped memory is written as
- * one reviewable JSON file per item under `.ctx/shared/<type>/`, named by a hash of what it says;
- * teammates' files found there are merged through the same update rules as extracted memory.
- * Files whose item was superseded here (after being merged or exported) are removed, so the
- * folder converges on what is true now. Personal (user-scope) style never leaves the machine.
- */
 export interface SyncReport {
   dir: string;
   imported: ImportOutcome[];
@@ -29,7 +29,13 @@ interface SharedFile {
 }
 
 function slug(key: string): string {
-  return key.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "item";
+  return (
+    key
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 60) || "item"
+  );
 }
 
 function listJson(dir: string): string[] {
@@ -61,8 +67,21 @@ function seenHashes(db: Database): Set<string> {
   return new Set((db.query("SELECT hash FROM shared_sync").all() as Array<{ hash: string }>).map((r) => r.hash));
 }
 
-function record(db: Database, hash: string, direction: "import" | "export", memoryId: string | null, rel: string, at: string): void {
-  db.query("INSERT OR REPLACE INTO shared_sync (hash, direction, memory_id, path, at) VALUES (?, ?, ?, ?, ?)").run(hash, direction, memoryId, rel, at);
+function record(
+  db: Database,
+  hash: string,
+  direction: "import" | "export",
+  memoryId: string | null,
+  rel: string,
+  at: string,
+): void {
+  db.query("INSERT OR REPLACE INTO shared_sync (hash, direction, memory_id, path, at) VALUES (?, ?, ?, ?, ?)").run(
+    hash,
+    direction,
+    memoryId,
+    rel,
+    at,
+  );
 }
 
 export function syncProject(db: Database, root: string, opts: { userId: string; nowMs?: number }): SyncReport {

@@ -1,5 +1,8 @@
+/**
+ * The Anthropic adapter: Claude through the official SDK (Messages API).
+ */
 import Anthropic from "@anthropic-ai/sdk";
-import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./provider.ts";
+import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
 
 /** Claude through the official SDK (Messages API). Retries are sqrl's business, so the SDK makes none. */
 export class AnthropicProvider implements LlmProvider {
@@ -24,7 +27,10 @@ export class AnthropicProvider implements LlmProvider {
       return { text, inputTokens: msg.usage?.input_tokens ?? 0, outputTokens: msg.usage?.output_tokens ?? 0 };
     } catch (err) {
       const status = (err as { status?: number }).status;
-      throw new LlmCallError(`Anthropic call failed${status ? ` (HTTP ${status})` : ""}: ${(err as Error).message}`, err);
+      throw new LlmCallError(
+        `Anthropic call failed${status ? ` (HTTP ${status})` : ""}: ${(err as Error).message}`,
+        err,
+      );
     }
   }
 }

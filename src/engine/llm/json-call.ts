@@ -1,16 +1,23 @@
+/**
+ * One LLM call that must answer JSON of a schema: redacted prompt, daily cap, usage recorded, output
+ * validated.
+ */
 import type { z } from "zod";
 import { describeZodError } from "../../shared/http-guard.ts";
 import { SqrlError } from "../../shared/errors.ts";
 import { redactText } from "../../shared/privacy/redact.ts";
 import { estimateTokens } from "../../shared/tokens.ts";
-import type { LlmProvider, LlmRequest } from "./provider.ts";
+import type { LlmProvider, LlmRequest } from "./types.ts";
 import type { UsageLedger } from "./usage.ts";
 
 /** The daily cap would be crossed: no call was made. */
 export class LlmCapReachedError extends SqrlError {
   override readonly name = "LlmCapReachedError";
   constructor() {
-    super("llm_cap_reached", "The daily LLM token cap is reached; raise llm.daily_token_cap or wait for tomorrow (UTC).");
+    super(
+      "llm_cap_reached",
+      "The daily LLM token cap is reached; raise llm.daily_token_cap or wait for tomorrow (UTC).",
+    );
   }
 }
 
@@ -18,7 +25,10 @@ export class LlmCapReachedError extends SqrlError {
 export class LlmInvalidOutputError extends SqrlError {
   override readonly name = "LlmInvalidOutputError";
   constructor(detail: string) {
-    super("llm_invalid_output", `The LLM answered with invalid JSON twice (${detail}); the offline extractor is used instead.`);
+    super(
+      "llm_invalid_output",
+      `The LLM answered with invalid JSON twice (${detail}); the offline extractor is used instead.`,
+    );
   }
 }
 
@@ -37,7 +47,12 @@ export function extractJson(text: string): unknown {
  * before it leaves, the cap is checked before each attempt, tokens are recorded, and an invalid
  * answer gets exactly one retry that says what was wrong.
  */
-export async function callForJson<T>(llm: LlmProvider, ledger: UsageLedger, req: LlmRequest, schema: z.ZodType<T>): Promise<T> {
+export async function callForJson<T>(
+  llm: LlmProvider,
+  ledger: UsageLedger,
+  req: LlmRequest,
+  schema: z.ZodType<T>,
+): Promise<T> {
   const safe: LlmRequest = { ...req, system: redactText(req.system), prompt: redactText(req.prompt) };
   let prompt = safe.prompt;
   let lastError = "";
@@ -47,7 +62,13 @@ export async function callForJson<T>(llm: LlmProvider, ledger: UsageLedger, req:
     let text: string;
     try {
       const res = await llm.complete({ ...safe, prompt });
-      ledger.record(llm.name, llm.model, res.inputTokens || estimate - safe.maxTokens, res.outputTokens || estimateTokens(res.text), false);
+      ledger.record(
+        llm.name,
+        llm.model,
+        res.inputTokens || estimate - safe.maxTokens,
+        res.outputTokens || estimateTokens(res.text),
+        false,
+      );
       text = res.text;
     } catch (err) {
       ledger.record(llm.name, llm.model, 0, 0, true);

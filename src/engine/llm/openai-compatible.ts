@@ -1,6 +1,9 @@
+/**
+ * The OpenAI-compatible adapter: any `/chat/completions` endpoint (Ollama, llama.cpp server, vLLM, OpenAI).
+ */
 import { ofetch } from "ofetch";
 import { z } from "zod";
-import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./provider.ts";
+import { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
 
 const ChatResponse = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })).min(1),
@@ -44,7 +47,8 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       throw new LlmCallError(`OpenAI-compatible call to ${this.baseURL} failed: ${(err as Error).message}`, err);
     }
     const parsed = ChatResponse.safeParse(raw);
-    if (!parsed.success) throw new LlmCallError(`OpenAI-compatible endpoint ${this.baseURL} answered in an unexpected shape.`);
+    if (!parsed.success)
+      throw new LlmCallError(`OpenAI-compatible endpoint ${this.baseURL} answered in an unexpected shape.`);
     return {
       text: parsed.data.choices[0]!.message.content ?? "",
       inputTokens: parsed.data.usage?.prompt_tokens ?? 0,

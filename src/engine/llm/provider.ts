@@ -1,36 +1,19 @@
+/**
+ * The configured chat model: `createProvider(config)` loads the Anthropic or OpenAI-compatible
+ * adapter on demand, or answers null when sqrl runs offline.
+ */
 import type { ConfigValues } from "../../shared/config-keys.ts";
-import { SqrlError } from "../../shared/errors.ts";
-import { log } from "../../shared/log.ts";
+import type { LlmProvider } from "./types.ts";
+import { log as rootLog } from "../../shared/log.ts";
 
-/** One completion request: a system prompt, one user prompt, an output ceiling. */
-export interface LlmRequest {
-  system: string;
-  prompt: string;
-  maxTokens: number;
-}
+export { LlmCallError, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
 
-export interface LlmResponse {
-  text: string;
-  inputTokens: number;
-  outputTokens: number;
-}
+const log = rootLog.child({ service: "llm" });
 
-/** A chat model behind sqrl's extraction, summaries and update decisions. */
-export interface LlmProvider {
-  readonly name: "anthropic" | "openai_compatible";
-  readonly model: string;
-  complete(req: LlmRequest): Promise<LlmResponse>;
-}
-
-/** A provider call failed (HTTP error, timeout, refusal): the caller falls back to offline. */
-export class LlmCallError extends SqrlError {
-  override readonly name = "LlmCallError";
-  constructor(message: string, cause?: unknown) {
-    super("llm_call_failed", message, { exitCode: 1, status: 502, cause });
-  }
-}
-
-export type LlmConfig = Pick<ConfigValues, "llm.provider" | "llm.model" | "llm.base_url" | "llm.api_key_env" | "llm.timeout_ms">;
+export type LlmConfig = Pick<
+  ConfigValues,
+  "llm.provider" | "llm.model" | "llm.base_url" | "llm.api_key_env" | "llm.timeout_ms"
+>;
 
 let warnedMissingKey = false;
 
@@ -38,24 +21,43 @@ let warnedMissingKey = false;
  * The configured provider, or null when sqrl runs offline (`llm.provider = none`, or no API key in
  * the environment variable that `llm.api_key_env` names — said once in the log).
  */
-export async function createProvider(cfg: LlmConfig, env: Record<string, string | undefined> = process.env): Promise<LlmProvider | null> {
+export async function createProvider(
+  cfg: LlmConfig,
+  env: Record<string, string | undefined> = process.env,
+): Promise<LlmProvider | null> {
   const kind = cfg["llm.provider"];
   if (kind === "none") return null;
   const key = env[cfg["llm.api_key_env"]];
   if (kind === "anthropic") {
     if (!key) {
-      if (!warnedMissingKey) log.warn(`llm.provider is anthropic but $${cfg["llm.api_key_env"]} is empty: extraction stays offline. Export the key or set llm.api_key_env.`);
+      if (!warnedMissingKey)
+        log.warn(
+          `llm.provider is anthropic but $${cfg["llm.api_key_env"]} is empty: extraction stays offline. Export the key or set llm.api_key_env.`,
+        );
       warnedMissingKey = true;
       return null;
     }
     const { AnthropicProvider } = await import("./anthropic.ts");
-    return new AnthropicProvider({ apiKey: key, model: cfg["llm.model"], baseURL: cfg["llm.base_url"] || undefined, timeoutMs: cfg["llm.timeout_ms"] });
+    return new AnthropicProvider({
+      apiKey: key,
+      model: cfg["llm.model"],
+      baseURL: cfg["llm.base_url"] || undefined,
+      timeoutMs: cfg["llm.timeout_ms"],
+    });
   }
   const { OpenAiCompatibleProvider } = await import("./openai-compatible.ts");
   if (!cfg["llm.base_url"]) {
-    if (!warnedMissingKey) log.warn("llm.provider is openai_compatible but llm.base_url is empty: extraction stays offline. Set llm.base_url (e.g. http://127.0.0.1:11434/v1).");
+    if (!warnedMissingKey)
+      log.warn(
+        "llm.provider is openai_compatible but llm.base_url is empty: extraction stays offline. Set llm.base_url (e.g. http://127.0.0.1:11434/v1).",
+      );
     warnedMissingKey = true;
     return null;
   }
-  return new OpenAiCompatibleProvider({ apiKey: key, model: cfg["llm.model"], baseURL: cfg["llm.base_url"], timeoutMs: cfg["llm.timeout_ms"] });
+  return new OpenAiCompatibleProvider({
+    apiKey: key,
+    model: cfg["llm.model"],
+    baseURL: cfg["llm.base_url"],
+    timeoutMs: cfg["llm.timeout_ms"],
+  });
 }

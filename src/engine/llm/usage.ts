@@ -1,14 +1,16 @@
-import type { Database } from "bun:sqlite";
-import { log } from "../../shared/log.ts";
-import { utcDay } from "../../shared/time.ts";
-import { recordUsage, tokensOnDay } from "../../sql/llm-usage.ts";
-import { openStateDb } from "../../sql/open.ts";
-
 /**
  * The daily LLM budget (`llm.daily_token_cap`), kept in state.db `llm_usage` so every process and
  * `sqrl status` see the same count. Once a call would cross the cap, LLM work stops for the day and
  * the offline extractor takes over.
  */
+import type { Database } from "bun:sqlite";
+import { log as rootLog } from "../../shared/log.ts";
+import { utcDay } from "../../shared/time.ts";
+import { recordUsage, tokensOnDay } from "../../sql/llm-usage.ts";
+import { openStateDb } from "../../sql/open.ts";
+
+const log = rootLog.child({ service: "llm" });
+
 export interface UsageLedger {
   /** Tokens left today (never negative). */
   remaining(): number;
@@ -51,7 +53,14 @@ export class StateDbLedger implements UsageLedger {
   record(provider: string, model: string, inputTokens: number, outputTokens: number, failed: boolean): void {
     const db = this.open();
     try {
-      recordUsage(db, { day: utcDay(this.now()), provider, model, input_tokens: inputTokens, output_tokens: outputTokens, failed });
+      recordUsage(db, {
+        day: utcDay(this.now()),
+        provider,
+        model,
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        failed,
+      });
     } finally {
       db.close();
     }

@@ -1,12 +1,12 @@
+/**
+ * The global style memory (~/.sqrl/user.db) as `sqrl ui` lists it beside the project's: current
+ * rows are active; history rows are superseded (a successor) or forgotten (none). Reads only.
+ */
 import type { Database } from "bun:sqlite";
 import type { MemoryDetail, MemoryListQuery, MemoryRow } from "../../shared/api.ts";
 import { getEpisode } from "../../sql/episodes.ts";
 import { getUserStyleById, userStyleHistory, type StyleEvidence } from "../../sql/user-style.ts";
 
-/**
- * The global style memory (~/.sqrl/user.db) as `sqrl ui` lists it beside the project's: current
- * rows are active; history rows are superseded (a successor) or forgotten (none). Reads only.
- */
 interface StyleRow {
   id: string;
   user_id: string;
@@ -40,7 +40,11 @@ function statusOf(r: StyleRow): MemoryRow["status"] {
 function toRow(db: Database, r: StyleRow): MemoryRow {
   const evidence = JSON.parse(r.evidence ?? "[]") as StyleEvidence[];
   // Versions before this one: history rows of the key that ended before it did (all of them for the current row).
-  const replaced = (db.query(`SELECT COUNT(*) AS n FROM user_style_history WHERE user_id = ? AND key = ? AND valid_to < ?`).get(r.user_id, r.key, r.valid_to ?? "9999") as { n: number }).n;
+  const replaced = (
+    db
+      .query(`SELECT COUNT(*) AS n FROM user_style_history WHERE user_id = ? AND key = ? AND valid_to < ?`)
+      .get(r.user_id, r.key, r.valid_to ?? "9999") as { n: number }
+  ).n;
   return {
     memory_id: r.id,
     type: "user_style",
@@ -57,7 +61,12 @@ function toRow(db: Database, r: StyleRow): MemoryRow {
     wrong: false,
     decision: r.decision ?? "current",
     extractor: r.source,
-    evidence: { quote: "", episode_id: evidence.at(-1)?.episode_id ?? null, episode_count: evidence.length, event_count: evidence.reduce((a, e) => a + e.event_ids.length, 0) },
+    evidence: {
+      quote: "",
+      episode_id: evidence.at(-1)?.episode_id ?? null,
+      episode_count: evidence.length,
+      event_count: evidence.reduce((a, e) => a + e.event_ids.length, 0),
+    },
     replaced,
     superseded_by: r.superseded_by || null,
   };
@@ -68,7 +77,8 @@ export function styleRows(db: Database, userId: string, q: Pick<MemoryListQuery,
   const parts: string[] = [];
   if (q.status === "active" || q.status === "all") parts.push(`${CURRENT} WHERE i.user_id = $user`);
   if (q.status !== "active") {
-    const which = q.status === "superseded" ? "AND superseded_by != ''" : q.status === "forgotten" ? "AND superseded_by = ''" : "";
+    const which =
+      q.status === "superseded" ? "AND superseded_by != ''" : q.status === "forgotten" ? "AND superseded_by = ''" : "";
     parts.push(`${HISTORY} WHERE user_id = $user ${which}`);
   }
   const text = q.q?.trim();
@@ -79,15 +89,44 @@ export function styleRows(db: Database, userId: string, q: Pick<MemoryListQuery,
 }
 
 /** One global style item (current or historical) with its versions and the episodes of this project that showed it. */
-export function styleDetail(userDb: Database, projectDb: Database, projectId: string, id: string): MemoryDetail | undefined {
+export function styleDetail(
+  userDb: Database,
+  projectDb: Database,
+  projectId: string,
+  id: string,
+): MemoryDetail | undefined {
   const current = getUserStyleById(userDb, id);
-  const row = (userDb.query(`SELECT * FROM (${CURRENT} UNION ALL ${HISTORY}) WHERE id = ?`).get(id) as StyleRow | null) ?? undefined;
+  const row =
+    (userDb.query(`SELECT * FROM (${CURRENT} UNION ALL ${HISTORY}) WHERE id = ?`).get(id) as StyleRow | null) ??
+    undefined;
   if (!row) return undefined;
   const history = userStyleHistory(userDb, row.user_id, row.key).reverse();
   const now = userDb.query(`${CURRENT} WHERE i.user_id = ? AND i.key = ?`).get(row.user_id, row.key) as StyleRow | null;
   const lineage = [
-    ...history.map((h) => ({ memory_id: h.id, content: h.content, decision: h.decision, extractor: h.source, valid_from: h.created_at, valid_to: h.valid_to, status: h.superseded_by ? ("superseded" as const) : ("forgotten" as const), superseded_by_episode: h.superseded_by_episode })),
-    ...(now ? [{ memory_id: now.id, content: now.content, decision: "current", extractor: now.source, valid_from: now.created_at, valid_to: null, status: "active" as const, superseded_by_episode: null }] : []),
+    ...history.map((h) => ({
+      memory_id: h.id,
+      content: h.content,
+      decision: h.decision,
+      extractor: h.source,
+      valid_from: h.created_at,
+      valid_to: h.valid_to,
+      status: h.superseded_by ? ("superseded" as const) : ("forgotten" as const),
+      superseded_by_episode: h.superseded_by_episode,
+    })),
+    ...(now
+      ? [
+          {
+            memory_id: now.id,
+            content: now.content,
+            decision: "current",
+            extractor: now.source,
+            valid_from: now.created_at,
+            valid_to: null,
+            status: "active" as const,
+            superseded_by_episode: null,
+          },
+        ]
+      : []),
   ];
   const evidence = current?.evidence ?? [];
   const episodes = evidence

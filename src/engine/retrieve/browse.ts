@@ -1,3 +1,8 @@
+/**
+ * What `sqrl ui` shows of a project's memory: the paginated list (filters, and search through the
+ * same ranker as search_memory), one memory with its whole lineage and evidence, the project
+ * overview and the MCP call log. Reads only.
+ */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import {
@@ -25,11 +30,6 @@ import type { RetrievalContext } from "./retrieval-context.ts";
 import { searchMemory } from "./search.ts";
 import { isViewStale, type ViewMetaRow } from "./views/view-staleness.ts";
 
-/**
- * What `sqrl ui` shows of a project's memory: the paginated list (filters, and search through the
- * same ranker as search_memory), one memory with its whole lineage and evidence, the project
- * overview and the MCP call log. Reads only.
- */
 type Status = MemoryRow["status"];
 
 const SELECT = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_episode_ids, mm.valid_from, mm.valid_to,
@@ -50,7 +50,9 @@ export function statusOf(item: Pick<MemoryItem, "deleted" | "superseded_by">): S
 function marksByIds(db: Database, ids: readonly string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   if (ids.length === 0) return out;
-  const rows = db.query(`SELECT memory_id, kind FROM memory_marks WHERE memory_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{ memory_id: string; kind: string }>;
+  const rows = db
+    .query(`SELECT memory_id, kind FROM memory_marks WHERE memory_id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as Array<{ memory_id: string; kind: string }>;
   for (const r of rows) {
     const set = out.get(r.memory_id) ?? new Set<string>();
     set.add(r.kind);
@@ -76,11 +78,20 @@ function lineageDepth(db: Database, id: string): number {
   return row.n ?? 0;
 }
 
-function toRows(db: Database, items: readonly MemoryItem[], ranked?: Map<string, { score: number; reason: string }>): MemoryRow[] {
-  const marks = marksByIds(db, items.map((i) => i.id));
+function toRows(
+  db: Database,
+  items: readonly MemoryItem[],
+  ranked?: Map<string, { score: number; reason: string }>,
+): MemoryRow[] {
+  const marks = marksByIds(
+    db,
+    items.map((i) => i.id),
+  );
   const quote = quotes(db, items);
   return items.map((i) => {
-    const episodes = new Set([i.source_episode_id, ...i.evidence_episode_ids].filter((x): x is string => typeof x === "string"));
+    const episodes = new Set(
+      [i.source_episode_id, ...i.evidence_episode_ids].filter((x): x is string => typeof x === "string"),
+    );
     const r = ranked?.get(i.id);
     return {
       memory_id: i.id,
@@ -98,7 +109,12 @@ function toRows(db: Database, items: readonly MemoryItem[], ranked?: Map<string,
       wrong: marks.get(i.id)?.has("wrong") ?? false,
       decision: i.decision,
       extractor: i.extractor,
-      evidence: { quote: quote.get(i.id) ?? "", episode_id: i.source_episode_id ?? i.evidence_episode_ids[0] ?? null, episode_count: episodes.size, event_count: i.source_event_ids.length },
+      evidence: {
+        quote: quote.get(i.id) ?? "",
+        episode_id: i.source_episode_id ?? i.evidence_episode_ids[0] ?? null,
+        episode_count: episodes.size,
+        event_count: i.source_event_ids.length,
+      },
       replaced: lineageDepth(db, i.id),
       superseded_by: i.superseded_by,
       ...(r ? { score: r.score, reason: r.reason } : {}),
@@ -135,39 +151,66 @@ export async function listMemories(ctx: RetrievalContext, q: MemoryListQuery): P
   let total = 0;
   let ranked: Map<string, { score: number; reason: string }> | undefined;
   if (text && q.status === "active") {
-    const res = await searchMemory(ctx, { project_id: q.project_id, query: text, top_k: SEARCH_DEPTH, types: q.types, scope_paths: [], context_budget_tokens: 100_000, exclude_memory_ids: [] });
+    const res = await searchMemory(ctx, {
+      project_id: q.project_id,
+      query: text,
+      top_k: SEARCH_DEPTH,
+      types: q.types,
+      scope_paths: [],
+      context_budget_tokens: 100_000,
+      exclude_memory_ids: [],
+    });
     const hits = res.results;
-    const all = hits.map((h) => getMemoryItem(db, h.memory_id)).filter((i): i is MemoryItem => i !== undefined && (!q.scope || i.scope === q.scope));
+    const all = hits
+      .map((h) => getMemoryItem(db, h.memory_id))
+      .filter((i): i is MemoryItem => i !== undefined && (!q.scope || i.scope === q.scope));
     total = all.length;
     ranked = new Map(hits.map((h) => [h.memory_id, { score: h.score, reason: h.reason }]));
     items = all.slice(q.offset, q.offset + q.limit);
   } else {
     const w = where(q);
     const like = text ? " AND (m.content LIKE ? ESCAPE '\\' OR m.key LIKE ? ESCAPE '\\')" : "";
-    const likeParams = text ? [`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
+    const likeParams = text
+      ? [`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]
+      : [];
     // Active and all need no meta row: counting and paging then walk the (project_id, updated_at)
     // index alone (rowid breaks ties, so no sort), and only the page's rows are joined and read.
     const from = `FROM memory_items m${q.status === "superseded" || q.status === "forgotten" ? " JOIN memory_meta mm ON mm.memory_id = m.id" : ""}`;
-    const projectTotal = (db.query(`SELECT COUNT(*) AS n ${from} WHERE ${w.sql}${like}`).get(...w.params, ...likeParams) as { n: number }).n;
+    const projectTotal = (
+      db.query(`SELECT COUNT(*) AS n ${from} WHERE ${w.sql}${like}`).get(...w.params, ...likeParams) as { n: number }
+    ).n;
     const page = (offset: number, limit: number) =>
       limit <= 0
         ? []
         : (
             db
-              .query(`${SELECT} WHERE m.rowid IN (SELECT m.rowid ${from} WHERE ${w.sql}${like} ORDER BY m.updated_at DESC, m.rowid DESC LIMIT ? OFFSET ?) ORDER BY m.updated_at DESC, m.rowid DESC`)
+              .query(
+                `${SELECT} WHERE m.rowid IN (SELECT m.rowid ${from} WHERE ${w.sql}${like} ORDER BY m.updated_at DESC, m.rowid DESC LIMIT ? OFFSET ?) ORDER BY m.updated_at DESC, m.rowid DESC`,
+              )
               .all(...w.params, ...likeParams, limit, offset) as Array<Record<string, unknown>>
           ).map(rowToItem);
     // Global style (user.db) joins the list unless the filters leave it out.
-    const withStyle = ctx.userDb !== undefined && q.scope !== "project" && (q.types.length === 0 || q.types.includes("user_style"));
+    const withStyle =
+      ctx.userDb !== undefined && q.scope !== "project" && (q.types.length === 0 || q.types.includes("user_style"));
     const style = withStyle ? styleRows(ctx.userDb!, ctx.userId, q) : [];
     if (style.length === 0) {
-      return MemoryList.parse({ type: "memory_list", project_id: q.project_id, total: projectTotal, offset: q.offset, limit: q.limit, items: toRows(db, page(q.offset, q.limit)) });
+      return MemoryList.parse({
+        type: "memory_list",
+        project_id: q.project_id,
+        total: projectTotal,
+        offset: q.offset,
+        limit: q.limit,
+        items: toRows(db, page(q.offset, q.limit)),
+      });
     }
     // Merge newest first without reading the project's rows before the page: a style row's place is
     // its own index plus the project rows at least as new (a tie goes to the project row); project
     // rows fill the other places in order.
     const newer = db.prepare(`SELECT COUNT(*) AS n ${from} WHERE ${w.sql}${like} AND m.updated_at >= ?`);
-    const placed = style.map((r, j) => ({ row: r, pos: j + (newer.get(...w.params, ...likeParams, r.updated_at) as { n: number }).n }));
+    const placed = style.map((r, j) => ({
+      row: r,
+      pos: j + (newer.get(...w.params, ...likeParams, r.updated_at) as { n: number }).n,
+    }));
     const end = q.offset + q.limit;
     const inPage = placed.filter((p) => p.pos >= q.offset && p.pos < end);
     const before = placed.filter((p) => p.pos < q.offset).length;
@@ -179,9 +222,23 @@ export async function listMemories(ctx: RetrievalContext, q: MemoryListQuery): P
       if (s) out.push(s.row);
       else if (pi < projectRows.length) out.push(projectRows[pi++]!);
     }
-    return MemoryList.parse({ type: "memory_list", project_id: q.project_id, total, offset: q.offset, limit: q.limit, items: out });
+    return MemoryList.parse({
+      type: "memory_list",
+      project_id: q.project_id,
+      total,
+      offset: q.offset,
+      limit: q.limit,
+      items: out,
+    });
   }
-  return MemoryList.parse({ type: "memory_list", project_id: q.project_id, total, offset: q.offset, limit: q.limit, items: toRows(db, items, ranked) });
+  return MemoryList.parse({
+    type: "memory_list",
+    project_id: q.project_id,
+    total,
+    offset: q.offset,
+    limit: q.limit,
+    items: toRows(db, items, ranked),
+  });
 }
 
 /** One memory: every version of its lineage (oldest first), its marks, evidence episodes and events. */
@@ -191,7 +248,11 @@ export function memoryDetail(db: Database, projectId: string, id: string, userDb
     const style = styleDetail(userDb, db, projectId, id);
     if (style) return MemoryDetail.parse(style);
   }
-  if (!item || item.project_id !== projectId) throw new NotFoundError(`No memory ${id} in ${projectId}. Ids are listed on the Memories page and by \`sqrl search\`.`, "memory_not_found");
+  if (!item || item.project_id !== projectId)
+    throw new NotFoundError(
+      `No memory ${id} in ${projectId}. Ids are listed on the Memories page and by \`sqrl search\`.`,
+      "memory_not_found",
+    );
   const older = predecessors(db, id).reverse();
   const newer: MemoryItem[] = [];
   for (let next = item.superseded_by, i = 0; next && i < 1000; i++) {
@@ -210,12 +271,21 @@ export function memoryDetail(db: Database, projectId: string, id: string, userDb
     status: statusOf(m),
     superseded_by_episode: m.superseded_by_episode,
   });
-  const episodeIds = [...new Set([item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"))];
+  const episodeIds = [
+    ...new Set(
+      [item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"),
+    ),
+  ];
   const episodes = episodeIds
     .map((eid) => getEpisode(db, eid))
     .filter((e) => e !== undefined)
     .map((e) => ({ episode_id: e.id, start_ts: e.start_ts, end_ts: e.end_ts, summary: e.summary, outcome: e.outcome }));
-  const events = eventsByIds(db, item.source_event_ids).map((e) => ({ event_id: e.id, timestamp: e.timestamp, event_type: e.event_type, text: eventText(e, 400) }));
+  const events = eventsByIds(db, item.source_event_ids).map((e) => ({
+    event_id: e.id,
+    timestamp: e.timestamp,
+    event_type: e.event_type,
+    text: eventText(e, 400),
+  }));
   return MemoryDetail.parse({
     type: "memory_detail",
     project_id: projectId,
@@ -243,9 +313,21 @@ function readState<T>(fn: (db: Database) => T, fallback: T): T {
 }
 
 /** Counts of a project for the overview screen. */
-export function projectOverview(db: Database, projectId: string, opts: { nowMs: number; dailyCap: number; userDb?: Database; userId?: string }): ProjectOverview {
-  const events = db.query(`SELECT COUNT(*) AS total, COALESCE(SUM(processed_at IS NULL), 0) AS unprocessed, MAX(timestamp) AS last_at FROM events`).get() as { total: number; unprocessed: number; last_at: string | null };
-  const episodes = db.query(`SELECT COUNT(*) AS total, COALESCE(SUM(s.status = 'open'), 0) AS open FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`).get() as { total: number; open: number };
+export function projectOverview(
+  db: Database,
+  projectId: string,
+  opts: { nowMs: number; dailyCap: number; userDb?: Database; userId?: string },
+): ProjectOverview {
+  const events = db
+    .query(
+      `SELECT COUNT(*) AS total, COALESCE(SUM(processed_at IS NULL), 0) AS unprocessed, MAX(timestamp) AS last_at FROM events`,
+    )
+    .get() as { total: number; unprocessed: number; last_at: string | null };
+  const episodes = db
+    .query(
+      `SELECT COUNT(*) AS total, COALESCE(SUM(s.status = 'open'), 0) AS open FROM episodes e LEFT JOIN episode_state s ON s.episode_id = e.id`,
+    )
+    .get() as { total: number; open: number };
   const memories: Record<string, { active: number; superseded: number; forgotten: number }> = {};
   const rows = db
     .query(
@@ -254,15 +336,31 @@ export function projectOverview(db: Database, projectId: string, opts: { nowMs: 
     )
     .all(projectId) as Array<{ type: MemoryType; active: number; superseded: number; forgotten: number }>;
   for (const r of rows) memories[r.type] = { active: r.active, superseded: r.superseded, forgotten: r.forgotten };
-  const marks = db.query(`SELECT COALESCE(SUM(kind = 'pin'), 0) AS pinned, COALESCE(SUM(kind = 'wrong'), 0) AS wrong FROM memory_marks`).get() as { pinned: number; wrong: number };
+  const marks = db
+    .query(
+      `SELECT COALESCE(SUM(kind = 'pin'), 0) AS pinned, COALESCE(SUM(kind = 'wrong'), 0) AS wrong FROM memory_marks`,
+    )
+    .get() as { pinned: number; wrong: number };
   const views = (db.query(`SELECT * FROM view_meta ORDER BY view_name`).all() as ViewMetaRow[]).map((v) => ({
     name: v.view_name,
     generated_at: v.last_generated,
     stale: isViewStale(v, events.total, opts.nowMs),
     events_since: Math.max(0, events.total - v.events_count_at_gen),
   }));
-  const sources = db.query(`SELECT source_tool, COUNT(*) AS events, MAX(timestamp) AS last_at FROM events GROUP BY source_tool ORDER BY last_at DESC`).all() as Array<{ source_tool: string; events: number; last_at: string }>;
-  const tokensToday = readState((s) => (s.query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?").get(utcDay(opts.nowMs)) as { n: number }).n, 0);
+  const sources = db
+    .query(
+      `SELECT source_tool, COUNT(*) AS events, MAX(timestamp) AS last_at FROM events GROUP BY source_tool ORDER BY last_at DESC`,
+    )
+    .all() as Array<{ source_tool: string; events: number; last_at: string }>;
+  const tokensToday = readState(
+    (s) =>
+      (
+        s
+          .query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?")
+          .get(utcDay(opts.nowMs)) as { n: number }
+      ).n,
+    0,
+  );
   return ProjectOverview.parse({
     type: "project_overview",
     project_id: projectId,
@@ -271,7 +369,14 @@ export function projectOverview(db: Database, projectId: string, opts: { nowMs: 
     memories,
     pinned: marks.pinned,
     wrong: marks.wrong,
-    global_style: opts.userDb && opts.userId ? (opts.userDb.query(`SELECT COUNT(*) AS n FROM user_style_items WHERE user_id = ?`).get(opts.userId) as { n: number }).n : 0,
+    global_style:
+      opts.userDb && opts.userId
+        ? (
+            opts.userDb.query(`SELECT COUNT(*) AS n FROM user_style_items WHERE user_id = ?`).get(opts.userId) as {
+              n: number;
+            }
+          ).n
+        : 0,
     views,
     sources,
     llm: { tokens_today: tokensToday, daily_cap: opts.dailyCap },
@@ -279,10 +384,18 @@ export function projectOverview(db: Database, projectId: string, opts: { nowMs: 
 }
 
 /** The MCP tool-call log (newest first) and tokens served per day over the last `days` days. */
-export function callLog(db: Database, projectId: string, opts: { limit: number; days: number; nowMs: number }): CallLog {
+export function callLog(
+  db: Database,
+  projectId: string,
+  opts: { limit: number; days: number; nowMs: number },
+): CallLog {
   const calls = listToolCalls(db, { limit: opts.limit });
   const since = utcDay(opts.nowMs - (opts.days - 1) * 86_400_000);
-  const rows = db.query(`SELECT substr(ts, 1, 10) AS day, COALESCE(SUM(token_estimate), 0) AS tokens, COUNT(*) AS calls FROM tool_calls WHERE ts >= ? GROUP BY day`).all(since) as Array<{ day: string; tokens: number; calls: number }>;
+  const rows = db
+    .query(
+      `SELECT substr(ts, 1, 10) AS day, COALESCE(SUM(token_estimate), 0) AS tokens, COUNT(*) AS calls FROM tool_calls WHERE ts >= ? GROUP BY day`,
+    )
+    .all(since) as Array<{ day: string; tokens: number; calls: number }>;
   const byDay = new Map(rows.map((r) => [r.day, r]));
   const perDay = [];
   for (let i = opts.days - 1; i >= 0; i--) {
@@ -290,7 +403,16 @@ export function callLog(db: Database, projectId: string, opts: { limit: number; 
     const r = byDay.get(day);
     perDay.push({ day, tokens: r?.tokens ?? 0, calls: r?.calls ?? 0 });
   }
-  return CallLog.parse({ type: "call_log", project_id: projectId, total: countToolCalls(db), calls: calls.map((c) => ({ ...c, token_estimate: c.token_estimate === null ? null : Math.round(c.token_estimate) })), per_day: perDay });
+  return CallLog.parse({
+    type: "call_log",
+    project_id: projectId,
+    total: countToolCalls(db),
+    calls: calls.map((c) => ({
+      ...c,
+      token_estimate: c.token_estimate === null ? null : Math.round(c.token_estimate),
+    })),
+    per_day: perDay,
+  });
 }
 
 /** Paths the project's active memory mentions, most mentioned first (at most 300). */

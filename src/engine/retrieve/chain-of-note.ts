@@ -1,15 +1,15 @@
-import { z } from "zod";
-import type { ConfigValues } from "../../shared/config-keys.ts";
-import { createProvider, type LlmProvider } from "../llm/provider.ts";
-import { StateDbLedger, type UsageLedger } from "../llm/usage.ts";
-import type { NoteCandidate, NoteTaker } from "./retrieval-context.ts";
-
 /**
  * Chain-of-Note for task context (reference §5.5 step 2): with an LLM configured, the model reads the
  * task and the scored candidates, keeps the memories that truly matter and writes one short reason
  * each. Its answer is validated with zod; ids it did not receive are dropped by the caller; the
  * result is packed into the budget afterwards like any other selection. Counts against the daily cap.
  */
+import { z } from "zod";
+import type { ConfigValues } from "../../shared/config-keys.ts";
+import { createProvider, type LlmProvider } from "../llm/provider.ts";
+import { StateDbLedger, type UsageLedger } from "../llm/usage.ts";
+import type { NoteCandidate, NoteTaker } from "./retrieval-context.ts";
+
 const Picks = z.object({
   selected: z.array(z.object({ memory_id: z.string(), reason: z.string().max(400) })),
 });

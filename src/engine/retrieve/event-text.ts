@@ -1,3 +1,6 @@
+/**
+ * Event text for people: one line per stored event (evidence quotes in `sqrl ui`).
+ */
 import type { EventDTO } from "../../shared/event.ts";
 
 /** One line of an event for people (evidence quotes in `sqrl ui`): the text, the command and exit code, or the diff summary. */

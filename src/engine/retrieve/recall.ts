@@ -1,3 +1,9 @@
+/**
+ * `GET /recall`: one episode expanded back to its raw events (the full layer under the timeline's
+ * summaries). The newest events win the budget and the text reads in time order; an event too long
+ * for what is left is cut to the part that fits, keeping its first line (what ran) and the end of its
+ * output (where errors and results are).
+ */
 import { plural } from "../../shared/plural.ts";
 import { scrubLocalPaths } from "../../shared/privacy/local-paths.ts";
 import { EpisodeRecall, type RecallQuery } from "../../shared/api.ts";
@@ -9,13 +15,6 @@ import { listItem, oneLine, shortPaths } from "./render/markdown.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import type { TokenCounter } from "../../shared/tokens.ts";
 import { getEpisode } from "./timeline.ts";
-
-/**
- * `GET /recall`: one episode expanded back to its raw events (the full layer under the timeline's
- * summaries). The newest events win the budget and the text reads in time order; an event too long
- * for what is left is cut to the part that fits, keeping its first line (what ran) and the end of its
- * output (where errors and results are).
- */
 
 /** Longest text one event contributes before budgeting (~500 tokens). */
 export const MAX_EVENT_CHARS = 2000;
@@ -44,7 +43,8 @@ export function eventText(type: string, contentJson: string, filePaths: readonly
       return `Edited ${shortPaths(filePaths, 3) || "files"}${c.tool ? ` (${c.tool})` : ""}${c.diff_summary ? `: ${c.diff_summary.trim()}` : ""}`;
     case "command_run":
     case "test_run": {
-      const counts = c.passed !== undefined || c.failed !== undefined ? ` (${c.passed ?? 0} passed, ${c.failed ?? 0} failed)` : "";
+      const counts =
+        c.passed !== undefined || c.failed !== undefined ? ` (${c.passed ?? 0} passed, ${c.failed ?? 0} failed)` : "";
       const exit = c.exit_code === undefined || c.exit_code === null ? "" : ` → exit ${c.exit_code}`;
       return `$ ${(c.command ?? "").trim()}${exit}${counts}${out ? `\n${out}` : ""}`;
     }
@@ -53,7 +53,9 @@ export function eventText(type: string, contentJson: string, filePaths: readonly
     case "error":
       return `Error${c.tool ? ` in ${c.tool}` : ""}: ${(c.text ?? out).trim()}`;
     case "git_commit":
-      return c.commit ? `Commit ${c.commit.hash.slice(0, 10)}: ${c.commit.message.trim()} (${plural(c.commit.files.length, "file")}, +${c.commit.insertions}/-${c.commit.deletions})` : "Commit";
+      return c.commit
+        ? `Commit ${c.commit.hash.slice(0, 10)}: ${c.commit.message.trim()} (${plural(c.commit.files.length, "file")}, +${c.commit.insertions}/-${c.commit.deletions})`
+        : "Commit";
     case "session_summary":
       return `Summary: ${(c.text ?? "").trim()}`;
     default:
@@ -71,7 +73,12 @@ export function headAndTail(text: string, maxChars: number): string {
 }
 
 /** The longest head-and-tail cut of `text` whose list line fits `maxTokens`. */
-function shortenTo(prefix: string, text: string, maxTokens: number, counter: TokenCounter): { line: string; cut: string } | undefined {
+function shortenTo(
+  prefix: string,
+  text: string,
+  maxTokens: number,
+  counter: TokenCounter,
+): { line: string; cut: string } | undefined {
   let lo = 0;
   let hi = text.length;
   let best: { line: string; cut: string } | undefined;
@@ -100,15 +107,25 @@ function hhmm(iso: string): string {
 export async function recall(ctx: RetrievalContext, q: RecallQuery): Promise<EpisodeRecall> {
   const budget = q.context_budget_tokens ?? ctx.budgets.search;
   const episode = getEpisode(ctx.db, ctx.projectId, q.episode_id);
-  const ids = (ctx.db.query("SELECT event_id FROM episode_events WHERE episode_id = ?").all(q.episode_id) as Array<{ event_id: string }>).map((r) => r.event_id);
+  const ids = (
+    ctx.db.query("SELECT event_id FROM episode_events WHERE episode_id = ?").all(q.episode_id) as Array<{
+      event_id: string;
+    }>
+  ).map((r) => r.event_id);
   const events = eventsByIds(ctx.db, ids); // time order
   const texts = new Map<string, { full: string; line: string; cut?: { line: string; cut: string } }>();
   const blocks: Block[] = [];
   for (let i = events.length - 1; i >= 0; i--) {
     const ev = events[i]!;
-    const full = headAndTail(scrubLocalPaths(eventText(ev.event_type, ev.content_json, ev.file_paths), ctx.projectId), MAX_EVENT_CHARS);
+    const full = headAndTail(
+      scrubLocalPaths(eventText(ev.event_type, ev.content_json, ev.file_paths), ctx.projectId),
+      MAX_EVENT_CHARS,
+    );
     const prefix = `${hhmm(ev.timestamp)} `;
-    const entry: { full: string; line: string; cut?: { line: string; cut: string } } = { full, line: listItem(`${prefix}${full}`) };
+    const entry: { full: string; line: string; cut?: { line: string; cut: string } } = {
+      full,
+      line: listItem(`${prefix}${full}`),
+    };
     texts.set(ev.id, entry);
     blocks.push({
       id: ev.id,
@@ -123,7 +140,14 @@ export async function recall(ctx: RetrievalContext, q: RecallQuery): Promise<Epi
   }
   const summary = oneLine(episode.summary);
   const header = `## Episode ${episode.episode_id} (${relativeTime(episode.start_ts, ctx.nowMs)}, ${plural(episode.event_count, "event")})${summary ? `\n${summary}` : ""}`;
-  const packed = packBlocks({ header, blocks, budget, counter: ctx.counter, noun: "events", emptyText: "This episode has no stored events." });
+  const packed = packBlocks({
+    header,
+    blocks,
+    budget,
+    counter: ctx.counter,
+    noun: "events",
+    emptyText: "This episode has no stored events.",
+  });
   const byId = new Map(events.map((e) => [e.id, e]));
   const shown = packed.shown
     .map((b) => ({ ev: byId.get(b.id)!, text: b.text }))

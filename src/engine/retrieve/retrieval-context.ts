@@ -1,12 +1,12 @@
-import type { Database } from "bun:sqlite";
-import type { Embedder } from "../llm/embeddings.ts";
-import { defaultCounter, type TokenCounter } from "../../shared/tokens.ts";
-
 /**
  * What every read endpoint needs besides its request: the project's open data.db, the token counter,
  * the clock and the default budgets from config. Built per request by the engine server (and directly
  * by tests and benchmarks).
  */
+import type { Database } from "bun:sqlite";
+import type { Embedder } from "../llm/embeddings.ts";
+import { defaultCounter, type TokenCounter } from "../../shared/tokens.ts";
+
 export interface RetrievalContext {
   db: Database;
   /** The project's root (its id). */
@@ -43,7 +43,11 @@ export interface NoteTaker {
   pick(task: string, candidates: readonly NoteCandidate[]): Promise<Array<{ memory_id: string; reason: string }>>;
 }
 
-export function retrievalContext(db: Database, projectId: string, over: Partial<RetrievalContext> = {}): RetrievalContext {
+export function retrievalContext(
+  db: Database,
+  projectId: string,
+  over: Partial<RetrievalContext> = {},
+): RetrievalContext {
   return {
     db,
     projectId,

@@ -1,17 +1,3 @@
-import { MEMORY_TYPES, NO_RELEVANT_MEMORY, TaskContext, type MemoryType, type TaskContextRequest } from "../../shared/api.ts";
-import { log } from "../../shared/log.ts";
-import { nowIso } from "../../shared/time.ts";
-import { packBlocks, type Block } from "./render/budget.ts";
-import { globalStyleItems, lexicalCandidates, loadItems, pathCandidates } from "./rank/candidates.ts";
-import { backfillEmbeddings, queryVector, vectorCandidates } from "../llm/embeddings.ts";
-import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
-import { scoreItems, type Scored } from "./rank/relevance.ts";
-import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
-import { analyzeQuery } from "../../ranker/query.ts";
-import { pinnedIds } from "../../sql/memory-marks.ts";
-import type { RetrievalContext } from "./retrieval-context.ts";
-import { asServed, checkRoot, statusNote, verifyItems, type Verification } from "./verify/verify.ts";
-
 /**
  * `POST /task_context` (reference §5.5), the primary tool: the memories relevant to one coding task,
  * explained, inside the budget — or an explicit abstention.
@@ -22,6 +8,28 @@ import { asServed, checkRoot, statusNote, verifyItems, type Verification } from 
  * is, the answer abstains. With an LLM configured a Chain-of-Note pass then keeps the ones that truly
  * matter for the task and rewrites their reasons; the budget is applied after it.
  */
+import {
+  MEMORY_TYPES,
+  NO_RELEVANT_MEMORY,
+  TaskContext,
+  type MemoryType,
+  type TaskContextRequest,
+} from "../../shared/api.ts";
+import { log as rootLog } from "../../shared/log.ts";
+import { nowIso } from "../../shared/time.ts";
+import { packBlocks, type Block } from "./render/budget.ts";
+import { globalStyleItems, lexicalCandidates, loadItems, pathCandidates } from "./rank/candidates.ts";
+import { queryVector, vectorCandidates } from "./rank/vectors.ts";
+import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
+import { scoreItems, type Scored } from "./rank/relevance.ts";
+import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
+import { analyzeQuery } from "../../ranker/query.ts";
+import { pinnedIds } from "../../sql/memory-marks.ts";
+import { clipQuery } from "./query-text.ts";
+import type { RetrievalContext } from "./retrieval-context.ts";
+import { asServed, checkRoot, statusNote, verifyItems, type Verification } from "./verify/verify.ts";
+
+const log = rootLog.child({ service: "retrieve" });
 
 /**
  * Abstention gate, calibrated on the labelled set in test/fixtures/retrieval/ (`bun run bench
@@ -32,7 +40,11 @@ import { asServed, checkRoot, statusNote, verifyItems, type Verification } from 
 export const RELEVANCE_THRESHOLD = 0.3;
 export const MIN_SIMILARITY = 0.2;
 
-export function isRelevant(s: Pick<Scored, "score" | "parts">, threshold = RELEVANCE_THRESHOLD, minSimilarity = MIN_SIMILARITY): boolean {
+export function isRelevant(
+  s: Pick<Scored, "score" | "parts">,
+  threshold = RELEVANCE_THRESHOLD,
+  minSimilarity = MIN_SIMILARITY,
+): boolean {
   return s.score >= threshold && (s.parts.similarity >= minSimilarity || s.parts.path >= 1);
 }
 
@@ -45,7 +57,10 @@ const RULE_MODAL = /^(.{2,80}?)\s+(?:must|should|shall|needs? to|ha(?:s|ve) to)\
  * task clears the gate. Measured on the replay and memory-quality tasks: the scenario's
  * withTransaction rule is served for the bulk-delete task; unrelated tasks still abstain (28/28).
  */
-export function ruleSubjectMatch(item: { type: string; key: string; content: string }, taskStems: ReadonlySet<string>): string | null {
+export function ruleSubjectMatch(
+  item: { type: string; key: string; content: string },
+  taskStems: ReadonlySet<string>,
+): string | null {
   if (item.type !== "user_style" || !item.key.startsWith("rule:")) return null;
   const subject = RULE_MODAL.exec(item.content)?.[1];
   if (!subject) return null;
@@ -62,9 +77,14 @@ const ALL_SEEN = "All relevant memory for this task was already shown earlier in
 /** Candidates scored and split into relevant (best first) and the rest. */
 export async function rankTaskCandidates(
   ctx: RetrievalContext,
-  req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types"> & { user_id?: string },
+  req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types"> & {
+    user_id?: string;
+  },
 ): Promise<Scored[]> {
-  const types: MemoryType[] = req.preferred_memory_types && req.preferred_memory_types.length > 0 ? req.preferred_memory_types : [...MEMORY_TYPES];
+  const types: MemoryType[] =
+    req.preferred_memory_types && req.preferred_memory_types.length > 0
+      ? req.preferred_memory_types
+      : [...MEMORY_TYPES];
   const model = buildQueryModel(ctx.db, req.task_description);
   const lexical = model.terms.length > 0 ? lexicalCandidates(ctx.db, informativeQuery(model)) : new Map();
   const ids = new Set(lexical.keys());
@@ -72,19 +92,37 @@ export async function rankTaskCandidates(
   for (const id of pinnedIds(ctx.db)) ids.add(id); // pinned by a person: always a candidate
   let queryVec: Float32Array | undefined;
   if (ctx.embedder) {
-    await backfillEmbeddings(ctx.db, ctx.projectId, ctx.embedder, (ids) => loadItems(ctx.db, ctx.projectId, ids));
     queryVec = await queryVector(ctx.embedder, req.task_description);
-    if (queryVec) for (const id of vectorCandidates(ctx.db, ctx.projectId, queryVec, 50).keys()) ids.add(id);
+    if (queryVec)
+      for (const id of (await vectorCandidates(ctx.db, ctx.projectId, ctx.embedder, queryVec, 50)).keys()) ids.add(id);
   }
   const items = loadItems(ctx.db, ctx.projectId, ids, types);
   if (types.includes("user_style") && model.terms.length > 0) {
     // Global style shares the project's scoring; only rows with a word of the task can clear the gate.
-    items.push(...globalStyleItems(ctx.db, ctx.userDb, ctx.projectId, req.user_id ?? ctx.userId, (g) => termCoverage(model, itemStems(g)).score > 0));
+    items.push(
+      ...globalStyleItems(
+        ctx.db,
+        ctx.userDb,
+        ctx.projectId,
+        req.user_id ?? ctx.userId,
+        (g) => termCoverage(model, itemStems(g)).score > 0,
+      ),
+    );
   }
-  return scoreItems(ctx, items, { text: req.task_description, paths: req.active_file_paths, similarity: "absolute", model, lexical, ...(queryVec ? { queryVec } : {}) });
+  return scoreItems(ctx, items, {
+    text: req.task_description,
+    paths: req.active_file_paths,
+    similarity: "absolute",
+    model,
+    lexical,
+    ...(queryVec ? { queryVec } : {}),
+  });
 }
 
-export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest): Promise<TaskContext> {
+export async function taskContext(ctx: RetrievalContext, request: TaskContextRequest): Promise<TaskContext> {
+  const clipped = clipQuery(request.task_description);
+  const req = { ...request, task_description: clipped.text };
+  const note = clipped.note ? `\n${clipped.note}` : "";
   const budget = req.context_budget_tokens ?? ctx.budgets.task_context;
   const scored = await rankTaskCandidates(ctx, req);
   const excluded = new Set(req.exclude_memory_ids);
@@ -96,19 +134,26 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
     return subject ? [{ ...s, reason: `A rule you stated about ${subject}, which this task involves.` }] : [];
   });
   const omittedSeen = relevant.filter((s) => excluded.has(s.item.id)).length;
-  relevant = heldBackStale(ctx, relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED * 2)).slice(0, MAX_SELECTED);
+  relevant = heldBackStale(ctx, relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED * 2)).slice(
+    0,
+    MAX_SELECTED,
+  );
   if (ctx.noteTaker && relevant.length > 0) relevant = await chainOfNote(ctx, req.task_description, relevant);
 
-  const blocks: Block[] = relevant.map((s) => ({ id: s.item.id, group: s.item.type, text: memoryLine(s.item, ctx.nowMs) }));
+  const blocks: Block[] = relevant.map((s) => ({
+    id: s.item.id,
+    group: s.item.type,
+    text: memoryLine(s.item, ctx.nowMs),
+  }));
   const hasRelevant = relevant.length > 0 || omittedSeen > 0;
   const packed = packBlocks({
-    ...(hasRelevant ? { header: TASK_CONTEXT_HEADER } : {}),
+    ...(hasRelevant ? { header: `${TASK_CONTEXT_HEADER}${note}` } : {}),
     groups: TYPE_HEADINGS,
     blocks,
     budget,
     counter: ctx.counter,
     omittedSeen,
-    emptyText: hasRelevant ? ALL_SEEN : NO_RELEVANT_MEMORY,
+    emptyText: `${hasRelevant ? ALL_SEEN : NO_RELEVANT_MEMORY}${note}`,
   });
   const byId = new Map(relevant.map((s) => [s.item.id, s]));
   const selected = packed.shown.map((b) => byId.get(b.id)!);
@@ -139,9 +184,17 @@ export async function taskContext(ctx: RetrievalContext, req: TaskContextRequest
  * Each candidate checked against today's code (verify/): stale ones are held back, moved ones are
  * served with today's paths and names, and the status joins the reason.
  */
-function heldBackStale(ctx: RetrievalContext, relevant: readonly Scored[]): Array<Scored & { verification?: Verification }> {
+function heldBackStale(
+  ctx: RetrievalContext,
+  relevant: readonly Scored[],
+): Array<Scored & { verification?: Verification }> {
   if (ctx.verify === false) return [...relevant];
-  const checks = verifyItems(checkRoot(ctx), ctx.db, relevant.map((s) => s.item), ctx.nowMs);
+  const checks = verifyItems(
+    checkRoot(ctx),
+    ctx.db,
+    relevant.map((s) => s.item),
+    ctx.nowMs,
+  );
   const out: Array<Scored & { verification?: Verification }> = [];
   for (const s of relevant) {
     const v = checks.get(s.item.id);
@@ -169,7 +222,9 @@ async function chainOfNote<T extends Scored>(ctx: RetrievalContext, task: string
     }
     return out;
   } catch (err) {
-    log.warn(`Chain-of-Note pass failed (${err instanceof Error ? err.message : String(err)}); keeping the scored selection`);
+    log.warn(
+      `Chain-of-Note pass failed (${err instanceof Error ? err.message : String(err)}); keeping the scored selection`,
+    );
     return relevant;
   }
 }

@@ -1,3 +1,8 @@
+/**
+ * `GET /timeline`: the compressed layer of the two-layer history — episodes in time order with their
+ * summary, time, files and outcome. The newest episodes win the budget; the text reads oldest first.
+ * `recall` expands one episode back to its raw events.
+ */
 import type { Database } from "bun:sqlite";
 import { Timeline, type TimelineEpisode, type TimelineQuery } from "../../shared/api.ts";
 import { NotFoundError } from "../../shared/errors.ts";
@@ -8,11 +13,6 @@ import { packBlocks, type Block } from "./render/budget.ts";
 import { listItem, oneLine, shortPaths, statesOutcome } from "./render/markdown.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 
-/**
- * `GET /timeline`: the compressed layer of the two-layer history — episodes in time order with their
- * summary, time, files and outcome. The newest episodes win the budget; the text reads oldest first.
- * `recall` expands one episode back to its raw events.
- */
 export type { TimelineEpisode };
 
 interface EpisodeRow {
@@ -50,8 +50,14 @@ function toEpisode(r: EpisodeRow, root: string): TimelineEpisode {
 }
 
 export function getEpisode(db: Database, projectId: string, episodeId: string): TimelineEpisode {
-  const row = db.query(`${SELECT_EPISODES} WHERE e.project_id = ? AND e.id = ?`).get(projectId, episodeId) as EpisodeRow | null;
-  if (!row) throw new NotFoundError(`Episode ${episodeId} is not in ${projectId}. List episodes with \`sqrl timeline\`.`, "episode_not_found");
+  const row = db
+    .query(`${SELECT_EPISODES} WHERE e.project_id = ? AND e.id = ?`)
+    .get(projectId, episodeId) as EpisodeRow | null;
+  if (!row)
+    throw new NotFoundError(
+      `Episode ${episodeId} is not in ${projectId}. List episodes with \`sqrl timeline\`.`,
+      "episode_not_found",
+    );
   return toEpisode(row, projectId);
 }
 
@@ -60,7 +66,9 @@ export function episodeLine(e: TimelineEpisode, nowMs: number): string {
   const summary = oneLine(e.summary) || "(not summarized yet)";
   const files = e.file_paths.length > 0 ? ` Files: ${shortPaths(e.file_paths, 3)}.` : "";
   const outcome = e.outcome && !statesOutcome(summary, oneLine(e.outcome)) ? ` Outcome: ${oneLine(e.outcome)}.` : "";
-  return listItem(`${relativeTime(e.start_ts, nowMs)} · ${e.event_count} event${e.event_count === 1 ? "" : "s"} · ${e.episode_id}: ${summary.replace(/\.?$/, ".")}${files}${outcome}`);
+  return listItem(
+    `${relativeTime(e.start_ts, nowMs)} · ${e.event_count} event${e.event_count === 1 ? "" : "s"} · ${e.episode_id}: ${summary.replace(/\.?$/, ".")}${files}${outcome}`,
+  );
 }
 
 export async function timeline(ctx: RetrievalContext, q: TimelineQuery): Promise<Timeline> {
@@ -69,12 +77,29 @@ export async function timeline(ctx: RetrievalContext, q: TimelineQuery): Promise
   const sinceIso = q.since ? parseSince(q.since, ctx.nowMs) : undefined;
   const since = sinceIso ? "AND e.start_ts >= ?" : "";
   const params: Array<string | number> = [ctx.projectId, ...(sinceIso ? [sinceIso] : []), q.limit];
-  const newestFirst = (ctx.db.query(`${SELECT_EPISODES} WHERE e.project_id = ? ${since} ORDER BY e.start_ts DESC, e.id DESC LIMIT ?`).all(...params) as EpisodeRow[]).map((r) => toEpisode(r, ctx.projectId));
+  const newestFirst = (
+    ctx.db
+      .query(`${SELECT_EPISODES} WHERE e.project_id = ? ${since} ORDER BY e.start_ts DESC, e.id DESC LIMIT ?`)
+      .all(...params) as EpisodeRow[]
+  ).map((r) => toEpisode(r, ctx.projectId));
   const n = newestFirst.length;
-  const blocks: Block[] = newestFirst.map((e, i) => ({ id: e.episode_id, text: episodeLine(e, ctx.nowMs), order: n - i }));
-  const packed = packBlocks({ header: "## Project timeline (oldest first)", blocks, budget, counter: ctx.counter, noun: "episodes", emptyText: sinceIso ? `No episodes since ${sinceIso} ("${q.since}").` : "No episodes recorded yet." });
+  const blocks: Block[] = newestFirst.map((e, i) => ({
+    id: e.episode_id,
+    text: episodeLine(e, ctx.nowMs),
+    order: n - i,
+  }));
+  const packed = packBlocks({
+    header: "## Project timeline (oldest first)",
+    blocks,
+    budget,
+    counter: ctx.counter,
+    noun: "episodes",
+    emptyText: sinceIso ? `No episodes since ${sinceIso} ("${q.since}").` : "No episodes recorded yet.",
+  });
   const byId = new Map(newestFirst.map((e) => [e.episode_id, e]));
-  const shown = packed.shown.map((b) => byId.get(b.id)!).sort((a, b) => a.start_ts.localeCompare(b.start_ts) || a.episode_id.localeCompare(b.episode_id));
+  const shown = packed.shown
+    .map((b) => byId.get(b.id)!)
+    .sort((a, b) => a.start_ts.localeCompare(b.start_ts) || a.episode_id.localeCompare(b.episode_id));
   return Timeline.parse({
     type: "timeline",
     project_id: ctx.projectId,

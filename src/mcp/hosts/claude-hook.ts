@@ -1,3 +1,6 @@
+/**
+ * The Claude Code SessionStart hook entry in `.claude/settings.json`: added, found and removed.
+ */
 import { join } from "node:path";
 import { ConfigError } from "../../shared/errors.ts";
 import { claudeHome } from "../../shared/paths.ts";
@@ -32,9 +35,17 @@ interface HookRef {
 
 function sessionStartGroups(path: string, doc: JsonObject): unknown[] {
   const hooks = doc.hooks ?? {};
-  if (!isObject(hooks)) throw new ConfigError(`${path}: "hooks" is not an object; sqrl left it untouched. Fix it by hand.`, "bad_host_config");
+  if (!isObject(hooks))
+    throw new ConfigError(
+      `${path}: "hooks" is not an object; sqrl left it untouched. Fix it by hand.`,
+      "bad_host_config",
+    );
   const groups = hooks.SessionStart ?? [];
-  if (!Array.isArray(groups)) throw new ConfigError(`${path}: "hooks.SessionStart" is not a list; sqrl left it untouched. Fix it by hand.`, "bad_host_config");
+  if (!Array.isArray(groups))
+    throw new ConfigError(
+      `${path}: "hooks.SessionStart" is not a list; sqrl left it untouched. Fix it by hand.`,
+      "bad_host_config",
+    );
   return groups;
 }
 
@@ -42,7 +53,9 @@ function findOurs(groups: unknown[]): HookRef[] {
   const out: HookRef[] = [];
   for (const group of groups) {
     if (!isObject(group) || !Array.isArray(group.hooks)) continue;
-    for (const hook of group.hooks) if (isObject(hook) && typeof hook.command === "string" && hook.command.includes(MARKER)) out.push({ group, hook });
+    for (const hook of group.hooks)
+      if (isObject(hook) && typeof hook.command === "string" && hook.command.includes(MARKER))
+        out.push({ group, hook });
   }
   return out;
 }
@@ -61,9 +74,13 @@ export function installSessionStartHook(path: string, commandLine: string): { pa
   const found = findOurs(nextGroups);
   if (found.length > 0) {
     found[0]!.hook.command = commandLine;
-    for (const extra of found.slice(1)) extra.group.hooks = (extra.group.hooks as unknown[]).filter((h) => h !== extra.hook);
+    for (const extra of found.slice(1))
+      extra.group.hooks = (extra.group.hooks as unknown[]).filter((h) => h !== extra.hook);
   } else {
-    nextGroups.push({ matcher: SESSION_START_MATCHER, hooks: [{ type: "command", command: commandLine, timeout: 10 }] });
+    nextGroups.push({
+      matcher: SESSION_START_MATCHER,
+      hooks: [{ type: "command", command: commandLine, timeout: 10 }],
+    });
   }
   const hooks = (isObject(next.hooks) ? next.hooks : {}) as JsonObject;
   hooks.SessionStart = nextGroups.filter((g) => !isObject(g) || !Array.isArray(g.hooks) || g.hooks.length > 0);
@@ -79,7 +96,14 @@ export function removeSessionStartHook(path: string): { path: string; action: Ch
   if (findOurs(groups).length === 0) return { path, action: "absent" };
   const next = structuredClone(doc);
   const kept = sessionStartGroups(path, next)
-    .map((g) => (isObject(g) && Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((h) => !(isObject(h) && typeof h.command === "string" && h.command.includes(MARKER))) } : g))
+    .map((g) =>
+      isObject(g) && Array.isArray(g.hooks)
+        ? {
+            ...g,
+            hooks: g.hooks.filter((h) => !(isObject(h) && typeof h.command === "string" && h.command.includes(MARKER))),
+          }
+        : g,
+    )
     .filter((g) => !isObject(g) || !Array.isArray(g.hooks) || g.hooks.length > 0);
   const hooks = { ...(next.hooks as JsonObject) };
   if (kept.length > 0) hooks.SessionStart = kept;

@@ -1,10 +1,3 @@
-import { dirname, join } from "node:path";
-import { homedir } from "node:os";
-import { SqrlError } from "../../shared/errors.ts";
-import { claudeHome } from "../../shared/paths.ts";
-import { isObject, jsonEqual, readJsonEntry, readJsonObject, removeJsonEntry, upsertJsonEntry, writeJsonObject, type ChangeAction } from "./config-files.ts";
-import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry, type HostScope } from "./host-types.ts";
-
 /**
  * Claude Code. User scope (the default: a memory server serves every repo): `~/.claude.json` (or
  * `$CLAUDE_CONFIG_DIR/.claude.json`), trusted at once, so `claude mcp list` shows it Connected.
@@ -12,6 +5,23 @@ import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry, type H
  * Code starts it only after the user trusted the folder (its approval prompt). With the `claude`
  * CLI on PATH, `claude mcp add/remove` does the writing; without it sqrl edits the same file.
  */
+import { dirname, join } from "node:path";
+import { homedir } from "node:os";
+import { SqrlError } from "../../shared/errors.ts";
+import { claudeHome } from "../../shared/paths.ts";
+import {
+  isObject,
+  jsonEqual,
+  readJsonEntry,
+  readJsonObject,
+  removeJsonEntry,
+  upsertJsonEntry,
+  writeJsonObject,
+  type ChangeAction,
+} from "./config-files.ts";
+import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry, type HostScope } from "./host-types.ts";
+import { sqrlEnv } from "../../shared/env.ts";
+
 export function claudeConfigPath(ctx: Pick<HostContext, "projectRoot" | "scope">): string {
   if (ctx.scope === "project") return join(ctx.projectRoot, ".mcp.json");
   return process.env.CLAUDE_CONFIG_DIR ? join(claudeHome(), ".claude.json") : join(homedir(), ".claude.json");
@@ -27,7 +37,7 @@ function isCurrent(entry: Record<string, unknown> | undefined, ctx: HostContext)
 
 /** The `claude` CLI, when installed (SQRL_CLAUDE_BIN overrides, "" disables). */
 export function claudeCli(): string | undefined {
-  const override = process.env.SQRL_CLAUDE_BIN;
+  const override = sqrlEnv("SQRL_CLAUDE_BIN");
   if (override !== undefined) return override === "" ? undefined : override;
   return Bun.which("claude") ?? undefined;
 }
@@ -36,7 +46,10 @@ function runClaude(cli: string, args: string[], cwd: string): void {
   const res = Bun.spawnSync([cli, ...args], { cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe", env: process.env });
   if (res.exitCode !== 0) {
     const why = `${res.stderr.toString().trim() || res.stdout.toString().trim()}`.split("\n")[0];
-    throw new SqrlError("host_cli_failed", `\`claude ${args.join(" ")}\` failed (${why}). Run it yourself to see why, or set SQRL_CLAUDE_BIN= (empty) to let sqrl edit the config file directly.`);
+    throw new SqrlError(
+      "host_cli_failed",
+      `\`claude ${args.join(" ")}\` failed (${why}). Run it yourself to see why, or set SQRL_CLAUDE_BIN= (empty) to let sqrl edit the config file directly.`,
+    );
   }
 }
 
@@ -82,18 +95,43 @@ export const claudeHost: HostAdapter = {
     const path = claudeConfigPath(ctx);
     const existing = readJsonEntry(path, "mcpServers", SERVER_NAME);
     const cli = claudeCli();
-    if (!cli) return { host: "claude", scope: ctx.scope, path, action: upsertJsonEntry(path, "mcpServers", SERVER_NAME, entryFor(ctx), ctx.scope === "project" ? 0o644 : 0o600), via: "file" };
+    if (!cli)
+      return {
+        host: "claude",
+        scope: ctx.scope,
+        path,
+        action: upsertJsonEntry(
+          path,
+          "mcpServers",
+          SERVER_NAME,
+          entryFor(ctx),
+          ctx.scope === "project" ? 0o644 : 0o600,
+        ),
+        via: "file",
+      };
     if (isCurrent(existing, ctx)) return { host: "claude", scope: ctx.scope, path, action: "unchanged", via: "cli" };
     if (existing) runClaude(cli, ["mcp", "remove", "--scope", cliScope(ctx.scope), SERVER_NAME], ctx.projectRoot);
-    runClaude(cli, ["mcp", "add", "--scope", cliScope(ctx.scope), SERVER_NAME, "--", ctx.server.command, ...ctx.server.args], ctx.projectRoot);
+    runClaude(
+      cli,
+      ["mcp", "add", "--scope", cliScope(ctx.scope), SERVER_NAME, "--", ctx.server.command, ...ctx.server.args],
+      ctx.projectRoot,
+    );
     const action: ChangeAction = existing ? "updated" : "added";
     return { host: "claude", scope: ctx.scope, path, action, via: "cli" };
   },
   remove(ctx) {
     const path = claudeConfigPath(ctx);
     const cli = claudeCli();
-    if (!cli) return { host: "claude", scope: ctx.scope, path, action: removeJsonEntry(path, "mcpServers", SERVER_NAME), via: "file" };
-    if (!readJsonEntry(path, "mcpServers", SERVER_NAME)) return { host: "claude", scope: ctx.scope, path, action: "absent", via: "cli" };
+    if (!cli)
+      return {
+        host: "claude",
+        scope: ctx.scope,
+        path,
+        action: removeJsonEntry(path, "mcpServers", SERVER_NAME),
+        via: "file",
+      };
+    if (!readJsonEntry(path, "mcpServers", SERVER_NAME))
+      return { host: "claude", scope: ctx.scope, path, action: "absent", via: "cli" };
     runClaude(cli, ["mcp", "remove", "--scope", cliScope(ctx.scope), SERVER_NAME], ctx.projectRoot);
     // The CLI leaves `{"mcpServers": {}}` behind; a project file that held only sqrl goes, as with file edits.
     if (ctx.scope === "project") writeJsonObject(path, dropEmptyServers(readJsonObject(path)), 0o644);

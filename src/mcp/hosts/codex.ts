@@ -1,3 +1,8 @@
+/**
+ * Codex CLI: `[mcp_servers.sqrl]` in `$CODEX_HOME/config.toml` (user scope only). The file is
+ * edited as text — only sqrl's own table is replaced or removed — so the user's comments and
+ * layout stay; the result is parsed back and checked to hold every other entry unchanged.
+ */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse, stringify } from "smol-toml";
@@ -6,12 +11,8 @@ import { writeFileAtomic } from "../../shared/fs-atomic.ts";
 import { codexHome } from "../../shared/paths.ts";
 import { isObject, jsonEqual, modeFor, type ChangeAction, type JsonObject } from "./config-files.ts";
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostEntry } from "./host-types.ts";
+import { sqrlEnv } from "../../shared/env.ts";
 
-/**
- * Codex CLI: `[mcp_servers.sqrl]` in `$CODEX_HOME/config.toml` (user scope only). The file is
- * edited as text — only sqrl's own table is replaced or removed — so the user's comments and
- * layout stay; the result is parsed back and checked to hold every other entry unchanged.
- */
 export function codexConfigPath(): string {
   return join(codexHome(), "config.toml");
 }
@@ -22,7 +23,10 @@ function readToml(path: string): { text: string; doc: JsonObject } {
   try {
     return { text, doc: parse(text) as JsonObject };
   } catch (err) {
-    throw new ConfigError(`${path} is not valid TOML (${(err as Error).message.split("\n")[0]}); sqrl left it untouched. Fix it by hand, then run the command again.`, "bad_host_config");
+    throw new ConfigError(
+      `${path} is not valid TOML (${(err as Error).message.split("\n")[0]}); sqrl left it untouched. Fix it by hand, then run the command again.`,
+      "bad_host_config",
+    );
   }
 }
 
@@ -51,7 +55,9 @@ function findBlock(lines: string[]): { start: number; end: number } | undefined 
 }
 
 function renderBlock(table: JsonObject): string[] {
-  return stringify({ mcp_servers: { [SERVER_NAME]: table } }).trim().split("\n");
+  return stringify({ mcp_servers: { [SERVER_NAME]: table } })
+    .trim()
+    .split("\n");
 }
 
 function withoutSqrl(doc: JsonObject): JsonObject {
@@ -69,12 +75,21 @@ function checkedWrite(path: string, before: JsonObject, nextText: string, expect
   try {
     after = parse(nextText) as JsonObject;
   } catch (err) {
-    throw new ConfigError(`sqrl could not edit ${path} safely (${(err as Error).message.split("\n")[0]}); it was left untouched. Add [mcp_servers.sqrl] by hand.`, "host_config_edit");
+    throw new ConfigError(
+      `sqrl could not edit ${path} safely (${(err as Error).message.split("\n")[0]}); it was left untouched. Add [mcp_servers.sqrl] by hand.`,
+      "host_config_edit",
+    );
   }
-  const othersKept = jsonEqual(JSON.parse(JSON.stringify(withoutSqrl(before))), JSON.parse(JSON.stringify(withoutSqrl(after))));
+  const othersKept = jsonEqual(
+    JSON.parse(JSON.stringify(withoutSqrl(before))),
+    JSON.parse(JSON.stringify(withoutSqrl(after))),
+  );
   const sqrlRight = jsonEqual(JSON.parse(JSON.stringify(sqrlTable(after) ?? null)), expectSqrl ?? null);
   if (!othersKept || !sqrlRight) {
-    throw new ConfigError(`sqrl could not edit ${path} without touching other entries (is sqrl defined inline?); it was left untouched. Edit [mcp_servers.sqrl] by hand.`, "host_config_edit");
+    throw new ConfigError(
+      `sqrl could not edit ${path} without touching other entries (is sqrl defined inline?); it was left untouched. Edit [mcp_servers.sqrl] by hand.`,
+      "host_config_edit",
+    );
   }
   writeFileAtomic(path, nextText.endsWith("\n") ? nextText : `${nextText}\n`, modeFor(path, 0o600));
 }
@@ -85,7 +100,7 @@ function checkedWrite(path: string, before: JsonObject, nextText: string, expect
  * the user's own `env` entries stay.
  */
 function sqrlHomeEnv(existing: JsonObject | undefined): JsonObject {
-  const home = process.env.SQRL_HOME;
+  const home = sqrlEnv("SQRL_HOME");
   if (!home) return {};
   const env = isObject(existing?.env) ? existing.env : {};
   return { env: { ...env, SQRL_HOME: resolve(home) } };
@@ -103,8 +118,14 @@ export const codexHost: HostAdapter = {
     const path = codexConfigPath();
     const { text, doc } = readToml(path);
     const existing = sqrlTable(doc);
-    const next: JsonObject = { ...(existing ?? {}), command: ctx.server.command, args: ctx.server.args, ...sqrlHomeEnv(existing) };
-    if (existing && jsonEqual(existing, next)) return { host: "codex", scope: "user", path, action: "unchanged", via: "file" };
+    const next: JsonObject = {
+      ...(existing ?? {}),
+      command: ctx.server.command,
+      args: ctx.server.args,
+      ...sqrlHomeEnv(existing),
+    };
+    if (existing && jsonEqual(existing, next))
+      return { host: "codex", scope: "user", path, action: "unchanged", via: "file" };
     const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
     const block = findBlock(lines);
     let out: string[];
@@ -121,11 +142,19 @@ export const codexHost: HostAdapter = {
     if (!sqrlTable(doc)) return { host: "codex", scope: "user", path, action: "absent", via: "file" };
     const lines = text.replace(/\n$/, "").split("\n");
     const block = findBlock(lines);
-    if (!block) throw new ConfigError(`${path} defines sqrl in a form sqrl does not edit (inline table?); it was left untouched. Remove it by hand.`, "host_config_edit");
+    if (!block)
+      throw new ConfigError(
+        `${path} defines sqrl in a form sqrl does not edit (inline table?); it was left untouched. Remove it by hand.`,
+        "host_config_edit",
+      );
     const before = lines.slice(0, block.start);
     while (before.length > 0 && before.at(-1)!.trim() === "") before.pop();
     const after = lines.slice(block.end);
-    const out = [...before, ...(before.length > 0 && after.length > 0 && after[0]!.trim() !== "" ? [""] : []), ...after];
+    const out = [
+      ...before,
+      ...(before.length > 0 && after.length > 0 && after[0]!.trim() !== "" ? [""] : []),
+      ...after,
+    ];
     if (out.every((l) => l.trim() === "") && Object.keys(withoutSqrl(doc)).length === 0) rmSync(path);
     else checkedWrite(path, doc, `${out.join("\n")}\n`, undefined);
     return { host: "codex", scope: "user", path, action: "removed", via: "file" };

@@ -1,3 +1,6 @@
+/**
+ * Reading and writing hosts' config files safely: modes, atomic writes, refusing files that do not parse.
+ */
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { ConfigError } from "../../shared/errors.ts";
 import { writeFileAtomic } from "../../shared/fs-atomic.ts";
@@ -18,10 +21,16 @@ export function readJsonObject(path: string): JsonObject {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`${path} is not valid JSON (${(err as Error).message}); sqrl left it untouched. Fix it by hand, then run the command again.`, "bad_host_config");
+    throw new ConfigError(
+      `${path} is not valid JSON (${(err as Error).message}); sqrl left it untouched. Fix it by hand, then run the command again.`,
+      "bad_host_config",
+    );
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new ConfigError(`${path} does not hold a JSON object; sqrl left it untouched. Fix it by hand, then run the command again.`, "bad_host_config");
+    throw new ConfigError(
+      `${path} does not hold a JSON object; sqrl left it untouched. Fix it by hand, then run the command again.`,
+      "bad_host_config",
+    );
   }
   return data as JsonObject;
 }
@@ -57,10 +66,20 @@ export type ChangeAction = "added" | "updated" | "unchanged" | "removed" | "abse
  * Put `entry` under `container.name` of a JSON config (e.g. `mcpServers.sqrl`), keeping every other
  * entry and any extra fields the user added to ours. Returns what changed.
  */
-export function upsertJsonEntry(path: string, container: string, name: string, entry: JsonObject, newFileMode: number): ChangeAction {
+export function upsertJsonEntry(
+  path: string,
+  container: string,
+  name: string,
+  entry: JsonObject,
+  newFileMode: number,
+): ChangeAction {
   const doc = readJsonObject(path);
   const servers = doc[container] === undefined ? {} : doc[container];
-  if (!isObject(servers)) throw new ConfigError(`${path}: "${container}" is not an object; sqrl left the file untouched. Fix it by hand.`, "bad_host_config");
+  if (!isObject(servers))
+    throw new ConfigError(
+      `${path}: "${container}" is not an object; sqrl left the file untouched. Fix it by hand.`,
+      "bad_host_config",
+    );
   const existing = servers[name];
   const next = isObject(existing) ? { ...existing, ...entry } : entry;
   if (isObject(existing) && jsonEqual(existing, next)) return "unchanged";

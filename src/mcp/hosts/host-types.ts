@@ -1,3 +1,6 @@
+/**
+ * Shapes shared by the host adapters: the server command, a host's scope and the change it made.
+ */
 import type { ChangeAction } from "./config-files.ts";
 
 export const HOST_NAMES = ["claude", "codex", "gemini", "cursor"] as const;

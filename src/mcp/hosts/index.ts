@@ -1,11 +1,28 @@
+/**
+ * Every MCP host sqrl can register with, and parsing of host lists and scopes.
+ */
 import { UsageError } from "../../shared/errors.ts";
 import { sqrlCommand } from "../../shared/daemon-launch.ts";
 import { claudeHost } from "./claude.ts";
-import { claudeSettingsPath, hookCommandLine, installSessionStartHook, removeSessionStartHook, sessionStartHookCommand } from "./claude-hook.ts";
+import {
+  claudeSettingsPath,
+  hookCommandLine,
+  installSessionStartHook,
+  removeSessionStartHook,
+  sessionStartHookCommand,
+} from "./claude-hook.ts";
 import { codexHost } from "./codex.ts";
 import { cursorHost } from "./cursor.ts";
 import { geminiHost } from "./gemini.ts";
-import { HOST_NAMES, type HostAdapter, type HostChange, type HostEntry, type HostName, type HostScope, type ServerCommand } from "./host-types.ts";
+import {
+  HOST_NAMES,
+  type HostAdapter,
+  type HostChange,
+  type HostEntry,
+  type HostName,
+  type HostScope,
+  type ServerCommand,
+} from "./host-types.ts";
 
 export * from "./host-types.ts";
 
@@ -18,11 +35,19 @@ export const HOSTS: Record<HostName, HostAdapter> = {
 
 /** "claude,codex" or ["claude", "gemini,cursor"] → host names; "all" means every host. */
 export function parseHostList(input: string | readonly string[]): HostName[] {
-  const words = (typeof input === "string" ? [input] : input).flatMap((w) => w.split(",")).map((w) => w.trim().toLowerCase()).filter(Boolean);
-  if (words.length === 0) throw new UsageError(`Name at least one host: ${HOST_NAMES.join(", ")} (or all).`, "no_hosts");
+  const words = (typeof input === "string" ? [input] : input)
+    .flatMap((w) => w.split(","))
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
+  if (words.length === 0)
+    throw new UsageError(`Name at least one host: ${HOST_NAMES.join(", ")} (or all).`, "no_hosts");
   if (words.includes("all")) return [...HOST_NAMES];
   const unknown = words.filter((w) => !(HOST_NAMES as readonly string[]).includes(w));
-  if (unknown.length > 0) throw new UsageError(`Unknown host ${unknown.map((u) => `"${u}"`).join(", ")}. Hosts: ${HOST_NAMES.join(", ")}.`, "unknown_host");
+  if (unknown.length > 0)
+    throw new UsageError(
+      `Unknown host ${unknown.map((u) => `"${u}"`).join(", ")}. Hosts: ${HOST_NAMES.join(", ")}.`,
+      "unknown_host",
+    );
   return [...new Set(words)] as HostName[];
 }
 
@@ -72,7 +97,7 @@ export interface HostsOptions {
   server?: ServerCommand;
 }
 
-function contextFor(name: HostName, scope: HostScope, opts: HostsOptions) {
+function contextFor(_name: HostName, scope: HostScope, opts: HostsOptions) {
   return { projectRoot: opts.projectRoot, scope, server: opts.server ?? serverFor(scope) };
 }
 
@@ -87,7 +112,9 @@ export function removeHosts(names: readonly HostName[], opts: HostsOptions): Hos
 /** Every host in every scope it supports, registered or not. */
 export function listHosts(names: readonly HostName[], opts: HostsOptions): HostEntry[] {
   return names.flatMap((name) =>
-    HOSTS[name].scopes.filter((s) => opts.scope === undefined || s === opts.scope).map((scope) => HOSTS[name].status(contextFor(name, scope, opts))),
+    HOSTS[name].scopes
+      .filter((s) => opts.scope === undefined || s === opts.scope)
+      .map((scope) => HOSTS[name].status(contextFor(name, scope, opts))),
   );
 }
 

@@ -1,3 +1,6 @@
+/**
+ * A host adapter for hosts whose config is a JSON file with an `mcpServers` object (Gemini CLI, Cursor).
+ */
 import { jsonEqual, readJsonEntry, removeJsonEntry, upsertJsonEntry } from "./config-files.ts";
 import { SERVER_NAME, type HostAdapter, type HostContext, type HostName, type HostScope } from "./host-types.ts";
 
@@ -18,12 +21,24 @@ export function jsonHost(spec: {
     scopes: ["project", "user"],
     add(ctx) {
       const path = spec.path(ctx);
-      const action = upsertJsonEntry(path, "mcpServers", SERVER_NAME, spec.entry(ctx), ctx.scope === "project" ? 0o644 : 0o600);
+      const action = upsertJsonEntry(
+        path,
+        "mcpServers",
+        SERVER_NAME,
+        spec.entry(ctx),
+        ctx.scope === "project" ? 0o644 : 0o600,
+      );
       return { host: spec.name, scope: ctx.scope, path, action, via: "file" };
     },
     remove(ctx) {
       const path = spec.path(ctx);
-      return { host: spec.name, scope: ctx.scope, path, action: removeJsonEntry(path, "mcpServers", SERVER_NAME), via: "file" };
+      return {
+        host: spec.name,
+        scope: ctx.scope,
+        path,
+        action: removeJsonEntry(path, "mcpServers", SERVER_NAME),
+        via: "file",
+      };
     },
     status(ctx) {
       const path = spec.path(ctx);

@@ -1,3 +1,4 @@
+/** MCP tool `get_memory_timeline`: episodes in time order, filtered by a `since` people write ("yesterday", ISO dates). */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { Timeline } from "../../shared/api.ts";
@@ -7,7 +8,13 @@ import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetMemoryTimelineInput = z.object({
   project_root: projectRootField,
-  limit: z.number().int().min(1).max(1000).optional().describe("At most this many episodes, newest first (default 20)."),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe("At most this many episodes, newest first (default 20)."),
   since: z.string().min(1).optional().describe("Only episodes after this ISO-8601 time (e.g. 2025-06-01T00:00:00Z)."),
   context_budget_tokens: budgetField("budgets.search, 600"),
 });
@@ -37,7 +44,14 @@ export function registerGetMemoryTimelineTool(server: McpServer, deps: McpDeps):
         call: ({ projectId, budget }) =>
           deps.bridge.request(
             "/timeline",
-            { query: { project_id: projectId, limit: args.limit ?? 20, since: args.since, context_budget_tokens: budget } },
+            {
+              query: {
+                project_id: projectId,
+                limit: args.limit ?? 20,
+                since: args.since,
+                context_budget_tokens: budget,
+              },
+            },
             Timeline,
           ),
       }),

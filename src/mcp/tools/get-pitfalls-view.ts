@@ -1,14 +1,29 @@
+/** MCP tool `get_pitfalls_view`: the project's known pitfalls, for a risky change. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { PitfallsView } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
+import {
+  budgetField,
+  includeSeenField,
+  projectRootField,
+  READ_ONLY_ANNOTATIONS,
+  runTool,
+  searchHint,
+} from "./tool-kit.ts";
 import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetPitfallsViewInput = z.object({
   project_root: projectRootField,
-  scope_paths: z.array(z.string()).optional().describe("Files or folders the work touches; pitfalls about them come first."),
-  task_description: z.string().min(1).optional().describe("The risky task (e.g. 'Refactor auth flow'); pitfalls are ranked against it."),
+  scope_paths: z
+    .array(z.string())
+    .optional()
+    .describe("Files or folders the work touches; pitfalls about them come first."),
+  task_description: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The risky task (e.g. 'Refactor auth flow'); pitfalls are ranked against it."),
   context_budget_tokens: budgetField("budgets.view, 256"),
   include_seen: includeSeenField,
 });

@@ -1,8 +1,16 @@
+/** MCP tool `get_project_brief_view`: key facts, decisions and modules of the project. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { ProjectBriefView, ViewMode } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
+import {
+  budgetField,
+  includeSeenField,
+  projectRootField,
+  READ_ONLY_ANNOTATIONS,
+  runTool,
+  searchHint,
+} from "./tool-kit.ts";
 import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetProjectBriefViewInput = z.object({
@@ -20,7 +28,8 @@ export function registerGetProjectBriefViewTool(server: McpServer, deps: McpDeps
     PROJECT_BRIEF_TOOL,
     {
       title: "Project brief",
-      description: "At the start of a session in a repo: the project's modules, stack, commands and key facts learned from past sessions.",
+      description:
+        "At the start of a session in a repo: the project's modules, stack, commands and key facts learned from past sessions.",
       inputSchema: GetProjectBriefViewInput,
       outputSchema: ToolAnswer,
       _meta: searchHint("how do we run the tests, build, lint: project commands, stack, modules, facts"),
@@ -36,7 +45,15 @@ export function registerGetProjectBriefViewTool(server: McpServer, deps: McpDeps
         call: ({ projectId, budget, exclude, workTree }) =>
           deps.bridge.request(
             "/views/project_brief",
-            { query: { project_id: projectId, work_tree: workTree, mode: args.mode ?? "core", context_budget_tokens: budget, exclude_memory_ids: exclude } },
+            {
+              query: {
+                project_id: projectId,
+                work_tree: workTree,
+                mode: args.mode ?? "core",
+                context_budget_tokens: budget,
+                exclude_memory_ids: exclude,
+              },
+            },
             ProjectBriefView,
           ),
       }),

@@ -1,17 +1,35 @@
+/** MCP tool `get_task_context` (primary): the memories relevant to one task, with reasons, inside the budget — or an abstention. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { MemoryType, TaskContext } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint, userIdField } from "./tool-kit.ts";
+import {
+  budgetField,
+  includeSeenField,
+  projectRootField,
+  READ_ONLY_ANNOTATIONS,
+  runTool,
+  searchHint,
+  userIdField,
+} from "./tool-kit.ts";
 import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetTaskContextInput = z.object({
   project_root: projectRootField,
   user_id: userIdField,
-  task_description: z.string().min(1).describe("What you are about to do, in a sentence (e.g. 'Add a delete endpoint for inventory items')."),
-  active_file_paths: z.array(z.string()).optional().describe("Files you are working in (repo-relative or absolute); memories about them rank higher."),
+  task_description: z
+    .string()
+    .min(1)
+    .describe("What you are about to do, in a sentence (e.g. 'Add a delete endpoint for inventory items')."),
+  active_file_paths: z
+    .array(z.string())
+    .optional()
+    .describe("Files you are working in (repo-relative or absolute); memories about them rank higher."),
   context_budget_tokens: budgetField("budgets.task_context, 400"),
-  preferred_memory_types: z.array(MemoryType).optional().describe("Limit to these kinds: user_style, project_fact, pitfall, recipe."),
+  preferred_memory_types: z
+    .array(MemoryType)
+    .optional()
+    .describe("Limit to these kinds: user_style, project_fact, pitfall, recipe."),
   include_seen: includeSeenField,
 });
 

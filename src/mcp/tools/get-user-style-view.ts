@@ -1,14 +1,25 @@
+/** MCP tool `get_user_style_view`: how this developer wants code written and work done. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { UserStyleView, ViewMode } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint, userIdField } from "./tool-kit.ts";
+import {
+  budgetField,
+  includeSeenField,
+  projectRootField,
+  READ_ONLY_ANNOTATIONS,
+  runTool,
+  searchHint,
+  userIdField,
+} from "./tool-kit.ts";
 import { ToolAnswer } from "./tool-answer.ts";
 
 export const GetUserStyleViewInput = z.object({
   project_root: projectRootField,
   user_id: userIdField,
-  mode: ViewMode.optional().describe("core: the 3-5 most important items (default); full: everything that fits the budget."),
+  mode: ViewMode.optional().describe(
+    "core: the 3-5 most important items (default); full: everything that fits the budget.",
+  ),
   context_budget_tokens: budgetField("budgets.view, 256"),
   include_seen: includeSeenField,
 });

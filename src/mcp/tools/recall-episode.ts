@@ -1,3 +1,4 @@
+/** MCP tool `recall_episode`: one past episode expanded back to its events, inside the budget. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { EpisodeRecall } from "../../shared/api.ts";

@@ -1,13 +1,24 @@
+/** MCP tool `search_project_memory`: ranked search over the project's memory. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { MemoryType, SearchResponse } from "../../shared/api.ts";
 import type { McpDeps } from "../deps.ts";
-import { budgetField, includeSeenField, projectRootField, READ_ONLY_ANNOTATIONS, runTool, searchHint } from "./tool-kit.ts";
+import {
+  budgetField,
+  includeSeenField,
+  projectRootField,
+  READ_ONLY_ANNOTATIONS,
+  runTool,
+  searchHint,
+} from "./tool-kit.ts";
 import { ToolAnswer } from "./tool-answer.ts";
 
 export const SearchProjectMemoryInput = z.object({
   project_root: projectRootField,
-  query: z.string().min(1).describe("Words to look for (code identifiers, paths and error text work too), e.g. 'JWT login tests'."),
+  query: z
+    .string()
+    .min(1)
+    .describe("Words to look for (code identifiers, paths and error text work too), e.g. 'JWT login tests'."),
   top_k: z.number().int().min(1).max(100).optional().describe("At most this many results (default 5)."),
   types: z.array(MemoryType).optional().describe("Only these kinds: user_style, project_fact, pitfall, recipe."),
   scope_paths: z.array(z.string()).optional().describe("Prefer memories about these files or folders."),

@@ -1,8 +1,3 @@
-import { homedir } from "node:os";
-import { basename } from "node:path";
-import { z } from "zod";
-import type { TokenCounter } from "../../shared/tokens.ts";
-
 /**
  * What a sqrl tool hands the host, and so the model. Claude Code and Codex (like VS Code) forward
  * `JSON.stringify(structuredContent)` to the model, not the text content, so the structured result
@@ -11,6 +6,11 @@ import type { TokenCounter } from "../../shared/tokens.ts";
  * absolute paths. Its tokens — counted on that JSON text — stay within the caller's budget, and the
  * markdown's footer reports that count.
  */
+import { homedir } from "node:os";
+import { basename } from "node:path";
+import { z } from "zod";
+import type { TokenCounter } from "../../shared/tokens.ts";
+
 export const ToolAnswer = z.object({
   project: z.string().describe("The project's name (its folder)."),
   has_relevant_memory: z.boolean().describe("false: nothing relevant was found; ignore this result."),
@@ -46,7 +46,8 @@ export function scrubPaths(text: string, projectRoot: string | undefined, home =
       .replace(new RegExp(`${root}(?=\\.(?:\\s|$))`, "g"), "this project") // "… is not in <root>." reads as a sentence
       .replace(new RegExp(`${root}${END}`, "g"), ".");
   }
-  if (home && home.length > 1) out = out.replace(new RegExp(`${escapeRegExp(home.replace(/\/+$/, ""))}(?=/|${END})`, "g"), "~");
+  if (home && home.length > 1)
+    out = out.replace(new RegExp(`${escapeRegExp(home.replace(/\/+$/, ""))}(?=/|${END})`, "g"), "~");
   return out;
 }
 
@@ -72,7 +73,11 @@ export function hasFooter(markdown: string): boolean {
  * Changing the figure can change the count by a token, so it is settled by repeating; if it never
  * settles the larger figure is kept (the footer must not understate). Returns the final count.
  */
-export function settleFooter(answer: ToolAnswer, budget: number, counter: TokenCounter): { answer: ToolAnswer; tokens: number } {
+export function settleFooter(
+  answer: ToolAnswer,
+  budget: number,
+  counter: TokenCounter,
+): { answer: ToolAnswer; tokens: number } {
   if (!hasFooter(answer.markdown)) return { answer, tokens: counter.count(forwardedText(answer)) };
   let figure = counter.count(forwardedText({ ...answer, markdown: withFooter(answer.markdown, budget, budget) }));
   for (let i = 0; i < 4; i++) {
@@ -87,7 +92,10 @@ export function settleFooter(answer: ToolAnswer, budget: number, counter: TokenC
 
 /** The configured token counter (`tokens.counter`), the same one the engine packs with. */
 export async function configCounter(): Promise<TokenCounter> {
-  const [{ readConfigFile }, { loadTokenCounter }] = await Promise.all([import("../../shared/config.ts"), import("../../shared/tokens.ts")]);
+  const [{ readConfigFile }, { loadTokenCounter }] = await Promise.all([
+    import("../../shared/config.ts"),
+    import("../../shared/tokens.ts"),
+  ]);
   const name = readConfigFile()["tokens.counter"];
   return loadTokenCounter(name === "o200k" || name === "chars4" ? name : "accurate");
 }

@@ -1,19 +1,33 @@
+/** What every sqrl tool shares: its read-only annotations, its definition helper and the compact answer it hands the host. */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { Budget } from "../../shared/api.ts";
 import { describeError, SqrlError, UsageError } from "../../shared/errors.ts";
-import { packLimit } from "../../engine/retrieve/render/budget.ts";
+import { packLimit } from "../../shared/tokens.ts";
 import { log } from "../../shared/log.ts";
 import { linkedWorkTree, listProjects } from "../../shared/projects.ts";
 import { configBudgets } from "../budgets.ts";
 import type { McpDeps, ToolBudgets } from "../deps.ts";
 import { resolveProjectRoot } from "../project-root.ts";
 import type { TokenCounter } from "../../shared/tokens.ts";
-import { configCounter, forwardedText, hasFooter, projectName, scrubPaths, settleFooter, ToolAnswer } from "./tool-answer.ts";
+import {
+  configCounter,
+  forwardedText,
+  hasFooter,
+  projectName,
+  scrubPaths,
+  settleFooter,
+  ToolAnswer,
+} from "./tool-answer.ts";
 
 /** Every sqrl tool reads memory and nothing else: read-only, closed world. */
-export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+export const READ_ONLY_ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
 
 /**
  * Claude Code defers MCP tools behind its keyword ToolSearch, which scores each query word against
@@ -31,13 +45,19 @@ export const projectRootField = z
   .string()
   .min(1)
   .optional()
-  .describe("Absolute path of the repository (default: the folder the host started sqrl in; a subfolder maps to its project).");
+  .describe(
+    "Absolute path of the repository (default: the folder the host started sqrl in; a subfolder maps to its project).",
+  );
 export const budgetField = (dflt: string) =>
-  Budget.optional().describe(`Hard ceiling on the tokens of the whole result (default: config ${dflt}). Small models: 150-256; large: 400-800.`);
+  Budget.optional().describe(
+    `Hard ceiling on the tokens of the whole result (default: config ${dflt}). Small models: 150-256; large: 400-800.`,
+  );
 export const includeSeenField = z
   .boolean()
   .optional()
-  .describe("Repeat memories already delivered earlier in this session (default false: they are left out and counted).");
+  .describe(
+    "Repeat memories already delivered earlier in this session (default false: they are left out and counted).",
+  );
 export const userIdField = z.string().min(1).optional().describe("Whose style to use (default: the configured user).");
 
 /** What a tool's API call gets after the shared steps ran. */
@@ -86,7 +106,8 @@ export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun
     const budgets = await (deps.budgets ?? configBudgets)();
     const budget = run.args.context_budget_tokens ?? budgets[run.budgetKey];
     const exclude = deps.dedup.excludeFor(run.args.include_seen);
-    const workTree = linkedWorkTree(resolve(deps.cwd, run.args.project_root ?? "."), deps.projects?.() ?? listProjects()) ?? undefined;
+    const workTree =
+      linkedWorkTree(resolve(deps.cwd, run.args.project_root ?? "."), deps.projects?.() ?? listProjects()) ?? undefined;
     const counter = await configCounter();
     const project = projectName(projectId);
     const target = fitTarget(budget, counter);
@@ -103,7 +124,11 @@ export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun
         if (fitted) break; // a smaller ask was refused: the last answer is cut to size below
         throw tooSmall(budget, err, askFor);
       }
-      const compact: ToolAnswer = { project, has_relevant_memory: run.relevant(raw), markdown: scrubPaths(raw.markdown, projectId) };
+      const compact: ToolAnswer = {
+        project,
+        has_relevant_memory: run.relevant(raw),
+        markdown: scrubPaths(raw.markdown, projectId),
+      };
       const settled = settleFooter(compact, budget, counter);
       fitted = { ...settled, ids: raw.memory_ids ?? [] };
       if (settled.tokens <= target || ask <= 1) break;
@@ -137,14 +162,21 @@ function tooSmall(budget: number, err: SqrlError, askFor: (b: number) => number)
   const needed = Number(/needs (\d+) tokens/.exec(err.message)?.[1]);
   let want = Math.max(budget + 1, Number.isFinite(needed) ? needed : budget + 1);
   while (Number.isFinite(needed) && askFor(want) < needed) want++;
-  return new UsageError(`context_budget_tokens ${budget} is too small for any answer here; the smallest needs ${Number.isFinite(needed) ? want : "more"} tokens.`, "budget_too_small");
+  return new UsageError(
+    `context_budget_tokens ${budget} is too small for any answer here; the smallest needs ${Number.isFinite(needed) ? want : "more"} tokens.`,
+    "budget_too_small",
+  );
 }
 
 /**
  * Last resort when the engine cannot pack small enough (a budget near the JSON's own size): drop
  * whole lines above the footer, last first, until the forwarded JSON fits.
  */
-function cutToBudget(fitted: { answer: ToolAnswer; tokens: number; ids: string[] }, budget: number, counter: TokenCounter): { answer: ToolAnswer; tokens: number; ids: string[] } {
+function cutToBudget(
+  fitted: { answer: ToolAnswer; tokens: number; ids: string[] },
+  budget: number,
+  counter: TokenCounter,
+): { answer: ToolAnswer; tokens: number; ids: string[] } {
   if (fitted.tokens <= budget) return fitted;
   const lines = fitted.answer.markdown.split("\n");
   const footer = hasFooter(lines.at(-1) ?? "") ? lines.pop() : undefined;
@@ -153,7 +185,8 @@ function cutToBudget(fitted: { answer: ToolAnswer; tokens: number; ids: string[]
   let current = { ...fitted, ids: [] as string[] };
   while (current.tokens > budget && (lines.length > 0 || footer !== undefined)) {
     if (lines.length > 0) lines.pop();
-    const markdown = lines.length > 0 ? [...lines, ...(footer ? ["", footer] : [])].join("\n").replace(/\n{3,}/g, "\n\n") : "";
+    const markdown =
+      lines.length > 0 ? [...lines, ...(footer ? ["", footer] : [])].join("\n").replace(/\n{3,}/g, "\n\n") : "";
     current = { ...settleFooter({ ...current.answer, markdown }, budget, counter), ids: [] };
     if (lines.length === 0) break;
   }
@@ -171,7 +204,9 @@ function trace<T extends AnswerShape>(
 ): void {
   if (!deps.tracer) return;
   const latencyMs = performance.now() - started;
-  deps.tracer.record(projectId, { tool: run.tool, args: run.args, memoryIds, tokenEstimate, latencyMs, error }).catch((err: unknown) => {
-    log.warn(`trace failed: ${(err as Error).message}`);
-  });
+  deps.tracer
+    .record(projectId, { tool: run.tool, args: run.args, memoryIds, tokenEstimate, latencyMs, error })
+    .catch((err: unknown) => {
+      log.warn(`trace failed: ${(err as Error).message}`);
+    });
 }

@@ -32,7 +32,8 @@ function rootPatterns(root: string | undefined): RegExp[] {
       hit.push(new RegExp(`${BEFORE}${escapeRe(r)}(?![\\w./-])`, "g"));
     }
     const home = homedir().replace(/\/+$/, "");
-    if (home.length > 1 && !/^\/(?:Users|home)\/[^/]+$/.test(home) && home !== "/root") hit.push(new RegExp(`${BEFORE}${escapeRe(home)}(?=/|$|[\\s"'\`:;,)\\]}>])`, "g"));
+    if (home.length > 1 && !/^\/(?:Users|home)\/[^/]+$/.test(home) && home !== "/root")
+      hit.push(new RegExp(`${BEFORE}${escapeRe(home)}(?=/|$|[\\s"'\`:;,)\\]}>])`, "g"));
     if (cache.size > 100) cache.clear();
     cache.set(key, hit);
   }

@@ -38,7 +38,10 @@ const TOKEN_RULES: readonly TokenRule[] = [
   { kind: "sendgrid_key", re: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
   { kind: "pypi_token", re: /\bpypi-AgE[A-Za-z0-9_-]{40,}/g },
   { kind: "telegram_bot_token", re: /\b\d{8,10}:AA[A-Za-z0-9_-]{30,}/g },
-  { kind: "discord_webhook", re: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g },
+  {
+    kind: "discord_webhook",
+    re: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g,
+  },
   { kind: "twilio_key", re: /\bSK[0-9a-f]{32}\b/g },
   { kind: "google_oauth_secret", re: /\bGOCSPX-[A-Za-z0-9_-]{20,}/g },
   { kind: "digitalocean_token", re: /\bdo[por]_v1_[a-f0-9]{64}\b/g },
@@ -46,7 +49,16 @@ const TOKEN_RULES: readonly TokenRule[] = [
 ];
 
 /** Kinds whose prefix is common in ordinary names: their match must also look random. */
-const SHAPE_CHECKED = new Set(["openai_key", "anthropic_key", "stripe_key", "github_pat", "gitlab_token", "slack_token", "hf_token", "npm_token"]);
+const SHAPE_CHECKED = new Set([
+  "openai_key",
+  "anthropic_key",
+  "stripe_key",
+  "github_pat",
+  "gitlab_token",
+  "slack_token",
+  "hf_token",
+  "npm_token",
+]);
 
 /** Random-looking: a digit among letters, or upper and lower case mixed (not just a capital first letter). */
 export function looksRandom(v: string): boolean {
@@ -73,7 +85,8 @@ const SPLIT_TOKEN =
  * Base64 of a token (`echo c2stYW50… | base64 -d`, a Kubernetes secret): runs that start with the
  * encoding of a known prefix (sk-, ghp_, github_pat_, glpat-, AKIA, AIza, xox, -----BEGIN).
  */
-const BASE64_TOKEN = /(?<![A-Za-z0-9+/])(?:c2st|Z2hw|Z2hv|Z2h1|Z2hz|Z2hy|Z2l0aHViX3BhdF|Z2xwYXQt|QUtJQ|QVNJQ|QUl6Y|eG94|LS0tLS1CRUdJT)[A-Za-z0-9+/]{12,}={0,2}/g;
+const BASE64_TOKEN =
+  /(?<![A-Za-z0-9+/])(?:c2st|Z2hw|Z2hv|Z2h1|Z2hz|Z2hy|Z2l0aHViX3BhdF|Z2xwYXQt|QUtJQ|QVNJQ|QUl6Y|eG94|LS0tLS1CRUdJT)[A-Za-z0-9+/]{12,}={0,2}/g;
 
 /** A bare AWS secret access key: exactly 40 base64 characters, only looked for next to an access key id. */
 const AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
@@ -86,7 +99,8 @@ const PEM_TAIL = /(?:[A-Za-z0-9+/=]{16,}\r?\n)*[A-Za-z0-9+/=]{8,}\r?\n-----END [
 /** `curl -u user:pass`, `--user user:pass`: the password after the colon. */
 const CURL_USER = /(\s(?:-u|--user)[\s=]+["']?[^\s:"'@]+:)([^\s"'@]{3,})/g;
 /** `mysql -pPASS`, `mysqldump -uroot -pPASS` (an attached -p value). */
-const MYSQL_PASSWORD = /(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|mysqlshow)\b[^\n|;&]*?\s-p)([^\s"'-][^\s"']*)/g;
+const MYSQL_PASSWORD =
+  /(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|mysqlshow)\b[^\n|;&]*?\s-p)([^\s"'-][^\s"']*)/g;
 /** `docker login -p PASS`, `twine upload -p …`, `sshpass -p PASS` (a detached -p value). */
 const DASH_P_PASSWORD = /(\b(?:login|upload|sshpass|publish)\b[^\n|;&]*?\s-p\s+)(["']?)([^\s"']{3,})\2/g;
 /** `Cookie:` / `Set-Cookie:` headers: every value of 8 characters or more. */
@@ -99,7 +113,8 @@ const AZURE_KEY = /(\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=)
  * look like a secret (a digit among letters, mixed case or a symbol), never a plain word.
  */
 const PROSE_KEYWORD = /pass(?:word|wd|phrase)|secret|token/i;
-const PROSE_SECRET = /\b(pass(?:word|wd|phrase)|pwd|secret|token)(\s+(?:is|was|=|:)\s+|\s*[:=]\s+|\s+)(["'`]?)([^\s"'`]{6,})/gi;
+const PROSE_SECRET =
+  /\b(pass(?:word|wd|phrase)|pwd|secret|token)(\s+(?:is|was|=|:)\s+|\s*[:=]\s+|\s+)(["'`]?)([^\s"'`]{6,})/gi;
 
 /** All token rules as one alternation (one pass over the string); the matching group names the kind. */
 const TOKEN_ALL = new RegExp(TOKEN_RULES.map((r) => `(${r.re.source})`).join("|"), "g");
@@ -173,7 +188,23 @@ function plausibleValueAt(s: string, from: number): boolean {
   for (; j < s.length && len < 10; j++, len++) {
     const c = s.charCodeAt(j);
     // terminators: space, quotes, backslash, , ; ) } ] { [ newline
-    if (c === 32 || c === 34 || c === 39 || c === 92 || c === 44 || c === 59 || c === 41 || c === 125 || c === 93 || c === 123 || c === 91 || c === 10 || c === 13 || c === 9) break;
+    if (
+      c === 32 ||
+      c === 34 ||
+      c === 39 ||
+      c === 92 ||
+      c === 44 ||
+      c === 59 ||
+      c === 41 ||
+      c === 125 ||
+      c === 93 ||
+      c === 123 ||
+      c === 91 ||
+      c === 10 ||
+      c === 13 ||
+      c === 9
+    )
+      break;
     if (c >= 48 && c <= 57) digits++;
   }
   return len >= 4 && digits < len;
@@ -205,7 +236,9 @@ function keywordAt(s: string, i: number): number {
       return at(s, i, "conn") ? keywordFlags(s, i, 4) & F_ENV : 0;
     case 100: // d
       if (at(s, i, "dsn")) return keywordFlags(s, i, 3) & F_ENV;
-      return at(s, i, "database") && s.charCodeAt(i + 8) === 95 && at(s, i + 9, "url") ? keywordFlags(s, i, 12) & F_ENV : 0;
+      return at(s, i, "database") && s.charCodeAt(i + 8) === 95 && at(s, i + 9, "url")
+        ? keywordFlags(s, i, 12) & F_ENV
+        : 0;
     case 107: // k
       return at(s, i, "key") ? keywordFlags(s, i, 3) : 0;
     case 112: // p
@@ -269,7 +302,11 @@ function base64Run(s: string, from: number, len: number): boolean {
 
 /** `A` + [KSGIRN] + [IASOP] + [AD]: the head of AKIA/ASIA/AGPA/AIDA/AROA/ANPA access keys. */
 function isAwsKeyHead(b: number, c: number, d: number): boolean {
-  return (b === 75 || b === 83 || b === 71 || b === 73 || b === 82 || b === 78) && (c === 73 || c === 65 || c === 83 || c === 79 || c === 80) && (d === 65 || d === 68);
+  return (
+    (b === 75 || b === 83 || b === 71 || b === 73 || b === 82 || b === 78) &&
+    (c === 73 || c === 65 || c === 83 || c === 79 || c === 80) &&
+    (d === 65 || d === 68)
+  );
 }
 
 /** Characters at which some rule can be recognised (every rule has one; most text has few of them). */
@@ -297,7 +334,13 @@ function scan(s: string): number {
     switch (c) {
       case 61: // =
         f |= keywordsBefore(s, i);
-        if (at(s, i - 10, "accountkey") || at(s, i - 3, "sig") || at(s, i - 15, "sharedaccesskey") || at(s, i - 21, "sharedaccesssignature")) f |= F_EXTRA;
+        if (
+          at(s, i - 10, "accountkey") ||
+          at(s, i - 3, "sig") ||
+          at(s, i - 15, "sharedaccesskey") ||
+          at(s, i - 21, "sharedaccesssignature")
+        )
+          f |= F_EXTRA;
         break;
       case 58: // :
         if (next === 47 && i + 2 < n && s.charCodeAt(i + 2) === 47 && credentialUrlAt(s, i)) f |= F_URL;
@@ -311,7 +354,8 @@ function scan(s: string): number {
           if (atExact(s, i + 2, "user")) f |= F_EXTRA;
         }
         if ((next === 117 || next === 112) && (prev === 32 || prev === 9)) f |= F_EXTRA; // -u, -p
-        if (prev === 107 && i >= 2 && s.charCodeAt(i - 2) === 115) f |= F_TOKEN; // sk-
+        if (prev === 107 && i >= 2 && s.charCodeAt(i - 2) === 115)
+          f |= F_TOKEN; // sk-
         else if (prev === 116 && atExact(s, i - 5, "glpat-")) f |= F_TOKEN;
         else if (prev === 105 && atExact(s, i - 4, "pypi-")) f |= F_TOKEN;
         else if (prev === 45 && atExact(s, i - 1, "-----END")) f |= F_EXTRA;
@@ -336,7 +380,8 @@ function scan(s: string): number {
         if (atExact(s, i, "QUtJQ") || atExact(s, i, "QVNJQ") || atExact(s, i, "QUl6Y")) f |= F_EXTRA;
         break;
       case 71: // G: base64 of xox (eG94), GOCSPX-
-        if ((prev === 101 && atExact(s, i - 1, "eG94")) || atExact(s, i, "GOCSPX-")) f |= prev === 101 ? F_EXTRA : F_TOKEN;
+        if ((prev === 101 && atExact(s, i - 1, "eG94")) || atExact(s, i, "GOCSPX-"))
+          f |= prev === 101 ? F_EXTRA : F_TOKEN;
         break;
       case 76: // L: base64 of -----BEGIN
         if (atExact(s, i, "LS0tLS1")) f |= F_EXTRA;
@@ -345,20 +390,32 @@ function scan(s: string): number {
         if (base64Run(s, i + 1, 40)) f |= F_EXTRA;
         break;
       case 95: // _
-        if (prev === 49 && atExact(s, i - 3, "_v1_") && i >= 6 && atExact(s, i - 6, "do")) f |= F_TOKEN; // dop_v1_
-        else if (i >= 5 && atExact(s, i - 5, "shp")) f |= F_TOKEN; // shpat_, shpss_, …
+        if (prev === 49 && atExact(s, i - 3, "_v1_") && i >= 6 && atExact(s, i - 6, "do"))
+          f |= F_TOKEN; // dop_v1_
+        else if (i >= 5 && atExact(s, i - 5, "shp"))
+          f |= F_TOKEN; // shpat_, shpss_, …
         else if (prev === 107) {
           const a = i >= 2 ? s.charCodeAt(i - 2) : 0; // pk_, rk_, sk_
           if (a === 112 || a === 114 || a === 115) f |= F_TOKEN;
-        } else if (i >= 3 && s.charCodeAt(i - 3) === 103 && s.charCodeAt(i - 2) === 104 && (prev === 112 || prev === 111 || prev === 117 || prev === 115 || prev === 114)) {
+        } else if (
+          i >= 3 &&
+          s.charCodeAt(i - 3) === 103 &&
+          s.charCodeAt(i - 2) === 104 &&
+          (prev === 112 || prev === 111 || prev === 117 || prev === 115 || prev === 114)
+        ) {
           f |= F_TOKEN; // gh[pousr]_
-        } else if ((prev === 98 && atExact(s, i - 6, "github_pat_")) || (prev === 102 && atExact(s, i - 2, "hf_")) || (prev === 109 && atExact(s, i - 3, "npm_"))) {
+        } else if (
+          (prev === 98 && atExact(s, i - 6, "github_pat_")) ||
+          (prev === 102 && atExact(s, i - 2, "hf_")) ||
+          (prev === 109 && atExact(s, i - 3, "npm_"))
+        ) {
           f |= F_TOKEN;
         }
         break;
       case 46: // .
         if (prev === 115 && atExact(s, i - 5, "hooks.slack")) f |= F_TOKEN;
-        else if (prev === 71 && i >= 2 && s.charCodeAt(i - 2) === 83) f |= F_TOKEN; // SG.
+        else if (prev === 71 && i >= 2 && s.charCodeAt(i - 2) === 83)
+          f |= F_TOKEN; // SG.
         else if (prev === 100 && atExact(s, i - 7, "discord")) f |= F_TOKEN;
         break;
       case 74: // J
@@ -390,7 +447,8 @@ function scan(s: string): number {
   return f;
 }
 
-const PRIVATE_KEY_BLOCK = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g;
+const PRIVATE_KEY_BLOCK =
+  /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g;
 const BEARER = /\b(Bearer|Token|Basic)(\s+)([A-Za-z0-9._~+/=-]{12,})/g;
 
 /**
@@ -420,7 +478,8 @@ const NOT_A_SECRET =
   /^(?:\$|\{|process\.env|os\.environ|os\.getenv|env\.|getenv|ENV\[|\{\{|\$\{|<|\[REDACTED|\*+$|x+$|(?:self|this|config|settings|args|opts|options|req|params|props|ctx)\.|[A-Za-z_]+\(|=|:|(?:string|number|boolean|null|undefined|none|true|false|str|int|bool|any|optional|required|secret|password|token|redacted)(?![A-Za-z0-9_]))/i;
 
 /** Placeholders in examples and templates (`your-key-here`, `changeme`, `xxx`). */
-const PLACEHOLDER = /^(?:your[-_ ]|my[-_]|changeme|change[-_]me|example|dummy|placeholder|todo|fixme|tbd|\.\.\.|…)|[-_](?:here|example|placeholder)$/i;
+const PLACEHOLDER =
+  /^(?:your[-_ ]|my[-_]|changeme|change[-_]me|example|dummy|placeholder|todo|fixme|tbd|\.\.\.|…)|[-_](?:here|example|placeholder)$/i;
 
 function isPlausibleSecret(value: string): boolean {
   const bare = value.replace(/^\\?["']|\\?["']$/g, "");
@@ -451,19 +510,29 @@ export function redactText(input: string, opts: RedactOptions = {}): string {
   if (f & F_PRIVATE_TAG) s = s.replace(PRIVATE_TAG, PRIVATE_MARKER);
   if (f & F_PEM) s = s.replace(PRIVATE_KEY_BLOCK, mark("private_key"));
   if (f & F_EXTRA) s = redactShapes(s);
-  if (f & (F_TOKEN | F_EXTRA)) s = s.replace(SPLIT_TOKEN, (m) => (looksRandom(m.slice(m.lastIndexOf("\n") + 1)) ? mark("token") : m));
+  if (f & (F_TOKEN | F_EXTRA))
+    s = s.replace(SPLIT_TOKEN, (m) => (looksRandom(m.slice(m.lastIndexOf("\n") + 1)) ? mark("token") : m));
   if (f & F_TOKEN) {
     if (AWS_KEY_ID.test(s)) s = s.replace(AWS_SECRET, (m) => (awsSecretShape(m) ? mark("aws_secret_key") : m));
     s = s.replace(TOKEN_ALL, tokenReplacer);
   }
-  if (f & F_URL) s = s.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:${mark("url_password")}@`);
-  if (f & F_BEARER) s = s.replace(BEARER, (m, word: string, space: string, value: string) => (bearerShape(word, value) ? `${word}${space}${mark("bearer")}` : m));
+  if (f & F_URL)
+    s = s.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:${mark("url_password")}@`);
+  if (f & F_BEARER)
+    s = s.replace(BEARER, (m, word: string, space: string, value: string) =>
+      bearerShape(word, value) ? `${word}${space}${mark("bearer")}` : m,
+    );
   if (opts.envFile) {
     if (s.includes("=")) s = s.replace(ENV_ANY_LINE, (_m, head: string) => `${head}${mark("env_value")}`);
   } else if (f & F_ENV && s.includes("=")) {
-    s = s.replace(ENV_SECRET_LINE, (m, head: string, value: string) => (isPlausibleSecret(value) && !looksLikeCode(value) ? `${head}${mark("env_value")}` : m));
+    s = s.replace(ENV_SECRET_LINE, (m, head: string, value: string) =>
+      isPlausibleSecret(value) && !looksLikeCode(value) ? `${head}${mark("env_value")}` : m,
+    );
   }
-  if (f & F_KEYWORD) s = s.replace(ASSIGNMENT, (m, head: string, value: string) => (isPlausibleSecret(value) && !isIdentifier(value) ? `${head}${mark("password")}` : m));
+  if (f & F_KEYWORD)
+    s = s.replace(ASSIGNMENT, (m, head: string, value: string) =>
+      isPlausibleSecret(value) && !isIdentifier(value) ? `${head}${mark("password")}` : m,
+    );
   if (f & F_PROSE) s = s.replace(PROSE_SECRET, proseReplacer);
   return s;
 }
@@ -471,13 +540,26 @@ export function redactText(input: string, opts: RedactOptions = {}): string {
 /** The rules gated by F_EXTRA: PEM fragments, base64 tokens, credentials in commands and headers. */
 function redactShapes(input: string): string {
   let s = input;
-  if (s.includes("-----END")) s = s.replace(PEM_TAIL, (m) => `${mark("private_key")}\n${m.slice(m.indexOf("-----END"))}`);
-  if (s.includes("\n")) s = s.replace(PEM_BODY_LINES, (m, body: string) => (pemBodyShape(body) ? m.replace(body, mark("private_key")) : m));
+  if (s.includes("-----END"))
+    s = s.replace(PEM_TAIL, (m) => `${mark("private_key")}\n${m.slice(m.indexOf("-----END"))}`);
+  if (s.includes("\n"))
+    s = s.replace(PEM_BODY_LINES, (m, body: string) => (pemBodyShape(body) ? m.replace(body, mark("private_key")) : m));
   s = s.replace(BASE64_TOKEN, (m) => (looksRandom(m) ? mark("base64_secret") : m));
-  s = s.replace(CURL_USER, (m, head: string, value: string) => (isPlausibleSecret(value) ? `${head}${mark("password")}` : m));
+  s = s.replace(CURL_USER, (m, head: string, value: string) =>
+    isPlausibleSecret(value) ? `${head}${mark("password")}` : m,
+  );
   s = s.replace(MYSQL_PASSWORD, (_m, head: string) => `${head}${mark("password")}`);
-  s = s.replace(DASH_P_PASSWORD, (m, head: string, q: string, value: string) => (isPlausibleSecret(value) ? `${head}${q}${mark("password")}${q}` : m));
-  s = s.replace(COOKIE_HEADER, (_m, head: string, rest: string) => head + rest.replace(COOKIE_PAIR, (p, name: string, value: string) => (looksRandom(value) ? `${name}${mark("cookie")}` : p)));
+  s = s.replace(DASH_P_PASSWORD, (m, head: string, q: string, value: string) =>
+    isPlausibleSecret(value) ? `${head}${q}${mark("password")}${q}` : m,
+  );
+  s = s.replace(
+    COOKIE_HEADER,
+    (_m, head: string, rest: string) =>
+      head +
+      rest.replace(COOKIE_PAIR, (p, name: string, value: string) =>
+        looksRandom(value) ? `${name}${mark("cookie")}` : p,
+      ),
+  );
   s = s.replace(AZURE_KEY, (_m, head: string) => `${head}${mark("azure_key")}`);
   return s;
 }
@@ -494,13 +576,15 @@ function pemBodyShape(body: string): boolean {
 }
 
 /** Words that follow `password`/`token` in prose and are never the value. */
-const PROSE_WORDS = /^(?:required|missing|invalid|expired|incorrect|wrong|correct|valid|empty|set|unset|stored|saved|hashed|encrypted|optional|needed|present|absent|rotated|revoked|generated|provided|refreshed|changed|reset|field|manager|store|bucket|count|limit)$/i;
+const PROSE_WORDS =
+  /^(?:required|missing|invalid|expired|incorrect|wrong|correct|valid|empty|set|unset|stored|saved|hashed|encrypted|optional|needed|present|absent|rotated|revoked|generated|provided|refreshed|changed|reset|field|manager|store|bucket|count|limit)$/i;
 
 function proseReplacer(m: string, word: string, sep: string, q: string, raw: string): string {
   const value = raw.replace(/[.,;:!?)\]}]+$/, "");
   // a digit or a symbol among letters: `hunter2secret`, `Tr0ub4dor&3`; never a word, a type name or a link
   const shaped = /[A-Za-z]/.test(value) && /[0-9!@#$%^&*+=~?]/.test(value) && /^[A-Za-z0-9]/.test(value);
-  if (value.length < 6 || PROSE_WORDS.test(value) || !shaped || !isPlausibleSecret(value) || isCodeReference(value)) return m;
+  if (value.length < 6 || PROSE_WORDS.test(value) || !shaped || !isPlausibleSecret(value) || isCodeReference(value))
+    return m;
   return `${word}${sep}${q}${mark("password")}${raw.slice(value.length)}`;
 }
 
@@ -545,7 +629,8 @@ export function redactDeep<T>(value: T, opts: RedactOptions = {}): T {
 }
 
 /** Object keys that name a secret (`password`, `db_password`, `apiKey`, `client_secret`, `session_token`…). */
-const SECRET_KEY = /(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key)$/i;
+const SECRET_KEY =
+  /(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key)$/i;
 
 export function isSecretKey(key: string): boolean {
   // every alternative ends in d, t, n, y, l or s: most keys are ruled out without the regex

@@ -4,7 +4,14 @@
  */
 import type { EventContent } from "../event.ts";
 import { isSecretKey, redactDeep, redactText, secretFlags } from "./redact.ts";
-import { DEFAULT_OUTPUT_CHARS, DEFAULT_RAW_STRING_CHARS, DEFAULT_RAW_TOTAL_CHARS, mapStrings, truncateDeep, truncateText } from "./truncate.ts";
+import {
+  DEFAULT_OUTPUT_CHARS,
+  DEFAULT_RAW_STRING_CHARS,
+  DEFAULT_RAW_TOTAL_CHARS,
+  mapStrings,
+  truncateDeep,
+  truncateText,
+} from "./truncate.ts";
 
 /** Longest user/assistant text kept whole (pasted logs are cut like tool output). */
 export const MAX_TEXT_CHARS = 32_000;
@@ -52,7 +59,8 @@ function sameFields(content: EventContent): SameAs[] {
   const same: SameAs[] = [];
   for (const k of ["output", "text", "command"] as const) {
     const v = content[k];
-    if (typeof v === "string" && v.length >= 200 && !same.some((x) => x.value === v)) same.push({ value: v, ref: `[same as ${k}]` });
+    if (typeof v === "string" && v.length >= 200 && !same.some((x) => x.value === v))
+      same.push({ value: v, ref: `[same as ${k}]` });
   }
   return same;
 }
@@ -104,12 +112,24 @@ function sanitizeFast(content: EventContent): EventContent | undefined {
   }
   if (c.commit && secretFlags(c.commit.message) !== 0) return undefined;
   if (c.input !== undefined) {
-    const w: FastWalk = { pre: MAX_INPUT_STRING + REDACT_SLACK, maxString: MAX_INPUT_STRING, left: MAX_INPUT_TOTAL, same: [], suspect: false };
+    const w: FastWalk = {
+      pre: MAX_INPUT_STRING + REDACT_SLACK,
+      maxString: MAX_INPUT_STRING,
+      left: MAX_INPUT_TOTAL,
+      same: [],
+      suspect: false,
+    };
     c.input = fastCut(c.input, w);
     if (w.suspect) return undefined;
   }
   if (c.raw !== undefined) {
-    const w: FastWalk = { pre: DEFAULT_RAW_STRING_CHARS + REDACT_SLACK, maxString: DEFAULT_RAW_STRING_CHARS, left: DEFAULT_RAW_TOTAL_CHARS, same: sameFields(content), suspect: false };
+    const w: FastWalk = {
+      pre: DEFAULT_RAW_STRING_CHARS + REDACT_SLACK,
+      maxString: DEFAULT_RAW_STRING_CHARS,
+      left: DEFAULT_RAW_TOTAL_CHARS,
+      same: sameFields(content),
+      suspect: false,
+    };
     c.raw = fastCut(c.raw, w);
     if (w.suspect) return undefined;
   }
@@ -238,7 +258,12 @@ export function sanitizeCareful(content: EventContent, opts: { envFile: boolean 
   if (typeof c.output === "string") c.output = truncateText(c.output, DEFAULT_OUTPUT_CHARS);
   if (typeof c.text === "string") c.text = truncateText(c.text, MAX_TEXT_CHARS);
   if (typeof c.command === "string") c.command = truncateText(c.command, MAX_COMMAND_CHARS);
-  if (c.input !== undefined) c.input = truncateDeep(c.input, { maxString: MAX_INPUT_STRING, maxTotal: MAX_INPUT_TOTAL, maxArray: FINAL_MAX_ARRAY });
+  if (c.input !== undefined)
+    c.input = truncateDeep(c.input, {
+      maxString: MAX_INPUT_STRING,
+      maxTotal: MAX_INPUT_TOTAL,
+      maxArray: FINAL_MAX_ARRAY,
+    });
   if (c.raw !== undefined) c.raw = truncateDeep(c.raw, { maxArray: FINAL_MAX_ARRAY });
   return c;
 }

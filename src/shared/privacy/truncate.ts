@@ -28,7 +28,11 @@ export interface DeepLimits {
   maxArray: number;
 }
 
-const DEFAULT_DEEP: DeepLimits = { maxString: DEFAULT_RAW_STRING_CHARS, maxTotal: DEFAULT_RAW_TOTAL_CHARS, maxArray: 200 };
+const DEFAULT_DEEP: DeepLimits = {
+  maxString: DEFAULT_RAW_STRING_CHARS,
+  maxTotal: DEFAULT_RAW_TOTAL_CHARS,
+  maxArray: 200,
+};
 
 /** Cut every string of a JSON-like value, within a total budget (the raw layer of an event). */
 export function truncateDeep<T>(value: T, limits: Partial<DeepLimits> = {}): T {

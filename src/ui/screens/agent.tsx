@@ -33,7 +33,9 @@ function ToolCard(props: { name: string; shown: ToolShown; id: string }) {
       <div class="row">
         <h2>{props.name}</h2>
         {t && <span class="badge">{t} tokens</span>}
-        {props.shown.structured && !props.shown.structured.has_relevant_memory && <span class="badge warn">nothing relevant</span>}
+        {props.shown.structured && !props.shown.structured.has_relevant_memory && (
+          <span class="badge warn">nothing relevant</span>
+        )}
         {props.shown.is_error && <span class="badge bad">error</span>}
       </div>
       <pre data-markdown={props.id}>{props.shown.text}</pre>
@@ -51,9 +53,15 @@ export function AgentScreen(props: { project: string }) {
   const [task, setTask] = useState("");
   const [files, setFiles] = useState<string[]>([]);
   const [fileText, setFileText] = useState("");
-  const [known] = useLoad(() => api<{ files: string[] }>(`files?project=${encodeURIComponent(props.project)}`), [props.project]);
+  const [known] = useLoad(
+    () => api<{ files: string[] }>(`files?project=${encodeURIComponent(props.project)}`),
+    [props.project],
+  );
   const addFile = (raw: string) => {
-    const picked = raw.split(/[\n,]/).map((f) => f.trim()).filter(Boolean);
+    const picked = raw
+      .split(/[\n,]/)
+      .map((f) => f.trim())
+      .filter(Boolean);
     if (picked.length > 0) setFiles((cur) => [...new Set([...cur, ...picked])]);
     setFileText("");
   };
@@ -69,7 +77,13 @@ export function AgentScreen(props: { project: string }) {
       const b = Number(budget);
       const body = {
         task: withTask ? task : "",
-        files: [...files, ...fileText.split(/[\n,]/).map((f) => f.trim()).filter(Boolean)],
+        files: [
+          ...files,
+          ...fileText
+            .split(/[\n,]/)
+            .map((f) => f.trim())
+            .filter(Boolean),
+        ],
         ...(Number.isInteger(b) && b > 0 ? { budget: b } : {}),
       };
       setAnswer(await api<AgentAnswer>(`agent?project=${encodeURIComponent(props.project)}`, { method: "POST", body }));
@@ -87,12 +101,21 @@ export function AgentScreen(props: { project: string }) {
   return (
     <div data-screen="agent">
       <h1>What the agent sees</h1>
-      <p class="sub">Exactly what sqrl hands your coding agent: the task context for a task you type, the three views, and the text injected at session start.</p>
+      <p class="sub">
+        Exactly what sqrl hands your coding agent: the task context for a task you type, the three views, and the text
+        injected at session start.
+      </p>
       <div class="card stack">
         <label class="small muted" for="task">
           Task
         </label>
-        <textarea id="task" rows={2} placeholder="e.g. Fix the failing JWT login tests" value={task} onInput={(e) => setTask((e.target as HTMLTextAreaElement).value)} />
+        <textarea
+          id="task"
+          rows={2}
+          placeholder="e.g. Fix the failing JWT login tests"
+          value={task}
+          onInput={(e) => setTask((e.target as HTMLTextAreaElement).value)}
+        />
         <div class="row">
           <input
             type="text"
@@ -114,9 +137,25 @@ export function AgentScreen(props: { project: string }) {
             }}
             style={{ flex: "1" }}
           />
-          <datalist id="known-files">{known.state === "ok" && known.value.files.map((f) => <option key={f} value={f} />)}</datalist>
-          <input type="number" aria-label="Budget" placeholder="Budget (tokens)" min={1} max={100000} value={budget} onInput={(e) => setBudget((e.target as HTMLInputElement).value)} style={{ width: "150px" }} />
-          <button class="primary" disabled={busy || task.trim() === ""} onClick={() => run(true)} data-action="task-context">
+          <datalist id="known-files">
+            {known.state === "ok" && known.value.files.map((f) => <option key={f} value={f} />)}
+          </datalist>
+          <input
+            type="number"
+            aria-label="Budget"
+            placeholder="Budget (tokens)"
+            min={1}
+            max={100000}
+            value={budget}
+            onInput={(e) => setBudget((e.target as HTMLInputElement).value)}
+            style={{ width: "150px" }}
+          />
+          <button
+            class="primary"
+            disabled={busy || task.trim() === ""}
+            onClick={() => run(true)}
+            data-action="task-context"
+          >
             Show task context
           </button>
         </div>
@@ -142,7 +181,8 @@ export function AgentScreen(props: { project: string }) {
                   {answer.selected_memories.map((s) => (
                     <tr key={s.memory_id}>
                       <td>
-                        <TypeBadge type={s.type} /> <Link to={href(`memories/${encodeURIComponent(s.memory_id)}`)}>{s.content}</Link>
+                        <TypeBadge type={s.type} />{" "}
+                        <Link to={href(`memories/${encodeURIComponent(s.memory_id)}`)}>{s.content}</Link>
                       </td>
                       <td class="muted">{s.reason}</td>
                     </tr>

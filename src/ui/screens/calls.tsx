@@ -5,17 +5,37 @@ import { href, Link } from "../router.tsx";
 /** Screen 5: the MCP tool-call log with tokens served per day, and the episode timeline. */
 interface CallLog {
   total: number;
-  calls: Array<{ id: number; ts: string; tool: string; args: Record<string, unknown>; memory_ids: string[]; token_estimate: number | null; latency_ms: number; error: string | null }>;
+  calls: Array<{
+    id: number;
+    ts: string;
+    tool: string;
+    args: Record<string, unknown>;
+    memory_ids: string[];
+    token_estimate: number | null;
+    latency_ms: number;
+    error: string | null;
+  }>;
   per_day: Array<{ day: string; tokens: number; calls: number }>;
 }
 interface Timeline {
-  episodes: Array<{ episode_id: string; start_ts: string; end_ts: string; event_count: number; summary: string; outcome: string; file_paths: string[] }>;
+  episodes: Array<{
+    episode_id: string;
+    start_ts: string;
+    end_ts: string;
+    event_count: number;
+    summary: string;
+    outcome: string;
+    file_paths: string[];
+  }>;
 }
 
 function argsText(args: Record<string, unknown>): string {
   const shown = Object.entries(args)
     .filter(([, v]) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0))
-    .map(([k, v]) => `${k}=${typeof v === "string" ? JSON.stringify(v.length > 80 ? `${v.slice(0, 79)}…` : v) : JSON.stringify(v)}`);
+    .map(
+      ([k, v]) =>
+        `${k}=${typeof v === "string" ? JSON.stringify(v.length > 80 ? `${v.slice(0, 79)}…` : v) : JSON.stringify(v)}`,
+    );
   return shown.join(" ") || "—";
 }
 
@@ -30,7 +50,14 @@ function Chart(props: { days: CallLog["per_day"] }) {
         const h = Math.round(((H - 30) * d.tokens) / max);
         return (
           <g key={d.day}>
-            <rect class="b" x={i * bw + 4} y={H - 18 - h} width={bw - 8} height={Math.max(h, d.tokens > 0 ? 2 : 0)} rx={2}>
+            <rect
+              class="b"
+              x={i * bw + 4}
+              y={H - 18 - h}
+              width={bw - 8}
+              height={Math.max(h, d.tokens > 0 ? 2 : 0)}
+              rx={2}
+            >
               <title>{`${d.day}: ${fmt(d.tokens)} tokens in ${d.calls} calls`}</title>
             </rect>
             {d.tokens > 0 && (
@@ -50,11 +77,16 @@ function Chart(props: { days: CallLog["per_day"] }) {
 
 export function CallsScreen(props: { project: string }) {
   const [calls] = useLoad(() => api<CallLog>(`calls${qs({ project: props.project, limit: 200 })}`), [props.project]);
-  const [timeline] = useLoad(() => api<Timeline>(`timeline${qs({ project: props.project, limit: 50 })}`), [props.project]);
+  const [timeline] = useLoad(
+    () => api<Timeline>(`timeline${qs({ project: props.project, limit: 50 })}`),
+    [props.project],
+  );
   return (
     <div data-screen="calls">
       <h1>Calls</h1>
-      <p class="sub">Every MCP tool call your agents made for this project: what they asked, what memory came back, what it cost.</p>
+      <p class="sub">
+        Every MCP tool call your agents made for this project: what they asked, what memory came back, what it cost.
+      </p>
       <Loaded load={calls}>
         {(log) => (
           <div class="stack">
@@ -114,7 +146,8 @@ export function CallsScreen(props: { project: string }) {
                     <div class="row small">
                       <Link to={href(`episodes/${encodeURIComponent(e.episode_id)}`)}>{when(e.start_ts)}</Link>
                       <span class="muted">
-                        {e.event_count} events{e.file_paths.length > 0 ? ` · ${e.file_paths.slice(0, 3).join(", ")}` : ""}
+                        {e.event_count} events
+                        {e.file_paths.length > 0 ? ` · ${e.file_paths.slice(0, 3).join(", ")}` : ""}
                       </span>
                       {e.outcome && <span class="badge">{e.outcome}</span>}
                     </div>

@@ -4,13 +4,24 @@ import { href, Link } from "../router.tsx";
 
 /** One episode recalled: its summary and its raw events (the evidence a memory links to). */
 interface Recall {
-  episode: { episode_id: string; start_ts: string; end_ts: string; event_count: number; summary: string; outcome: string; file_paths: string[] };
+  episode: {
+    episode_id: string;
+    start_ts: string;
+    end_ts: string;
+    event_count: number;
+    summary: string;
+    outcome: string;
+    file_paths: string[];
+  };
   events: Array<{ event_id: string; timestamp: string; event_type: string; text: string; file_paths: string[] }>;
   events_total: number;
 }
 
 export function EpisodeScreen(props: { project: string; id: string }) {
-  const [load] = useLoad(() => api<Recall>(`episodes/${encodeURIComponent(props.id)}${qs({ project: props.project })}`), [props.project, props.id]);
+  const [load] = useLoad(
+    () => api<Recall>(`episodes/${encodeURIComponent(props.id)}${qs({ project: props.project })}`),
+    [props.project, props.id],
+  );
   return (
     <Loaded load={load}>
       {(r) => (
@@ -25,7 +36,8 @@ export function EpisodeScreen(props: { project: string; id: string }) {
             </div>
             <p>{r.episode.summary}</p>
             <p class="muted small">
-              {when(r.episode.start_ts)} → {when(r.episode.end_ts)} · {r.episode.event_count} events{r.episode.file_paths.length > 0 ? ` · ${r.episode.file_paths.join(", ")}` : ""}
+              {when(r.episode.start_ts)} → {when(r.episode.end_ts)} · {r.episode.event_count} events
+              {r.episode.file_paths.length > 0 ? ` · ${r.episode.file_paths.join(", ")}` : ""}
             </p>
           </div>
           <div class="card">

@@ -50,30 +50,53 @@ export function MemoriesScreen(props: { project: string; params: URLSearchParams
     return () => clearTimeout(t);
   }, [text]);
 
-  const [load] = useLoad(() => api<MemoryList>(memoriesPath(props.project, p)), [props.project, types.join(","), scope, status, q, offset]);
+  const [load] = useLoad(
+    () => api<MemoryList>(memoriesPath(props.project, p)),
+    [props.project, types.join(","), scope, status, q, offset],
+  );
 
   return (
     <div data-screen="memories">
       <h1>Memories</h1>
       <p class="sub">Everything sqrl remembers about this project, why it exists and where it came from.</p>
       <div class="filters">
-        <input type="search" placeholder="Search memories (same ranking as search_memory)…" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} aria-label="Search" />
+        <input
+          type="search"
+          placeholder="Search memories (same ranking as search_memory)…"
+          value={text}
+          onInput={(e) => setText((e.target as HTMLInputElement).value)}
+          aria-label="Search"
+        />
         <div class="row">
           {TYPES.map((t) => {
             const on = types.includes(t);
             return (
-              <button key={t} class={`chip${on ? " on" : ""}`} aria-pressed={on} data-type-filter={t} onClick={() => set({ type: on ? types.filter((x) => x !== t) : [...types, t] })}>
+              <button
+                key={t}
+                class={`chip${on ? " on" : ""}`}
+                aria-pressed={on}
+                data-type-filter={t}
+                onClick={() => set({ type: on ? types.filter((x) => x !== t) : [...types, t] })}
+              >
                 {t}
               </button>
             );
           })}
         </div>
-        <select aria-label="Scope" value={scope} onChange={(e) => set({ scope: (e.target as HTMLSelectElement).value || undefined })}>
+        <select
+          aria-label="Scope"
+          value={scope}
+          onChange={(e) => set({ scope: (e.target as HTMLSelectElement).value || undefined })}
+        >
           <option value="">Any scope</option>
           <option value="project">project</option>
           <option value="user">user</option>
         </select>
-        <select aria-label="Status" value={status} onChange={(e) => set({ status: (e.target as HTMLSelectElement).value })}>
+        <select
+          aria-label="Status"
+          value={status}
+          onChange={(e) => set({ status: (e.target as HTMLSelectElement).value })}
+        >
           <option value="active">Active</option>
           <option value="superseded">Superseded</option>
           <option value="forgotten">Forgotten</option>
@@ -84,7 +107,9 @@ export function MemoriesScreen(props: { project: string; params: URLSearchParams
         {(list) => (
           <>
             <p class="muted small" data-total={list.total}>
-              {list.total === 0 ? "No memory matches." : `${fmt(list.offset + 1)}–${fmt(list.offset + list.items.length)} of ${fmt(list.total)}${q && status === "active" ? " best matches" : ""}`}
+              {list.total === 0
+                ? "No memory matches."
+                : `${fmt(list.offset + 1)}–${fmt(list.offset + list.items.length)} of ${fmt(list.total)}${q && status === "active" ? " best matches" : ""}`}
             </p>
             {list.items.length > 0 && (
               <div class="mem-list">
@@ -120,7 +145,11 @@ function MemoryItemRow(props: { m: MemoryRow }) {
       <div class="row" data-memory-row={m.memory_id}>
         <TypeBadge type={m.type} />
         <span class="mono small">{m.key}</span>
-        {m.scope === "user" && <span class="badge" title="Global style, shared by all your projects (user.db)">global</span>}
+        {m.scope === "user" && (
+          <span class="badge" title="Global style, shared by all your projects (user.db)">
+            global
+          </span>
+        )}
         {m.status !== "active" && <StatusBadge status={m.status} />}
         {m.pinned && <span class="badge pin">pinned</span>}
         {m.wrong && <span class="badge bad">marked wrong</span>}

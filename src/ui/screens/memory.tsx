@@ -12,7 +12,16 @@ interface Detail {
   item: MemoryRow;
   tags: string[];
   file_paths: string[];
-  lineage: Array<{ memory_id: string; content: string; decision: string; extractor: string; valid_from: string; valid_to: string | null; status: string; superseded_by_episode: string | null }>;
+  lineage: Array<{
+    memory_id: string;
+    content: string;
+    decision: string;
+    extractor: string;
+    valid_from: string;
+    valid_to: string | null;
+    status: string;
+    superseded_by_episode: string | null;
+  }>;
   marks: Array<{ kind: string; at: string; reason: string; importance: number | null }>;
   episodes: Array<{ episode_id: string; start_ts: string; end_ts: string; summary: string; outcome: string }>;
   events: Array<{ event_id: string; timestamp: string; event_type: string; text: string }>;
@@ -21,7 +30,10 @@ interface Detail {
 type Panel = "none" | "edit" | "forget" | "wrong";
 
 export function MemoryScreen(props: { project: string; id: string }) {
-  const [load, reload] = useLoad(() => api<Detail>(`memories/${encodeURIComponent(props.id)}${qs({ project: props.project })}`), [props.project, props.id]);
+  const [load, reload] = useLoad(
+    () => api<Detail>(`memories/${encodeURIComponent(props.id)}${qs({ project: props.project })}`),
+    [props.project, props.id],
+  );
   return <Loaded load={load}>{(d) => <MemoryView d={d} project={props.project} reload={reload} />}</Loaded>;
 }
 
@@ -39,7 +51,10 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const res = await api<{ memory_id: string }>(`memories/${encodeURIComponent(m.memory_id)}/${action}${qs({ project: props.project })}`, { method: "POST", body });
+      const res = await api<{ memory_id: string }>(
+        `memories/${encodeURIComponent(m.memory_id)}/${action}${qs({ project: props.project })}`,
+        { method: "POST", body },
+      );
       setPanel("none");
       setDone(message);
       if (res.memory_id !== m.memory_id) navigate(href(`memories/${encodeURIComponent(res.memory_id)}`));
@@ -72,14 +87,21 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
         </div>
         <h1 data-content>{m.content}</h1>
         <div class="muted small">
-          {m.scope} scope · importance {m.importance.toFixed(2)} · confidence {m.confidence.toFixed(2)} · made by {m.extractor} ({m.decision}) · last seen {ago(m.updated_at)}
+          {m.scope} scope · importance {m.importance.toFixed(2)} · confidence {m.confidence.toFixed(2)} · made by{" "}
+          {m.extractor} ({m.decision}) · last seen {ago(m.updated_at)}
           {d.tags.length > 0 && ` · tags ${d.tags.join(", ")}`}
           {d.file_paths.length > 0 && ` · files ${d.file_paths.join(", ")}`}
         </div>
-        {global && <p class="muted small">Global style: learnt across your projects and kept in ~/.sqrl/user.db, so editing or forgetting it applies everywhere.</p>}
+        {global && (
+          <p class="muted small">
+            Global style: learnt across your projects and kept in ~/.sqrl/user.db, so editing or forgetting it applies
+            everywhere.
+          </p>
+        )}
         {wrong && (
           <p class="err">
-            Marked wrong {when(wrong.at)}: “{wrong.reason}”. The extractor will not make it again from the same evidence.
+            Marked wrong {when(wrong.at)}: “{wrong.reason}”. The extractor will not make it again from the same
+            evidence.
           </p>
         )}
         {m.superseded_by && (
@@ -93,15 +115,35 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
               Edit
             </button>
             {!global && (
-              <button onClick={() => act("pin", { pinned: !m.pinned }, m.pinned ? "Unpinned." : "Pinned: always eligible, importance fixed at 1.")} disabled={busy} data-action="pin">
+              <button
+                onClick={() =>
+                  act(
+                    "pin",
+                    { pinned: !m.pinned },
+                    m.pinned ? "Unpinned." : "Pinned: always eligible, importance fixed at 1.",
+                  )
+                }
+                disabled={busy}
+                data-action="pin"
+              >
                 {m.pinned ? "Unpin" : "Pin"}
               </button>
             )}
-            <button class="danger" onClick={() => setPanel(panel === "forget" ? "none" : "forget")} disabled={busy} data-action="forget">
+            <button
+              class="danger"
+              onClick={() => setPanel(panel === "forget" ? "none" : "forget")}
+              disabled={busy}
+              data-action="forget"
+            >
               Forget
             </button>
             {!global && (
-              <button class="danger" onClick={() => setPanel(panel === "wrong" ? "none" : "wrong")} disabled={busy} data-action="wrong">
+              <button
+                class="danger"
+                onClick={() => setPanel(panel === "wrong" ? "none" : "wrong")}
+                disabled={busy}
+                data-action="wrong"
+              >
                 Mark wrong
               </button>
             )}
@@ -112,9 +154,19 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
             <label class="small muted" for="edit-text">
               New wording — saved as a new version; this one is kept in the history.
             </label>
-            <textarea id="edit-text" rows={3} value={draft} onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)} />
+            <textarea
+              id="edit-text"
+              rows={3}
+              value={draft}
+              onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
+            />
             <div class="row">
-              <button class="primary" disabled={busy || draft.trim().length < 3 || draft.trim() === m.content} onClick={() => act("edit", { content: draft.trim() }, "Saved as a new version.")} data-confirm="edit">
+              <button
+                class="primary"
+                disabled={busy || draft.trim().length < 3 || draft.trim() === m.content}
+                onClick={() => act("edit", { content: draft.trim() }, "Saved as a new version.")}
+                data-confirm="edit"
+              >
                 Save new version
               </button>
               <button onClick={() => setPanel("none")}>Cancel</button>
@@ -124,7 +176,12 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
         {panel === "forget" && (
           <div class="inline-form row">
             <span>Forget this memory? It leaves every view, search and task context; the history stays here.</span>
-            <button class="primary" disabled={busy} onClick={() => act("forget", {}, "Forgotten.")} data-confirm="forget">
+            <button
+              class="primary"
+              disabled={busy}
+              onClick={() => act("forget", {}, "Forgotten.")}
+              data-confirm="forget"
+            >
               Forget it
             </button>
             <button onClick={() => setPanel("none")}>Cancel</button>
@@ -133,23 +190,41 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
         {panel === "wrong" && (
           <div class="inline-form stack">
             <label class="small muted" for="wrong-reason">
-              What is wrong? The memory is forgotten, the reason kept, and the extractor will not make it again from the same evidence.
+              What is wrong? The memory is forgotten, the reason kept, and the extractor will not make it again from the
+              same evidence.
             </label>
-            <input id="wrong-reason" type="text" value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="e.g. we moved off Express in March" />
+            <input
+              id="wrong-reason"
+              type="text"
+              value={reason}
+              onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+              placeholder="e.g. we moved off Express in March"
+            />
             <div class="row">
-              <button class="primary" disabled={busy || reason.trim() === ""} onClick={() => act("wrong", { reason: reason.trim() }, "Marked wrong and forgotten.")} data-confirm="wrong">
+              <button
+                class="primary"
+                disabled={busy || reason.trim() === ""}
+                onClick={() => act("wrong", { reason: reason.trim() }, "Marked wrong and forgotten.")}
+                data-confirm="wrong"
+              >
                 Mark wrong
               </button>
               <button onClick={() => setPanel("none")}>Cancel</button>
             </div>
           </div>
         )}
-        {done && <p class="muted" role="status">{done}</p>}
+        {done && (
+          <p class="muted" role="status">
+            {done}
+          </p>
+        )}
         {error && <p class="err">{error}</p>}
       </div>
       <div class="two" style={{ marginTop: "14px" }}>
         <div class="card">
-          <h3>Lineage ({d.lineage.length} version{d.lineage.length === 1 ? "" : "s"})</h3>
+          <h3>
+            Lineage ({d.lineage.length} version{d.lineage.length === 1 ? "" : "s"})
+          </h3>
           <ol class="lineage">
             {d.lineage.map((v) => (
               <li key={v.memory_id} class={v.memory_id === m.memory_id ? "here" : ""}>
@@ -159,17 +234,26 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
                     {v.decision} by {v.extractor} · {when(v.valid_from)} → {v.valid_to ? when(v.valid_to) : "now"}
                   </span>
                 </div>
-                <div>{v.memory_id === m.memory_id ? <strong>{v.content}</strong> : <Link to={href(`memories/${encodeURIComponent(v.memory_id)}`)}>{v.content}</Link>}</div>
+                <div>
+                  {v.memory_id === m.memory_id ? (
+                    <strong>{v.content}</strong>
+                  ) : (
+                    <Link to={href(`memories/${encodeURIComponent(v.memory_id)}`)}>{v.content}</Link>
+                  )}
+                </div>
               </li>
             ))}
           </ol>
         </div>
         <div class="card">
           <h3>Evidence</h3>
-          {d.episodes.length === 0 && d.events.length === 0 && <p class="muted">No recorded evidence (made by hand or imported).</p>}
+          {d.episodes.length === 0 && d.events.length === 0 && (
+            <p class="muted">No recorded evidence (made by hand or imported).</p>
+          )}
           {d.episodes.map((e) => (
             <p key={e.episode_id}>
-              <Link to={href(`episodes/${encodeURIComponent(e.episode_id)}`)}>Episode {when(e.start_ts)}</Link> {e.outcome && <span class="badge">{e.outcome}</span>}
+              <Link to={href(`episodes/${encodeURIComponent(e.episode_id)}`)}>Episode {when(e.start_ts)}</Link>{" "}
+              {e.outcome && <span class="badge">{e.outcome}</span>}
               <br />
               <span class="muted">{e.summary}</span>
             </p>

@@ -9,7 +9,13 @@ export interface Projects {
   daemon: { pid: number; uptime_s: number; last_error: string | null };
   engine: { healthy: boolean; pid: number | null; restarts: number; last_error: string | null };
   sources: Array<{ name: string; enabled: boolean; path: string; files: number }>;
-  projects: Array<{ project_id: string; events?: number; queue_depth?: number; last_batch_at?: string | null; last_error?: string | null }>;
+  projects: Array<{
+    project_id: string;
+    events?: number;
+    queue_depth?: number;
+    last_batch_at?: string | null;
+    last_error?: string | null;
+  }>;
 }
 
 interface Overview {
@@ -59,7 +65,9 @@ export function OverviewScreen(props: { project: string; projects: Load<Projects
               <div class="card">
                 <h3>Engine</h3>
                 <div class="row">
-                  <span class={`badge ${p.engine.healthy ? "ok" : "bad"}`}>{p.engine.healthy ? "healthy" : "down"}</span>
+                  <span class={`badge ${p.engine.healthy ? "ok" : "bad"}`}>
+                    {p.engine.healthy ? "healthy" : "down"}
+                  </span>
                   <span class="muted">
                     {p.engine.pid ? `pid ${p.engine.pid} · ` : ""}
                     {p.engine.restarts} restart{p.engine.restarts === 1 ? "" : "s"}
@@ -87,7 +95,9 @@ export function OverviewScreen(props: { project: string; projects: Load<Projects
             <div class="card">
               <h3>Projects ({p.projects.length})</h3>
               {p.projects.length === 0 ? (
-                <p class="muted">No project registered yet: run <code>sqrl init</code> in a repository.</p>
+                <p class="muted">
+                  No project registered yet: run <code>sqrl init</code> in a repository.
+                </p>
               ) : (
                 <table>
                   <thead>
@@ -132,7 +142,8 @@ function ProjectOverview(props: { project: string }) {
   return (
     <Loaded load={load}>
       {(o) => {
-        const total = (k: "active" | "superseded" | "forgotten") => TYPES.reduce((a, t) => a + (o.memories[t]?.[k] ?? 0), 0);
+        const total = (k: "active" | "superseded" | "forgotten") =>
+          TYPES.reduce((a, t) => a + (o.memories[t]?.[k] ?? 0), 0);
         const share = o.llm.daily_cap > 0 ? Math.min(100, (100 * o.llm.tokens_today) / o.llm.daily_cap) : 0;
         return (
           <div class="stack" data-overview={o.project_id}>

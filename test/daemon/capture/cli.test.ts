@@ -39,7 +39,10 @@ function eventCount(root: string): number {
 function claudeTranscript(root: string, where: string): string {
   mkdirSync(where, { recursive: true });
   const path = join(where, `${SESSION}.jsonl`);
-  writeFileSync(path, rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "claude", "-REPO", `${SESSION}.jsonl`), "utf8"), root));
+  writeFileSync(
+    path,
+    rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "claude", "-REPO", `${SESSION}.jsonl`), "utf8"), root),
+  );
   return path;
 }
 
@@ -67,7 +70,10 @@ describe.skipIf(!haveBin)("sqrl ingest", () => {
     const codexName = "rollout-2026-03-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl";
     const codexDir = join(env.CODEX_HOME!, "sessions", "2026", "03", "01");
     mkdirSync(codexDir, { recursive: true });
-    writeFileSync(join(codexDir, codexName), rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "codex", codexName), "utf8"), repo));
+    writeFileSync(
+      join(codexDir, codexName),
+      rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "codex", codexName), "utf8"), repo),
+    );
     const onlyCodex = JSON.parse(runSqrl(["ingest", "--backfill", "--source", "codex", "--json"], { env }).stdout);
     expect(onlyCodex).toMatchObject({ files: 1, added: 10 });
     const all = JSON.parse(runSqrl(["ingest", "--backfill", "--json"], { env }).stdout);
@@ -94,7 +100,19 @@ describe.skipIf(!haveBin)("sqrl ingest", () => {
 describe.skipIf(!haveBin)("sqrl init backfill", () => {
   test("--yes imports the project's existing history (transcripts and git)", () => {
     claudeTranscript(repo, join(env.CLAUDE_CONFIG_DIR!, "projects", "-repo"));
-    const git = (...a: string[]) => Bun.spawnSync(["git", "-C", repo, "-c", "user.name=A", "-c", "user.email=a@example.com", "-c", "commit.gpgsign=false", ...a]);
+    const git = (...a: string[]) =>
+      Bun.spawnSync([
+        "git",
+        "-C",
+        repo,
+        "-c",
+        "user.name=A",
+        "-c",
+        "user.email=a@example.com",
+        "-c",
+        "commit.gpgsign=false",
+        ...a,
+      ]);
     git("init", "-q");
     writeFileSync(join(repo, "README.md"), "hi\n");
     git("add", "README.md");

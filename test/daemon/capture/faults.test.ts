@@ -61,7 +61,9 @@ describe("1. a failed commit never moves the offset past its events", () => {
     const saved = getFileOffset(state, path);
     state.close();
     // the persisted offset covers only what was committed
-    expect(saved?.offset ?? 0).toBeLessThanOrEqual(Buffer.byteLength(Array.from({ length: 20 }, (_, i) => claudeLine(home.repo, SESSION, i)).join("")));
+    expect(saved?.offset ?? 0).toBeLessThanOrEqual(
+      Buffer.byteLength(Array.from({ length: 20 }, (_, i) => claudeLine(home.repo, SESSION, i)).join("")),
+    );
     db.exec(`DROP TRIGGER fail_inserts`);
     db.close();
     for (let i = 120; i < 130; i++) appendFileSync(path, claudeLine(home.repo, SESSION, i));
@@ -72,7 +74,9 @@ describe("1. a failed commit never moves the offset past its events", () => {
   test("disk full on a real tmpfs: said once, retried, everything captured once space is back", async () => {
     const mount = mountTmpfs(join(home.root, "small"), "3m");
     if (!mount) {
-      console.log("skipped: cannot mount a tmpfs here (needs root); the disk-full case runs in `bun run bench faults` where allowed");
+      console.log(
+        "skipped: cannot mount a tmpfs here (needs root); the disk-full case runs in `bun run bench faults` where allowed",
+      );
       return;
     }
     try {
@@ -110,7 +114,11 @@ describe("2. one pathological line is skipped alone", () => {
     for (let i = 0; i < 100; i++) appendFileSync(path, claudeLine(home.repo, SESSION, i));
     appendFileSync(path, deepRecord.replace('"/x"', JSON.stringify(home.repo)));
     for (let i = 100; i < 200; i++) appendFileSync(path, claudeLine(home.repo, SESSION, i));
-    await waitFor(() => existsSync(projectPaths.db(home.repo)) && userTexts(home.repo).length === 200, 8000, "200 good lines");
+    await waitFor(
+      () => existsSync(projectPaths.db(home.repo)) && userTexts(home.repo).length === 200,
+      8000,
+      "200 good lines",
+    );
     for (let i = 200; i < 210; i++) appendFileSync(path, claudeLine(home.repo, SESSION, i));
     await waitFor(() => userTexts(home.repo).length === 210, 5000, "appends after it");
   });
@@ -137,7 +145,11 @@ describe("3. a transcript rewritten in place", () => {
     const first = Array.from({ length: 400 }, (_, i) => claudeLine(home.repo, SESSION, i));
     writeFileSync(path, first.join(""));
     await startService();
-    await waitFor(() => existsSync(projectPaths.db(home.repo)) && userTexts(home.repo).length === 400, 8000, "first version");
+    await waitFor(
+      () => existsSync(projectPaths.db(home.repo)) && userTexts(home.repo).length === 400,
+      8000,
+      "first version",
+    );
     const bytes = Buffer.from(first.join(""));
     const keep = bytes.subarray(0, 16 * 1024);
     const cut = keep.lastIndexOf(10) + 1;
@@ -154,11 +166,18 @@ describe("4. records that arrive in pieces", () => {
     writeFileSync(path, "");
     await startService();
     for (let i = 0; i < 6; i++) {
-      appendFileSync(path, `${JSON.stringify({ type: "summary", summary: `Summary number ${i} of the work`, leafUuid: `leaf-${i}` })}\n`);
+      appendFileSync(
+        path,
+        `${JSON.stringify({ type: "summary", summary: `Summary number ${i} of the work`, leafUuid: `leaf-${i}` })}\n`,
+      );
     }
     await Bun.sleep(2000); // past the idle flush
     for (let i = 0; i < 10; i++) appendFileSync(path, claudeLine(home.repo, SESSION, i));
-    await waitFor(() => existsSync(projectPaths.db(home.repo)) && readEvents(home.repo).length === 16, 5000, "16 events");
+    await waitFor(
+      () => existsSync(projectPaths.db(home.repo)) && readEvents(home.repo).length === 16,
+      5000,
+      "16 events",
+    );
     expect(readEvents(home.repo).filter((e) => e.event_type === "session_summary").length).toBe(6);
   });
 
@@ -174,7 +193,11 @@ describe("4. records that arrive in pieces", () => {
     appendFileSync(path, block("a-2", "Second half of the answer.", "2026-03-01T10:00:02.500Z"));
     await Bun.sleep(1500);
     const responses = () => readEvents(home.repo).filter((e) => e.event_type === "assistant_response");
-    await waitFor(() => responses().length === 1 && String(responses()[0]!.content.text).includes("Second half"), 5000, "one grown response");
+    await waitFor(
+      () => responses().length === 1 && String(responses()[0]!.content.text).includes("Second half"),
+      5000,
+      "one grown response",
+    );
     expect(responses()[0]!.content.text).toBe("First half of the answer.\n\nSecond half of the answer.");
     await service!.stop();
     service = null;
@@ -202,7 +225,11 @@ describe("6. only regular files inside the agent's folder are read", () => {
     utimesSync(fifo, new Date(), new Date()); // a watcher event for the FIFO itself
     await Bun.sleep(200);
     for (let i = 0; i < 5; i++) appendFileSync(path, claudeLine(home.repo, SESSION, i));
-    await waitFor(() => existsSync(projectPaths.db(home.repo)) && userTexts(home.repo).length === 5, 5000, "events beside the FIFO");
+    await waitFor(
+      () => existsSync(projectPaths.db(home.repo)) && userTexts(home.repo).length === 5,
+      5000,
+      "events beside the FIFO",
+    );
   });
 
   test("a symlink to a file outside the agent's folder is not read; one inside it is", async () => {
@@ -212,7 +239,11 @@ describe("6. only regular files inside the agent's folder are read", () => {
     writeFileSync(insideTarget, claudeLine(home.repo, "bbbbbbbb-2222-3333-4444-555555555555", 2));
     symlinkSync(outside, transcript("link-out"));
     await startService();
-    await waitFor(() => existsSync(projectPaths.db(home.repo)) && userTexts(home.repo).length >= 1, 5000, "the inside file");
+    await waitFor(
+      () => existsSync(projectPaths.db(home.repo)) && userTexts(home.repo).length >= 1,
+      5000,
+      "the inside file",
+    );
     symlinkSync(insideTarget, transcript("link-in")); // a watcher event for a link inside: read, and dedup absorbs it
     await Bun.sleep(600);
     expect(userTexts(home.repo)).toEqual(["user message number 2 in the session"]);

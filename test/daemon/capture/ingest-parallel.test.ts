@@ -35,7 +35,14 @@ async function ingestFresh(file: string, opts: FileIngestOptions): Promise<Run> 
   let result: Run["result"];
   try {
     const r = await ingestFileOnce(file, "claude", false, { projects: listProjects(), userId: "tester", pool }, opts);
-    result = { added: r.added, duplicates: r.duplicates, skipped: r.skipped, lines: r.lines, malformed: r.malformed, events: r.events };
+    result = {
+      added: r.added,
+      duplicates: r.duplicates,
+      skipped: r.skipped,
+      lines: r.lines,
+      malformed: r.malformed,
+      events: r.events,
+    };
   } finally {
     pool.close();
   }
@@ -50,7 +57,7 @@ async function ingestFresh(file: string, opts: FileIngestOptions): Promise<Run> 
 /** A Claude Code transcript that stresses slice cuts: responses split over lines, results far from their tool_use, lines without cwd or timestamp, other projects, junk. */
 function adversarialTranscript(repo: string, seed: number): string {
   let s = seed;
-  const rnd = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const lines: string[] = [];
   const toolIds: string[] = [];
   let msg = 0;
@@ -63,21 +70,45 @@ function adversarialTranscript(repo: string, seed: number): string {
     if (r < 0.25) {
       const id = rnd() < 0.7 ? `msg_${msg++}` : `msg_${Math.max(0, msg - 1)}`;
       const content: unknown[] = [];
-      if (rnd() < 0.7) content.push({ type: "text", text: `thinking ${i}${rnd() < 0.05 ? " password=hunter2222" : ""}` });
+      if (rnd() < 0.7)
+        content.push({ type: "text", text: `thinking ${i}${rnd() < 0.05 ? " password=hunter2222" : ""}` });
       if (rnd() < 0.5) {
         const tid = rnd() < 0.05 && toolIds.length > 0 ? toolIds[Math.floor(rnd() * toolIds.length)]! : `toolu_${i}`;
         toolIds.push(tid);
         const bash = rnd() < 0.5;
-        content.push({ type: "tool_use", id: tid, name: bash ? "Bash" : "Edit", input: bash ? { command: rnd() < 0.5 ? "bun test" : "ls -la" } : { file_path: join(repo, `f${i}.ts`), old_string: "a", new_string: "b" } });
+        content.push({
+          type: "tool_use",
+          id: tid,
+          name: bash ? "Bash" : "Edit",
+          input: bash
+            ? { command: rnd() < 0.5 ? "bun test" : "ls -la" }
+            : { file_path: join(repo, `f${i}.ts`), old_string: "a", new_string: "b" },
+        });
       }
       lines.push(JSON.stringify({ ...base, type: "assistant", message: { id, role: "assistant", content } }));
     } else if (r < 0.5 && toolIds.length > 0) {
       const tid = rnd() < 0.6 ? toolIds[toolIds.length - 1]! : toolIds[Math.floor(rnd() * toolIds.length)]!;
       const tur = rnd() < 0.5 ? { stdout: `out ${i}`, stderr: "", interrupted: false } : undefined;
-      lines.push(JSON.stringify({ ...base, type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: tid, content: `out ${i} 3 passed, 1 failed`, is_error: rnd() < 0.2 }] }, toolUseResult: tur }));
-    } else if (r < 0.65) lines.push(JSON.stringify({ ...base, type: "user", message: { role: "user", content: `prompt ${i}` } }));
+      lines.push(
+        JSON.stringify({
+          ...base,
+          type: "user",
+          message: {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: tid, content: `out ${i} 3 passed, 1 failed`, is_error: rnd() < 0.2 },
+            ],
+          },
+          toolUseResult: tur,
+        }),
+      );
+    } else if (r < 0.65)
+      lines.push(JSON.stringify({ ...base, type: "user", message: { role: "user", content: `prompt ${i}` } }));
     else if (r < 0.72) lines.push(JSON.stringify({ type: "summary", summary: `summary ${i}`, leafUuid: `u${i}` }));
-    else if (r < 0.78) lines.push(JSON.stringify({ ...base, type: "system", subtype: "api_error", level: "error", content: `boom ${i}` }));
+    else if (r < 0.78)
+      lines.push(
+        JSON.stringify({ ...base, type: "system", subtype: "api_error", level: "error", content: `boom ${i}` }),
+      );
     else if (r < 0.85) lines.push(`not json ${i}`);
     else lines.push(JSON.stringify({ ...base, type: "progress", data: `p${i}` }));
   }
@@ -127,26 +158,39 @@ test("adversarial transcripts: slices on two workers give the rows of a one-go r
   }
 }, 60_000);
 
-test.skipIf(!existsSync(join(SHARED_TRANSCRIPTS, "claude-code")))("real Claude Code fixtures (needs ../shared): sliced reads equal the one-go read, re-ingest adds nothing", async () => {
-  const file = join(home.root, "all.jsonl");
-  const parts = claudeFixtures(join(SHARED_TRANSCRIPTS, "claude-code"))
-    .sort()
-    .map((p) => retargetTranscript(readFileSync(p, "utf8"), home.repo));
-  writeFileSync(file, parts.map((t) => (t.endsWith("\n") ? t : `${t}\n`)).join(""));
-  const reference = await ingestFresh(file, { workers: 0 });
-  expect(reference.result.added).toBeGreaterThan(300);
-  for (const slices of [{ sliceBytes: 20_000, preferPrompts: true }, { sliceBytes: 7_000, preferPrompts: false }]) {
-    const sliced = await ingestFresh(file, { workers: 2, slices });
-    expect(sliced.result).toEqual(reference.result);
-    expect(sliced.rows).toEqual(reference.rows);
-  }
-  // the same file again through the workers: every event is a duplicate
-  const pool = new ProjectDbPool();
-  try {
-    const again = await ingestFileOnce(file, "claude", false, { projects: listProjects(), userId: "tester", pool }, { workers: 2, slices: { sliceBytes: 10_000 } });
-    expect(again.added).toBe(0);
-    expect(again.duplicates).toBe(reference.result.added);
-  } finally {
-    pool.close();
-  }
-}, 60_000);
+test.skipIf(!existsSync(join(SHARED_TRANSCRIPTS, "claude-code")))(
+  "real Claude Code fixtures (needs ../shared): sliced reads equal the one-go read, re-ingest adds nothing",
+  async () => {
+    const file = join(home.root, "all.jsonl");
+    const parts = claudeFixtures(join(SHARED_TRANSCRIPTS, "claude-code"))
+      .sort()
+      .map((p) => retargetTranscript(readFileSync(p, "utf8"), home.repo));
+    writeFileSync(file, parts.map((t) => (t.endsWith("\n") ? t : `${t}\n`)).join(""));
+    const reference = await ingestFresh(file, { workers: 0 });
+    expect(reference.result.added).toBeGreaterThan(300);
+    for (const slices of [
+      { sliceBytes: 20_000, preferPrompts: true },
+      { sliceBytes: 7_000, preferPrompts: false },
+    ]) {
+      const sliced = await ingestFresh(file, { workers: 2, slices });
+      expect(sliced.result).toEqual(reference.result);
+      expect(sliced.rows).toEqual(reference.rows);
+    }
+    // the same file again through the workers: every event is a duplicate
+    const pool = new ProjectDbPool();
+    try {
+      const again = await ingestFileOnce(
+        file,
+        "claude",
+        false,
+        { projects: listProjects(), userId: "tester", pool },
+        { workers: 2, slices: { sliceBytes: 10_000 } },
+      );
+      expect(again.added).toBe(0);
+      expect(again.duplicates).toBe(reference.result.added);
+    } finally {
+      pool.close();
+    }
+  },
+  60_000,
+);

@@ -11,7 +11,16 @@ import { ClaudeCodeNormalizer } from "../../../src/daemon/normalize/claude-code.
 import { commitEvent, GIT_LOG_FORMAT, parseGitLog } from "../../../src/daemon/normalize/git.ts";
 import { codexSource } from "../../../src/daemon/watchers/codex.ts";
 import { listProjects } from "../../../src/shared/projects.ts";
-import { CAPTURE_FIXTURES, countByType, installFixture, makeCaptureHome, readEvents, rewriteFixture, type CaptureHome, type StoredEvent } from "./helpers.ts";
+import {
+  CAPTURE_FIXTURES,
+  countByType,
+  installFixture,
+  makeCaptureHome,
+  readEvents,
+  rewriteFixture,
+  type CaptureHome,
+  type StoredEvent,
+} from "./helpers.ts";
 
 const SESSION = "11111111-2222-3333-4444-555555555555";
 
@@ -42,7 +51,11 @@ describe("Claude Code", () => {
   let repo: string;
   beforeAll(async () => {
     repo = home.addRepo("claude-repo");
-    events = await ingestInto(repo, `claude/-REPO/${SESSION}.jsonl`, join(home.claudeDir, "projects", "-x", `${SESSION}.jsonl`));
+    events = await ingestInto(
+      repo,
+      `claude/-REPO/${SESSION}.jsonl`,
+      join(home.claudeDir, "projects", "-x", `${SESSION}.jsonl`),
+    );
   });
 
   test("event types of the session", () => {
@@ -69,15 +82,29 @@ describe("Claude Code", () => {
     const texts = byType(events, "assistant_response").map((e) => e.content.text);
     expect(texts).toContain("All green.\n\nI replaced the plain comparison with verify().");
     expect(texts).toContain("I'll run the tests first.");
-    expect(JSON.stringify(events)).not.toContain("Run the tests.\"");
+    expect(JSON.stringify(events)).not.toContain('Run the tests."');
   });
 
   test("Bash tool_use is a tool_call; its result is a test_run with command, exit code and counts", () => {
     const calls = byType(events, "tool_call");
     expect(calls.map((c) => c.content.tool).sort()).toEqual(["Bash", "Bash", "Read"]);
     const runs = byType(events, "test_run").sort((a, b) => a.timestamp.localeCompare(b.timestamp));
-    expect(runs[0]!.content).toMatchObject({ command: "pnpm test", exit_code: 1, is_error: true, runner: "pnpm test", passed: 4, failed: 1, tool_use_id: "toolu_1" });
-    expect(runs[1]!.content).toMatchObject({ exit_code: 0, is_error: false, runner: "pnpm test", passed: 5, failed: 0 });
+    expect(runs[0]!.content).toMatchObject({
+      command: "pnpm test",
+      exit_code: 1,
+      is_error: true,
+      runner: "pnpm test",
+      passed: 4,
+      failed: 1,
+      tool_use_id: "toolu_1",
+    });
+    expect(runs[1]!.content).toMatchObject({
+      exit_code: 0,
+      is_error: false,
+      runner: "pnpm test",
+      passed: 5,
+      failed: 0,
+    });
     expect(runs[1]!.content.command).toBe(`cd ${repo} && pnpm test 2>&1 | tail -5`);
   });
 
@@ -106,17 +133,23 @@ describe("Claude Code", () => {
 
   test("subagent files are captured and marked as sidechain", async () => {
     const sub = home.addRepo("claude-sub");
-    const evs = await ingestInto(sub, `claude/-REPO/${SESSION}/subagents/agent-a1b2c3d.jsonl`, join(home.claudeDir, "projects", "-y", SESSION, "subagents", "agent-a1b2c3d.jsonl"));
+    const evs = await ingestInto(
+      sub,
+      `claude/-REPO/${SESSION}/subagents/agent-a1b2c3d.jsonl`,
+      join(home.claudeDir, "projects", "-y", SESSION, "subagents", "agent-a1b2c3d.jsonl"),
+    );
     expect(countByType(evs)).toEqual({ assistant_response: 1, user_message: 1 });
     expect(evs.every((e) => e.content.sidechain === true && e.session_id === SESSION)).toBe(true);
   });
 
   test("a tool result after a restart finds its tool_use in the stored events", () => {
     const lines = readFileSync(join(home.claudeDir, "projects", "-x", `${SESSION}.jsonl`), "utf8").split("\n");
-    const resultLine = lines.find((l) => l.includes('"tool_use_id": "toolu_4"') || l.includes('"tool_use_id":"toolu_4"'))!;
+    const resultLine = lines.find(
+      (l) => l.includes('"tool_use_id": "toolu_4"') || l.includes('"tool_use_id":"toolu_4"'),
+    )!;
     const looked: string[] = [];
     const n = new ClaudeCodeNormalizer({
-      lookupToolUse: (cwd, session, id) => {
+      lookupToolUse: (_cwd, _session, id) => {
         looked.push(id);
         const stored = events.find((e) => e.content.tool_use_id === id && e.event_type === "tool_call");
         return stored ? { tool: stored.content.tool as string, input: stored.content.input } : undefined;
@@ -131,18 +164,38 @@ describe("Claude Code", () => {
 
 describe("Codex CLI", () => {
   const CODEX_FIXTURE = "rollout-2026-03-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl";
-  const compressedFixture = (repo: string) => Bun.zstdCompressSync(Buffer.from(rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "codex", CODEX_FIXTURE), "utf8"), repo)));
+  const compressedFixture = (repo: string) =>
+    Bun.zstdCompressSync(
+      Buffer.from(rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "codex", CODEX_FIXTURE), "utf8"), repo)),
+    );
 
   test("event_msg text stream, shell calls as command/test runs, apply_patch as code_change", async () => {
     const repo = home.addRepo("codex-repo");
     const name = "rollout-2026-03-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl";
     const events = await ingestInto(repo, `codex/${name}`, join(home.codexDir, "sessions", "2026", "03", "01", name));
-    expect(countByType(events)).toEqual({ assistant_response: 1, code_change: 2, test_run: 1, tool_call: 2, tool_result: 3, user_message: 1 });
+    expect(countByType(events)).toEqual({
+      assistant_response: 1,
+      code_change: 2,
+      test_run: 1,
+      tool_call: 2,
+      tool_result: 3,
+      user_message: 1,
+    });
     expect(byType(events, "user_message")[0]!.content.text).toBe("Make the go tests pass");
-    expect(byType(events, "test_run")[0]!.content).toMatchObject({ command: "go test ./...", exit_code: 1, runner: "go test", passed: 1, failed: 1, is_error: true });
+    expect(byType(events, "test_run")[0]!.content).toMatchObject({
+      command: "go test ./...",
+      exit_code: 1,
+      runner: "go test",
+      passed: 1,
+      failed: 1,
+      is_error: true,
+    });
     const changes = byType(events, "code_change");
     expect(changes.flatMap((c) => c.file_paths).sort()).toEqual(["internal/login.go", "internal/login_test.go"]);
-    expect(changes.map((c) => c.content.diff_summary).sort()).toEqual(["internal/login.go: update -1 +1 lines", "internal/login_test.go: add -0 +1 lines"]);
+    expect(changes.map((c) => c.content.diff_summary).sort()).toEqual([
+      "internal/login.go: update -1 +1 lines",
+      "internal/login_test.go: add -0 +1 lines",
+    ]);
     expect(events.every((e) => e.session_id === "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee")).toBe(true);
   });
 
@@ -157,7 +210,14 @@ describe("Codex CLI", () => {
     const res = await ingestFileOnce(dest, "codex", true, { projects: listProjects(), userId: "tester", pool });
     expect(res.malformed).toBe(0);
     const events = readEvents(zstOnly);
-    expect(countByType(events)).toEqual({ assistant_response: 1, code_change: 2, test_run: 1, tool_call: 2, tool_result: 3, user_message: 1 });
+    expect(countByType(events)).toEqual({
+      assistant_response: 1,
+      code_change: 2,
+      test_run: 1,
+      tool_call: 2,
+      tool_result: 3,
+      user_message: 1,
+    });
     expect(events.every((e) => e.session_id === "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee")).toBe(true);
 
     // the plain file first, then Codex compresses it: dedup absorbs every record
@@ -166,7 +226,11 @@ describe("Codex CLI", () => {
     installFixture(join(CAPTURE_FIXTURES, "codex", name), plainPath, both);
     const first = await ingestFileOnce(plainPath, "codex", false, { projects: listProjects(), userId: "tester", pool });
     writeFileSync(`${plainPath}.zst`, Bun.zstdCompressSync(readFileSync(plainPath)));
-    const again = await ingestFileOnce(`${plainPath}.zst`, "codex", true, { projects: listProjects(), userId: "tester", pool });
+    const again = await ingestFileOnce(`${plainPath}.zst`, "codex", true, {
+      projects: listProjects(),
+      userId: "tester",
+      pool,
+    });
     expect(first.added).toBe(10);
     expect(again.added).toBe(0);
     expect(again.duplicates).toBe(10);
@@ -187,19 +251,47 @@ describe("Codex CLI", () => {
 describe("Gemini CLI", () => {
   test("JSONL: last write wins per message id, $rewindTo drops the rewound turn", async () => {
     const repo = home.addRepo("gemini-repo");
-    const events = await ingestInto(repo, "gemini/session-2026-04-01T08-00-2b3c4d5e.jsonl", join(home.geminiDir, "tmp", "somehash", "chats", "session-2026-04-01T08-00-2b3c4d5e.jsonl"));
-    expect(countByType(events)).toEqual({ assistant_response: 1, code_change: 1, test_run: 1, tool_call: 1, tool_result: 1, user_message: 2 });
+    const events = await ingestInto(
+      repo,
+      "gemini/session-2026-04-01T08-00-2b3c4d5e.jsonl",
+      join(home.geminiDir, "tmp", "somehash", "chats", "session-2026-04-01T08-00-2b3c4d5e.jsonl"),
+    );
+    expect(countByType(events)).toEqual({
+      assistant_response: 1,
+      code_change: 1,
+      test_run: 1,
+      tool_call: 1,
+      tool_result: 1,
+      user_message: 2,
+    });
     const users = byType(events, "user_message").map((e) => e.content.text);
     expect(users).toEqual(["Run the python tests", "no — fix the code, keep the test"]);
     expect(JSON.stringify(events)).not.toContain("Deleting it.");
-    expect(byType(events, "test_run")[0]!.content).toMatchObject({ runner: "pytest", passed: 2, failed: 1, exit_code: 1, is_error: true });
+    expect(byType(events, "test_run")[0]!.content).toMatchObject({
+      runner: "pytest",
+      passed: 2,
+      failed: 1,
+      exit_code: 1,
+      is_error: true,
+    });
     expect(byType(events, "code_change")[0]!.file_paths).toEqual(["app/auth.py"]);
   });
 
   test("rewritten JSON document: tool calls, failed tool as error, info skipped", async () => {
     const repo = home.addRepo("gemini-doc");
-    const events = await ingestInto(repo, "gemini/session-2025-10-01T12-00-9f8e7d6c.json", join(home.geminiDir, "tmp", "otherhash", "chats", "session-2025-10-01T12-00-9f8e7d6c.json"));
-    expect(countByType(events)).toEqual({ assistant_response: 1, code_change: 1, error: 1, tool_call: 1, tool_result: 1, user_message: 1 });
+    const events = await ingestInto(
+      repo,
+      "gemini/session-2025-10-01T12-00-9f8e7d6c.json",
+      join(home.geminiDir, "tmp", "otherhash", "chats", "session-2025-10-01T12-00-9f8e7d6c.json"),
+    );
+    expect(countByType(events)).toEqual({
+      assistant_response: 1,
+      code_change: 1,
+      error: 1,
+      tool_call: 1,
+      tool_result: 1,
+      user_message: 1,
+    });
     expect(byType(events, "error")[0]!.content).toMatchObject({ text: "Permission denied", tool: "write_file" });
   });
 
@@ -219,7 +311,16 @@ describe("git", () => {
     const out = `\u001eabc123\u001fdef456\u001fAda <ada@example.com>\u001f2026-01-02T03:04:05+01:00\u001fFix login\n\nUse verify()\n\u001f\n\n3\t1\tsrc/login.ts\n-\t-\tassets/logo.png\n`;
     expect(GIT_LOG_FORMAT).toContain("%H");
     const [c] = parseGitLog(out);
-    expect(c).toEqual({ hash: "abc123", parents: ["def456"], author: "Ada <ada@example.com>", date: "2026-01-02T03:04:05+01:00", message: "Fix login\n\nUse verify()", files: ["src/login.ts", "assets/logo.png"], insertions: 3, deletions: 1 });
+    expect(c).toEqual({
+      hash: "abc123",
+      parents: ["def456"],
+      author: "Ada <ada@example.com>",
+      date: "2026-01-02T03:04:05+01:00",
+      message: "Fix login\n\nUse verify()",
+      files: ["src/login.ts", "assets/logo.png"],
+      insertions: 3,
+      deletions: 1,
+    });
     const e = commitEvent(c!, "/r");
     expect(e.event_type).toBe("git_commit");
     expect(e.timestamp).toBe("2026-01-02T02:04:05.000Z");

@@ -28,8 +28,20 @@ describe("redactDeep", () => {
 });
 
 test("redactDeep: a secret-named key hides its string value, other keys stay", () => {
-  const out = redactDeep({ username: "bob", password: "correct-horse", db: { apiKey: "abcd1234efgh" }, max_tokens: 4096, tokenizer: "cl100k" });
-  expect(out).toEqual({ username: "bob", password: "[REDACTED:password]", db: { apiKey: "[REDACTED:password]" }, max_tokens: 4096, tokenizer: "cl100k" });
+  const out = redactDeep({
+    username: "bob",
+    password: "correct-horse",
+    db: { apiKey: "abcd1234efgh" },
+    max_tokens: 4096,
+    tokenizer: "cl100k",
+  });
+  expect(out).toEqual({
+    username: "bob",
+    password: "[REDACTED:password]",
+    db: { apiKey: "[REDACTED:password]" },
+    max_tokens: 4096,
+    tokenizer: "cl100k",
+  });
 });
 
 test("isEnvFilePath", () => {

@@ -60,16 +60,29 @@ describe("fast path = careful path", () => {
   });
 
   const shared = files(SHARED_TRANSCRIPTS);
-  test.skipIf(shared.length === 0)("every event of the real transcripts in ../shared (skipped without ../shared)", () => {
-    expect(checkAll(shared)).toBeGreaterThan(400);
-  });
+  test.skipIf(shared.length === 0)(
+    "every event of the real transcripts in ../shared (skipped without ../shared)",
+    () => {
+      expect(checkAll(shared)).toBeGreaterThan(400);
+    },
+  );
 
   test("long strings, long arrays, deep nesting, repeated outputs, secrets", () => {
     const output = `${"x".repeat(9000)} FAILED 3 passed 12`;
     const cases: EventContent[] = [
-      { output, raw: { message: { content: [{ type: "tool_result", content: output }] }, toolUseResult: { stdout: output, stderr: "" } } },
+      {
+        output,
+        raw: {
+          message: { content: [{ type: "tool_result", content: output }] },
+          toolUseResult: { stdout: output, stderr: "" },
+        },
+      },
       { text: "t".repeat(40_000), raw: { list: Array.from({ length: 450 }, (_, i) => ({ i, s: `item ${i}` })) } },
-      { command: "ls", input: { a: { b: { c: ["y".repeat(3000), "short", 1, null, true] } } }, raw: { deep: [[["z".repeat(1500)]]] } },
+      {
+        command: "ls",
+        input: { a: { b: { c: ["y".repeat(3000), "short", 1, null, true] } } },
+        raw: { deep: [[["z".repeat(1500)]]] },
+      },
       { text: "hello", raw: { api_key: "abcd1234efgh5678", nested: { note: "password=hunter2hunter2" } } },
       { output: "ok", raw: { list: Array.from({ length: 250 }, (_, i) => i) } },
     ];
@@ -79,7 +92,11 @@ describe("fast path = careful path", () => {
 
 describe("copy on write and bounds", () => {
   test("a raw record with nothing to cut is kept as it is, not copied", () => {
-    const raw = { type: "user", message: { role: "user", content: [{ type: "text", text: "fix the login bug" }] }, uuid: "u-1" };
+    const raw = {
+      type: "user",
+      message: { role: "user", content: [{ type: "text", text: "fix the login bug" }] },
+      uuid: "u-1",
+    };
     const out = sanitizeContent({ text: "fix the login bug", raw }, { envFile: false });
     expect(out.raw).toBe(raw);
   });
@@ -103,14 +120,23 @@ describe("copy on write and bounds", () => {
   });
 
   test("arrays keep 200 items plus a marker", () => {
-    const out = sanitizeContent({ output: "ok", raw: { list: Array.from({ length: 300 }, (_, i) => i) } }, { envFile: false });
+    const out = sanitizeContent(
+      { output: "ok", raw: { list: Array.from({ length: 300 }, (_, i) => i) } },
+      { envFile: false },
+    );
     const list = (out.raw as { list: unknown[] }).list;
     expect(list).toHaveLength(201);
     expect(list[200]).toBe("…[100 more items truncated]…");
   });
 
   test("a secret anywhere in the raw record is redacted", () => {
-    const out = sanitizeContent({ text: "deploy", raw: { env: { DB_PASSWORD: "s3cr3t-value-123" }, note: "token: ghp_abcdefghijklmnopqrstuvwxyz0123" } }, { envFile: false });
+    const out = sanitizeContent(
+      {
+        text: "deploy",
+        raw: { env: { DB_PASSWORD: "s3cr3t-value-123" }, note: "token: ghp_abcdefghijklmnopqrstuvwxyz0123" },
+      },
+      { envFile: false },
+    );
     const json = JSON.stringify(out);
     expect(json).not.toContain("s3cr3t-value-123");
     expect(json).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123");

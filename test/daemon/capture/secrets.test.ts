@@ -31,15 +31,150 @@ function transcript(repo: string): string {
   const S = "99999999-0000-0000-0000-000000000001";
   const base = { sessionId: S, cwd: repo, isSidechain: false, version: "2.1.38" };
   const recs = [
-    { ...base, type: "user", uuid: "s-u1", timestamp: "2026-05-01T10:00:00.000Z", message: { role: "user", content: `use key ${SECRETS.anthropic} <private>${SECRETS.privateNote}</private> please` } },
-    { ...base, type: "assistant", uuid: "s-a1", timestamp: "2026-05-01T10:00:01.000Z", message: { id: "msg_s1", role: "assistant", content: [{ type: "text", text: `Token ${SECRETS.github} found.` }, { type: "tool_use", id: "toolu_s1", name: "Bash", input: { command: `curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.example.com` } }] } },
-    { ...base, type: "user", uuid: "s-u2", timestamp: "2026-05-01T10:00:02.000Z", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_s1", content: `connecting with password=${SECRETS.password}`, is_error: false }] }, toolUseResult: { stdout: `connecting with password=${SECRETS.password}`, stderr: "", interrupted: false, isImage: false } },
-    { ...base, type: "assistant", uuid: "s-a2", timestamp: "2026-05-01T10:00:03.000Z", message: { id: "msg_s2", role: "assistant", content: [{ type: "tool_use", id: "toolu_s2", name: "Read", input: { file_path: join(repo, ".env") } }] } },
-    { ...base, type: "user", uuid: "s-u3", timestamp: "2026-05-01T10:00:04.000Z", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_s2", content: `STRIPE_KEY=${SECRETS.stripe}\nPLAIN_SETTING=${SECRETS.envValue}\n` }] }, toolUseResult: { type: "text", file: { filePath: join(repo, ".env"), content: `STRIPE_KEY=${SECRETS.stripe}\nPLAIN_SETTING=${SECRETS.envValue}\n` } } },
-    { ...base, type: "assistant", uuid: "s-a3", timestamp: "2026-05-01T10:00:05.000Z", message: { id: "msg_s3", role: "assistant", content: [{ type: "tool_use", id: "toolu_s3", name: "Edit", input: { file_path: join(repo, "deploy.sh"), old_string: "KEY=", new_string: `aws_access_key_id=${SECRETS.aws}` } }] } },
-    { ...base, type: "user", uuid: "s-u4", timestamp: "2026-05-01T10:00:06.000Z", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_s3", content: "updated" }] }, toolUseResult: { filePath: join(repo, "deploy.sh"), originalFile: `#!/bin/sh\n-----BEGIN OPENSSH PRIVATE KEY-----\n${SECRETS.pem}\n-----END OPENSSH PRIVATE KEY-----\n` } },
-    { ...base, type: "assistant", uuid: "s-a4", timestamp: "2026-05-01T10:00:06.500Z", message: { id: "msg_s4", role: "assistant", content: [{ type: "tool_use", id: "toolu_s4", name: "mcp__db__connect", input: { username: "app", password: SECRETS.jsonKey } }] } },
-    { ...base, type: "user", uuid: "s-u5", timestamp: "2026-05-01T10:00:07.000Z", message: { role: "user", content: "thanks" } },
+    {
+      ...base,
+      type: "user",
+      uuid: "s-u1",
+      timestamp: "2026-05-01T10:00:00.000Z",
+      message: {
+        role: "user",
+        content: `use key ${SECRETS.anthropic} <private>${SECRETS.privateNote}</private> please`,
+      },
+    },
+    {
+      ...base,
+      type: "assistant",
+      uuid: "s-a1",
+      timestamp: "2026-05-01T10:00:01.000Z",
+      message: {
+        id: "msg_s1",
+        role: "assistant",
+        content: [
+          { type: "text", text: `Token ${SECRETS.github} found.` },
+          {
+            type: "tool_use",
+            id: "toolu_s1",
+            name: "Bash",
+            input: { command: `curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.example.com` },
+          },
+        ],
+      },
+    },
+    {
+      ...base,
+      type: "user",
+      uuid: "s-u2",
+      timestamp: "2026-05-01T10:00:02.000Z",
+      message: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_s1",
+            content: `connecting with password=${SECRETS.password}`,
+            is_error: false,
+          },
+        ],
+      },
+      toolUseResult: {
+        stdout: `connecting with password=${SECRETS.password}`,
+        stderr: "",
+        interrupted: false,
+        isImage: false,
+      },
+    },
+    {
+      ...base,
+      type: "assistant",
+      uuid: "s-a2",
+      timestamp: "2026-05-01T10:00:03.000Z",
+      message: {
+        id: "msg_s2",
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_s2", name: "Read", input: { file_path: join(repo, ".env") } }],
+      },
+    },
+    {
+      ...base,
+      type: "user",
+      uuid: "s-u3",
+      timestamp: "2026-05-01T10:00:04.000Z",
+      message: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_s2",
+            content: `STRIPE_KEY=${SECRETS.stripe}\nPLAIN_SETTING=${SECRETS.envValue}\n`,
+          },
+        ],
+      },
+      toolUseResult: {
+        type: "text",
+        file: {
+          filePath: join(repo, ".env"),
+          content: `STRIPE_KEY=${SECRETS.stripe}\nPLAIN_SETTING=${SECRETS.envValue}\n`,
+        },
+      },
+    },
+    {
+      ...base,
+      type: "assistant",
+      uuid: "s-a3",
+      timestamp: "2026-05-01T10:00:05.000Z",
+      message: {
+        id: "msg_s3",
+        role: "assistant",
+        content: [
+          {
+            type: "tool_use",
+            id: "toolu_s3",
+            name: "Edit",
+            input: {
+              file_path: join(repo, "deploy.sh"),
+              old_string: "KEY=",
+              new_string: `aws_access_key_id=${SECRETS.aws}`,
+            },
+          },
+        ],
+      },
+    },
+    {
+      ...base,
+      type: "user",
+      uuid: "s-u4",
+      timestamp: "2026-05-01T10:00:06.000Z",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_s3", content: "updated" }] },
+      toolUseResult: {
+        filePath: join(repo, "deploy.sh"),
+        originalFile: `#!/bin/sh\n-----BEGIN OPENSSH PRIVATE KEY-----\n${SECRETS.pem}\n-----END OPENSSH PRIVATE KEY-----\n`,
+      },
+    },
+    {
+      ...base,
+      type: "assistant",
+      uuid: "s-a4",
+      timestamp: "2026-05-01T10:00:06.500Z",
+      message: {
+        id: "msg_s4",
+        role: "assistant",
+        content: [
+          {
+            type: "tool_use",
+            id: "toolu_s4",
+            name: "mcp__db__connect",
+            input: { username: "app", password: SECRETS.jsonKey },
+          },
+        ],
+      },
+    },
+    {
+      ...base,
+      type: "user",
+      uuid: "s-u5",
+      timestamp: "2026-05-01T10:00:07.000Z",
+      message: { role: "user", content: "thanks" },
+    },
   ];
   return `${recs.map((r) => JSON.stringify(r)).join("\n")}\n`;
 }
@@ -61,7 +196,19 @@ beforeEach(() => {
 afterEach(() => home.restore());
 
 test("through the running watcher: no planted secret in data.db, events still stored", async () => {
-  const git = (...args: string[]) => Bun.spawnSync(["git", "-C", home.repo, "-c", "user.name=A", "-c", "user.email=a@example.com", "-c", "commit.gpgsign=false", ...args]);
+  const git = (...args: string[]) =>
+    Bun.spawnSync([
+      "git",
+      "-C",
+      home.repo,
+      "-c",
+      "user.name=A",
+      "-c",
+      "user.email=a@example.com",
+      "-c",
+      "commit.gpgsign=false",
+      ...args,
+    ]);
   git("init", "-q");
   writeFileSync(join(home.repo, "x.txt"), "x\n");
   git("add", "x.txt");
@@ -77,9 +224,13 @@ test("through the running watcher: no planted secret in data.db, events still st
   }
   const events = readEvents(home.repo);
   expect(events.filter((e) => e.event_type === "git_commit").length).toBe(1);
-  expect(events.find((e) => e.event_type === "user_message")?.content.text).toBe("use key [REDACTED:anthropic_key] [PRIVATE] please");
+  expect(events.find((e) => e.event_type === "user_message")?.content.text).toBe(
+    "use key [REDACTED:anthropic_key] [PRIVATE] please",
+  );
   expect(events.find((e) => e.event_type === "code_change")?.file_paths).toEqual(["deploy.sh"]);
-  expect(events.find((e) => e.event_type === "tool_result" && e.content.tool === "Read")?.content.output).toBe("STRIPE_KEY=[REDACTED:env_value]\nPLAIN_SETTING=[REDACTED:env_value]\n");
+  expect(events.find((e) => e.event_type === "tool_result" && e.content.tool === "Read")?.content.output).toBe(
+    "STRIPE_KEY=[REDACTED:env_value]\nPLAIN_SETTING=[REDACTED:env_value]\n",
+  );
   assertNoSecrets(home.repo);
 });
 

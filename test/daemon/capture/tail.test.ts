@@ -12,7 +12,10 @@ import { tempDir } from "../../helpers/sqrl.ts";
 import { CAPTURE_FIXTURES, rewriteFixture } from "./helpers.ts";
 
 const SESSION = "11111111-2222-3333-4444-555555555555";
-const FIXTURE = rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "claude", "-REPO", `${SESSION}.jsonl`), "utf8"), "/work/repo");
+const FIXTURE = rewriteFixture(
+  readFileSync(join(CAPTURE_FIXTURES, "claude", "-REPO", `${SESSION}.jsonl`), "utf8"),
+  "/work/repo",
+);
 
 let dir: { path: string; cleanup: () => void };
 beforeAll(() => {
@@ -103,7 +106,7 @@ describe("truncated or replaced files", () => {
     writeFileSync(path, FIXTURE);
     const f = claudeTail(path);
     readTail(f, { final: true, renew: renew(path) });
-    const short = FIXTURE.split("\n").slice(0, 4).join("\n") + "\n";
+    const short = `${FIXTURE.split("\n").slice(0, 4).join("\n")}\n`;
     truncateSync(path, 0);
     writeFileSync(path, short);
     const r = readTail(f, { renew: renew(path) });
@@ -130,7 +133,10 @@ describe("truncated or replaced files", () => {
     writeFileSync(path, FIXTURE);
     const f = claudeTail(path);
     readTail(f, { final: true, renew: renew(path) });
-    writeFileSync(path, FIXTURE.replace("file-history-snapshot", "file-history-snapshoX") + FIXTURE.split("\n")[2] + "\n");
+    writeFileSync(
+      path,
+      `${FIXTURE.replace("file-history-snapshot", "file-history-snapshoX") + FIXTURE.split("\n")[2]}\n`,
+    );
     const r = readTail(f, { renew: renew(path) });
     expect(r.reset).toBe(true);
   });

@@ -36,14 +36,32 @@ describe("detectTestRunner", () => {
 });
 
 describe("parseTestCounts", () => {
-  test("jest", () => expect(parseTestCounts("Tests:       1 failed, 2 skipped, 5 passed, 8 total")).toEqual({ passed: 5, failed: 1 }));
-  test("vitest", () => expect(parseTestCounts(" Test Files  1 failed (3)\n      Tests  2 failed | 10 passed (12)")).toEqual({ passed: 10, failed: 2 }));
-  test("pytest", () => expect(parseTestCounts("===== 3 failed, 10 passed, 1 skipped in 0.52s =====")).toEqual({ passed: 10, failed: 3 }));
-  test("bun test", () => expect(parseTestCounts(" 12 pass\n 1 fail\n 30 expect() calls")).toEqual({ passed: 12, failed: 1 }));
-  test("cargo sums crates", () => expect(parseTestCounts("test result: ok. 3 passed; 0 failed; 0 ignored\ntest result: FAILED. 2 passed; 1 failed;")).toEqual({ passed: 5, failed: 1 }));
-  test("go -v", () => expect(parseTestCounts("=== RUN TestA\n--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.00s)\n--- PASS: TestC")).toEqual({ passed: 2, failed: 1 }));
-  test("mix", () => expect(parseTestCounts("Finished in 0.1 seconds\n10 tests, 2 failures")).toEqual({ passed: 8, failed: 2 }));
+  test("jest", () =>
+    expect(parseTestCounts("Tests:       1 failed, 2 skipped, 5 passed, 8 total")).toEqual({ passed: 5, failed: 1 }));
+  test("vitest", () =>
+    expect(parseTestCounts(" Test Files  1 failed (3)\n      Tests  2 failed | 10 passed (12)")).toEqual({
+      passed: 10,
+      failed: 2,
+    }));
+  test("pytest", () =>
+    expect(parseTestCounts("===== 3 failed, 10 passed, 1 skipped in 0.52s =====")).toEqual({ passed: 10, failed: 3 }));
+  test("bun test", () =>
+    expect(parseTestCounts(" 12 pass\n 1 fail\n 30 expect() calls")).toEqual({ passed: 12, failed: 1 }));
+  test("cargo sums crates", () =>
+    expect(
+      parseTestCounts("test result: ok. 3 passed; 0 failed; 0 ignored\ntest result: FAILED. 2 passed; 1 failed;"),
+    ).toEqual({ passed: 5, failed: 1 }));
+  test("go -v", () =>
+    expect(parseTestCounts("=== RUN TestA\n--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.00s)\n--- PASS: TestC")).toEqual(
+      { passed: 2, failed: 1 },
+    ));
+  test("mix", () =>
+    expect(parseTestCounts("Finished in 0.1 seconds\n10 tests, 2 failures")).toEqual({ passed: 8, failed: 2 }));
   test("mocha", () => expect(parseTestCounts("  5 passing (20ms)\n  1 failing")).toEqual({ passed: 5, failed: 1 }));
-  test("ansi colours", () => expect(parseTestCounts("\u001b[32m 4 pass\u001b[0m\n\u001b[31m 0 fail\u001b[0m")).toEqual({ passed: 4, failed: 0 }));
+  test("ansi colours", () =>
+    expect(parseTestCounts("\u001b[32m 4 pass\u001b[0m\n\u001b[31m 0 fail\u001b[0m")).toEqual({
+      passed: 4,
+      failed: 0,
+    }));
   test("unreadable output gives no counts", () => expect(parseTestCounts("something happened")).toEqual({}));
 });

@@ -7,13 +7,17 @@ import { expect, test } from "bun:test";
 import { citations, citedIdentifiers, citedPaths, citedScripts } from "../../../src/engine/anchors/cite.ts";
 
 test("paths: repo-relative files, not versions, URLs or names like Node.js", () => {
-  expect(citedPaths("Fixed in src/auth/jwt.ts (see ./README.md); Node.js 20.1.2 and https://x.dev/a.html are not files.")).toEqual(["src/auth/jwt.ts", "README.md"]);
+  expect(
+    citedPaths("Fixed in src/auth/jwt.ts (see ./README.md); Node.js 20.1.2 and https://x.dev/a.html are not files."),
+  ).toEqual(["src/auth/jwt.ts", "README.md"]);
   expect(citedPaths("Config lives in `drizzle.config.ts`.")).toEqual(["drizzle.config.ts"]);
   expect(citedPaths("Outside: ../other/repo.ts")).toEqual([]);
 });
 
 test("identifiers: backticked code names first (the last part of a dotted one), then code-shaped prose words; keywords never", () => {
-  const ids = citedIdentifiers("Call `verifyToken()` with `jwt.clockTolerance`; `await` it. InventoryService and user_id matter, Stripe does not.");
+  const ids = citedIdentifiers(
+    "Call `verifyToken()` with `jwt.clockTolerance`; `await` it. InventoryService and user_id matter, Stripe does not.",
+  );
   expect(ids).toEqual([
     { name: "verifyToken", backticked: true },
     { name: "clockTolerance", backticked: true },
@@ -24,9 +28,16 @@ test("identifiers: backticked code names first (the last part of a dotted one), 
 });
 
 test("scripts: run through a package manager, its own commands excluded", () => {
-  expect(citedScripts("Run `pnpm db:migrate`, then `npm run lint` and `bun run bench`; `pnpm install` and `yarn add x` are not scripts.")).toEqual(["db:migrate", "lint", "bench"]);
+  expect(
+    citedScripts(
+      "Run `pnpm db:migrate`, then `npm run lint` and `bun run bench`; `pnpm install` and `yarn add x` are not scripts.",
+    ),
+  ).toEqual(["db:migrate", "lint", "bench"]);
 });
 
 test("citations join the item's file_paths with the paths its text names", () => {
-  expect(citations("Edit src/db/schema.ts.", ["./drizzle.config.ts"]).paths).toEqual(["drizzle.config.ts", "src/db/schema.ts"]);
+  expect(citations("Edit src/db/schema.ts.", ["./drizzle.config.ts"]).paths).toEqual([
+    "drizzle.config.ts",
+    "src/db/schema.ts",
+  ]);
 });

@@ -49,7 +49,11 @@ export function sandbox(config: Partial<ConfigValues> = {}): Sandbox {
       config: cfg,
       llm: null,
       openUserDb: userDb,
-      ledger: new StateDbLedger(cfg["llm.daily_token_cap"], extra.now ?? (() => Date.parse("2026-06-01T00:00:00Z")), stateDb),
+      ledger: new StateDbLedger(
+        cfg["llm.daily_token_cap"],
+        extra.now ?? (() => Date.parse("2026-06-01T00:00:00Z")),
+        stateDb,
+      ),
       now: () => Date.parse("2026-06-01T00:00:00Z"),
       ...extra,
     }),
@@ -74,8 +78,14 @@ interface FixtureLine extends EventContent {
 const BASE = Date.parse("2026-03-02T09:00:00Z");
 
 /** Events of a hand-written fixture (`test/fixtures/engine/<name>.jsonl`), ids stable per line. */
-export function fixtureEvents(name: string, root: string, opts: { baseMs?: number; sessionPrefix?: string } = {}): EventDTO[] {
-  const lines = readFileSync(join(ENGINE_FIXTURES, `${name}.jsonl`), "utf8").split("\n").filter((l) => l.trim() && !l.startsWith("//"));
+export function fixtureEvents(
+  name: string,
+  root: string,
+  opts: { baseMs?: number; sessionPrefix?: string } = {},
+): EventDTO[] {
+  const lines = readFileSync(join(ENGINE_FIXTURES, `${name}.jsonl`), "utf8")
+    .split("\n")
+    .filter((l) => l.trim() && !l.startsWith("//"));
   const base = opts.baseMs ?? BASE;
   return lines.map((l, i) => {
     const { t, type, session, source, paths, ...content } = JSON.parse(l) as FixtureLine;
@@ -133,7 +143,11 @@ export function transcriptEvents(relPath: string, kind: "claude" | "codex", root
   return out
     .filter((e) => e.cwd !== null)
     .map((e) => {
-      const moved: NormalizedEvent = { ...e, cwd: rewritePath(e.cwd!, cwd, root), file_paths: e.file_paths.map((p) => rewritePath(p, cwd, root)) };
+      const moved: NormalizedEvent = {
+        ...e,
+        cwd: rewritePath(e.cwd!, cwd, root),
+        file_paths: e.file_paths.map((p) => rewritePath(p, cwd, root)),
+      };
       return toEventRow(moved, root, USER);
     });
 }

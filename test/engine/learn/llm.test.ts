@@ -36,15 +36,28 @@ beforeAll(() => {
         received.push({ system: body.messages[0]!.content, prompt: body.messages[1]!.content, raw });
         const reply = extractQueue.shift() ?? { status: 500 };
         if (reply.status === 500) return new Response("boom", { status: 500 });
-        return Response.json({ id: "c1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: reply.text } }], usage: { prompt_tokens: 90, completion_tokens: 60 } });
+        return Response.json({
+          id: "c1",
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content: reply.text } }],
+          usage: { prompt_tokens: 90, completion_tokens: 60 },
+        });
       }
       if (req.method !== "POST" || url.pathname !== "/v1/messages") return new Response("not found", { status: 404 });
       const raw = await req.text();
       const body = JSON.parse(raw) as { system: string; messages: Array<{ content: string }>; model: string };
       received.push({ system: body.system, prompt: body.messages[0]!.content, raw });
-      const queue = body.system.includes("You maintain a developer's long-term memory") ? decideQueue : body.system.startsWith("Summarize one episode") ? summaryQueue : extractQueue;
+      const queue = body.system.includes("You maintain a developer's long-term memory")
+        ? decideQueue
+        : body.system.startsWith("Summarize one episode")
+          ? summaryQueue
+          : extractQueue;
       const reply = queue.shift() ?? { status: 500 };
-      if (reply.status === 500) return Response.json({ type: "error", error: { type: "api_error", message: "scripted failure" } }, { status: 500 });
+      if (reply.status === 500)
+        return Response.json(
+          { type: "error", error: { type: "api_error", message: "scripted failure" } },
+          { status: 500 },
+        );
       return Response.json({
         id: `msg_${received.length}`,
         type: "message",
@@ -70,12 +83,18 @@ afterEach(() => {
   summaryQueue = [];
 });
 
-const KEY = "sk-ant-api03-" + "k".repeat(40);
-const SECRET = "ghp_" + "A1b2C3d4E5".repeat(4);
+const KEY = `sk-ant-api03-${"k".repeat(40)}`;
+const SECRET = `ghp_${"A1b2C3d4E5".repeat(4)}`;
 
 async function provider(): Promise<LlmProvider> {
   const p = await createProvider(
-    { "llm.provider": "anthropic", "llm.model": "claude-haiku-4-5", "llm.base_url": `http://127.0.0.1:${server.port}`, "llm.api_key_env": "SQRL_TEST_ANTHROPIC_KEY", "llm.timeout_ms": 10_000 },
+    {
+      "llm.provider": "anthropic",
+      "llm.model": "claude-haiku-4-5",
+      "llm.base_url": `http://127.0.0.1:${server.port}`,
+      "llm.api_key_env": "SQRL_TEST_ANTHROPIC_KEY",
+      "llm.timeout_ms": 10_000,
+    },
     { SQRL_TEST_ANTHROPIC_KEY: KEY },
   );
   if (!p) throw new Error("provider not created");
@@ -86,7 +105,12 @@ async function provider(): Promise<LlmProvider> {
 function episodeWithSecret(root: string): EventDTO[] {
   const events = fixtureEvents("pitfall-fixed", root);
   const first = events[0]!;
-  events[0] = { ...first, content_json: JSON.stringify({ text: `the date formatting test is failing, please fix it. my token is ${SECRET} and password=hunter2hunter2` }) };
+  events[0] = {
+    ...first,
+    content_json: JSON.stringify({
+      text: `the date formatting test is failing, please fix it. my token is ${SECRET} and password=hunter2hunter2`,
+    }),
+  };
   return events;
 }
 
@@ -97,7 +121,8 @@ const VALID = JSON.stringify({
     {
       type: "pitfall",
       key: "pitfall:test:format_date_timezone",
-      content: "formatDate used the local timezone, so midnight UTC rendered as the previous day; use getUTC* accessors in src/format.ts.",
+      content:
+        "formatDate used the local timezone, so midnight UTC rendered as the previous day; use getUTC* accessors in src/format.ts.",
       tags: ["dates", "timezone"],
       importance: 0.8,
       confidence: 0.9,
@@ -105,7 +130,17 @@ const VALID = JSON.stringify({
       file_paths: ["src/format.ts"],
       evidence: [2, 3, 6, 8],
     },
-    { type: "project_fact", key: "test_runner", content: "Tests run with bun test.", tags: ["testing"], importance: 0.5, confidence: 0.4, scope: "project", file_paths: [], evidence: [2] },
+    {
+      type: "project_fact",
+      key: "test_runner",
+      content: "Tests run with bun test.",
+      tags: ["testing"],
+      importance: 0.5,
+      confidence: 0.4,
+      scope: "project",
+      file_paths: [],
+      evidence: [2],
+    },
   ],
 });
 
@@ -128,13 +163,26 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
     const st = sb.stateDb();
     const usage = usageOnDay(st, "2026-06-01");
     st.close();
-    expect(usage).toEqual([{ day: "2026-06-01", provider: "anthropic", model: "claude-haiku-4-5", calls: 1, input_tokens: 120, output_tokens: 80, failures: 0 }]);
+    expect(usage).toEqual([
+      {
+        day: "2026-06-01",
+        provider: "anthropic",
+        model: "claude-haiku-4-5",
+        calls: 1,
+        input_tokens: 120,
+        output_tokens: 80,
+        failures: 0,
+      },
+    ]);
   });
 
   test("no secret reaches the provider: the prompt is redacted again before it leaves", async () => {
     sb = sandbox();
     extractQueue = [{ status: 200, text: VALID }];
-    await processEvents(request(sb.root, episodeWithSecret(sb.root)), sb.deps({ llm: await provider(), summaryLimit: 0 }));
+    await processEvents(
+      request(sb.root, episodeWithSecret(sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
     expect(received.length).toBe(1);
     const body = received[0]!.raw;
     expect(body).not.toContain(SECRET);
@@ -148,9 +196,12 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
     sb = sandbox();
     extractQueue = [
       { status: 200, text: "Sure! Here are the memories: pitfall about dates." },
-      { status: 200, text: "```json\n" + VALID + "\n```" },
+      { status: 200, text: `\`\`\`json\n${VALID}\n\`\`\`` },
     ];
-    await processEvents(request(sb.root, episodeWithSecret(sb.root)), sb.deps({ llm: await provider(), summaryLimit: 0 }));
+    await processEvents(
+      request(sb.root, episodeWithSecret(sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
     expect(received.length).toBe(2);
     expect(received[1]!.prompt).toContain("Your previous answer was rejected");
     expect(currentItems(sb.db, sb.root, ["pitfall"])[0]!.extractor).toBe("llm");
@@ -162,17 +213,25 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
       { status: 200, text: '{"summary": 5}' },
       { status: 200, text: '{"items": "none"}' },
     ];
-    await processEvents(request(sb.root, episodeWithSecret(sb.root)), sb.deps({ llm: await provider(), summaryLimit: 0 }));
+    await processEvents(
+      request(sb.root, episodeWithSecret(sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
     expect(received.length).toBe(2);
     const ep = listEpisodes(sb.db, sb.root)[0]!;
     expect(ep.extractor).toBe("offline");
-    expect(currentItems(sb.db, sb.root, ["pitfall"])[0]!.content).toContain("Cause: The test fails because formatDate uses the local timezone");
+    expect(currentItems(sb.db, sb.root, ["pitfall"])[0]!.content).toContain(
+      "Cause: The test fails because formatDate uses the local timezone",
+    );
   });
 
   test("HTTP 500: no retry storm, the offline rules take over and the failure is counted", async () => {
     sb = sandbox();
     extractQueue = [{ status: 500 }];
-    await processEvents(request(sb.root, episodeWithSecret(sb.root)), sb.deps({ llm: await provider(), summaryLimit: 0 }));
+    await processEvents(
+      request(sb.root, episodeWithSecret(sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
     expect(received.length).toBe(1);
     expect(listEpisodes(sb.db, sb.root)[0]!.extractor).toBe("offline");
     expect(currentItems(sb.db, sb.root, ["pitfall"]).length).toBe(1);
@@ -187,7 +246,10 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
     extractQueue = [{ status: 200, text: VALID }];
     const ledger = new StateDbLedger(500, now, sb.stateDb);
     ledger.record("anthropic", "claude-haiku-4-5", 450, 40, false); // 490 of 500 spent today
-    await processEvents(request(sb.root, episodeWithSecret(sb.root)), sb.deps({ llm: await provider(), ledger, summaryLimit: 0 }));
+    await processEvents(
+      request(sb.root, episodeWithSecret(sb.root)),
+      sb.deps({ llm: await provider(), ledger, summaryLimit: 0 }),
+    );
     expect(received.length).toBe(0);
     expect(listEpisodes(sb.db, sb.root)[0]!.extractor).toBe("offline");
     expect(currentItems(sb.db, sb.root, ["pitfall"]).length).toBe(1);
@@ -203,12 +265,30 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
       {
         status: 200,
         text: JSON.stringify({
-          summary: "Goal: switch the repo to bun. Replaced pnpm with bun in scripts and CI; `bun test` passed. Outcome: the project now installs and tests with bun.",
-          items: [{ type: "user_style", key: "package_manager", content: "Uses bun as the package manager (bun install, bun test).", tags: ["tooling"], importance: 0.7, confidence: 0.9, scope: "project", file_paths: [], evidence: [1] }],
+          summary:
+            "Goal: switch the repo to bun. Replaced pnpm with bun in scripts and CI; `bun test` passed. Outcome: the project now installs and tests with bun.",
+          items: [
+            {
+              type: "user_style",
+              key: "package_manager",
+              content: "Uses bun as the package manager (bun install, bun test).",
+              tags: ["tooling"],
+              importance: 0.7,
+              confidence: 0.9,
+              scope: "project",
+              file_paths: [],
+              evidence: [1],
+            },
+          ],
         }),
       },
     ];
-    decideQueue = [{ status: 200, text: JSON.stringify({ decisions: [{ candidate: 0, verb: "DELETE_AND_ADD", target_id: old.id }] }) }];
+    decideQueue = [
+      {
+        status: 200,
+        text: JSON.stringify({ decisions: [{ candidate: 0, verb: "DELETE_AND_ADD", target_id: old.id }] }),
+      },
+    ];
     const later = fixtureEvents("recipe-migrate", sb.root, { baseMs: Date.parse("2026-03-09T10:00:00Z") });
     await processEvents(request(sb.root, later), sb.deps({ llm, summaryLimit: 0 }));
     expect(received.some((r) => r.system.includes("long-term memory") && r.prompt.includes(old.id))).toBe(true);
@@ -227,19 +307,49 @@ describe("the LLM's memories pass the rules' gates and distilling", () => {
       {
         status: 200,
         text: JSON.stringify({
-          summary: "Goal: add the settings page. Added src/settings.tsx; tests and lint passed. Outcome: done, checks green, nothing left open.",
+          summary:
+            "Goal: add the settings page. Added src/settings.tsx; tests and lint passed. Outcome: done, checks green, nothing left open.",
           items: [
-            { type: "pitfall", key: "pitfall:lint:unused_import", content: "ESLint flagged an unused import in settings.tsx; removed it.", tags: [], importance: 0.6, confidence: 0.9, scope: "project", file_paths: [], evidence: [2] },
-            { type: "project_fact", key: "settings_page", content: long, tags: [], importance: 0.6, confidence: 0.9, scope: "project", file_paths: [`${sb.root}/src/settings.tsx`], evidence: [1] },
+            {
+              type: "pitfall",
+              key: "pitfall:lint:unused_import",
+              content: "ESLint flagged an unused import in settings.tsx; removed it.",
+              tags: [],
+              importance: 0.6,
+              confidence: 0.9,
+              scope: "project",
+              file_paths: [],
+              evidence: [2],
+            },
+            {
+              type: "project_fact",
+              key: "settings_page",
+              content: long,
+              tags: [],
+              importance: 0.6,
+              confidence: 0.9,
+              scope: "project",
+              file_paths: [`${sb.root}/src/settings.tsx`],
+              evidence: [1],
+            },
           ],
         }),
       },
     ];
-    await processEvents(request(sb.root, fixtureEvents("habits", sb.root)), sb.deps({ llm: await provider(), summaryLimit: 0 }));
+    await processEvents(
+      request(sb.root, fixtureEvents("habits", sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
     const items = currentItems(sb.db, sb.root);
     // Nothing in this episode failed and was fixed the hard way: the LLM's pitfall is an observation, not a memory.
     expect(items.some((i) => i.type === "pitfall")).toBe(false);
-    expect((sb.db.query("SELECT COUNT(*) AS n FROM observations WHERE signature = 'llm:pitfall:lint:unused_import'").get() as { n: number }).n).toBe(1);
+    expect(
+      (
+        sb.db
+          .query("SELECT COUNT(*) AS n FROM observations WHERE signature = 'llm:pitfall:lint:unused_import'")
+          .get() as { n: number }
+      ).n,
+    ).toBe(1);
     const fact = items.find((i) => i.key === "settings_page")!;
     expect(fact.content.startsWith("The settings page reads")).toBe(true);
     expect(fact.content).not.toContain(sb.root);
@@ -253,7 +363,13 @@ describe("OpenAI-compatible endpoint (Ollama, llama.cpp) through ofetch", () => 
     sb = sandbox();
     extractQueue = [{ status: 200, text: VALID }];
     const llm = await createProvider(
-      { "llm.provider": "openai_compatible", "llm.model": "qwen2.5-coder", "llm.base_url": `http://127.0.0.1:${server.port}/v1`, "llm.api_key_env": "SQRL_TEST_NO_KEY", "llm.timeout_ms": 10_000 },
+      {
+        "llm.provider": "openai_compatible",
+        "llm.model": "qwen2.5-coder",
+        "llm.base_url": `http://127.0.0.1:${server.port}/v1`,
+        "llm.api_key_env": "SQRL_TEST_NO_KEY",
+        "llm.timeout_ms": 10_000,
+      },
       {},
     );
     await processEvents(request(sb.root, episodeWithSecret(sb.root)), sb.deps({ llm, summaryLimit: 0 }));
@@ -261,12 +377,22 @@ describe("OpenAI-compatible endpoint (Ollama, llama.cpp) through ofetch", () => 
     expect(received[0]!.raw).not.toContain(SECRET);
     expect(currentItems(sb.db, sb.root, ["pitfall"])[0]!.key).toBe("pitfall:test:format_date_timezone");
     const st = sb.stateDb();
-    expect(usageOnDay(st, "2026-06-01")[0]).toMatchObject({ provider: "openai_compatible", model: "qwen2.5-coder", input_tokens: 90, output_tokens: 60 });
+    expect(usageOnDay(st, "2026-06-01")[0]).toMatchObject({
+      provider: "openai_compatible",
+      model: "qwen2.5-coder",
+      input_tokens: 90,
+      output_tokens: 60,
+    });
     st.close();
   });
 
   test("no provider without a key (anthropic) or a base URL (openai_compatible): offline", async () => {
-    const base = { "llm.model": "m", "llm.base_url": "", "llm.api_key_env": "SQRL_TEST_ABSENT", "llm.timeout_ms": 1000 };
+    const base = {
+      "llm.model": "m",
+      "llm.base_url": "",
+      "llm.api_key_env": "SQRL_TEST_ABSENT",
+      "llm.timeout_ms": 1000,
+    };
     expect(await createProvider({ ...base, "llm.provider": "anthropic" }, {})).toBeNull();
     expect(await createProvider({ ...base, "llm.provider": "openai_compatible" }, {})).toBeNull();
     expect(await createProvider({ ...base, "llm.provider": "none" }, { SQRL_TEST_ABSENT: "x" })).toBeNull();
@@ -279,9 +405,18 @@ describe("proactive summary scheduler", () => {
     const a = fixtureEvents("pitfall-abandoned", sb.root);
     const b = fixtureEvents("tail", sb.root, { baseMs: Date.parse("2026-03-05T09:00:00Z") });
     await processEvents(request(sb.root, [...a, ...b]), sb.deps({ summaryLimit: 0 }));
-    sb.db.exec(`UPDATE episodes SET summary = ''; UPDATE episode_state SET summary_source = 'none'; DELETE FROM episode_fts;`);
+    sb.db.exec(
+      `UPDATE episodes SET summary = ''; UPDATE episode_state SET summary_source = 'none'; DELETE FROM episode_fts;`,
+    );
     const eventsBefore = JSON.stringify(sb.db.query("SELECT * FROM events ORDER BY id").all());
-    const res = await scheduleSummaries({ db: sb.db, projectId: sb.root, llm: null, ledger: null, contextWindowTokens: 16000, limit: 10 });
+    const res = await scheduleSummaries({
+      db: sb.db,
+      projectId: sb.root,
+      llm: null,
+      ledger: null,
+      contextWindowTokens: 16000,
+      limit: 10,
+    });
     const eps = listEpisodes(sb.db, sb.root);
     const big = eps.find((e) => e.session_id === "pitfall-abandoned")!;
     expect(res.offline).toEqual([big.id, eps.find((e) => e.id !== big.id)!.id]);
@@ -298,9 +433,24 @@ describe("proactive summary scheduler", () => {
     const a = fixtureEvents("pitfall-abandoned", sb.root);
     const b = fixtureEvents("tail", sb.root, { baseMs: Date.parse("2026-03-05T09:00:00Z") });
     await processEvents(request(sb.root, [...a, ...b]), sb.deps({ summaryLimit: 0 }));
-    summaryQueue = [{ status: 200, text: JSON.stringify({ summary: "Goal: make npm test green after the upgrade. fake-clock 3.0 renamed now() to currentTime(); src/cache.ts updated; tests pass." }) }];
+    summaryQueue = [
+      {
+        status: 200,
+        text: JSON.stringify({
+          summary:
+            "Goal: make npm test green after the upgrade. fake-clock 3.0 renamed now() to currentTime(); src/cache.ts updated; tests pass.",
+        }),
+      },
+    ];
     const llm = await provider();
-    const res = await scheduleSummaries({ db: sb.db, projectId: sb.root, llm, ledger: new StateDbLedger(100_000, Date.now, sb.stateDb), contextWindowTokens: 16000, limit: 1 });
+    const res = await scheduleSummaries({
+      db: sb.db,
+      projectId: sb.root,
+      llm,
+      ledger: new StateDbLedger(100_000, Date.now, sb.stateDb),
+      contextWindowTokens: 16000,
+      limit: 1,
+    });
     const big = listEpisodes(sb.db, sb.root).find((e) => e.session_id === "pitfall-abandoned")!;
     expect(res.llm).toEqual([big.id]);
     expect(big.summary_source).toBe("llm");

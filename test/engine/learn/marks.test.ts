@@ -37,7 +37,9 @@ function candidate(over: Partial<Candidate> = {}): Candidate {
 
 function apply(c: Candidate, nowMs = Date.parse("2026-01-01T00:00:00Z")): string {
   const d = ruleDecision(c, projectAnchorItems(db, PROJECT, c));
-  return db.transaction(() => applyProjectDecision(db, c, d, { projectId: PROJECT, extractor: "offline", nowMs })).immediate();
+  return db
+    .transaction(() => applyProjectDecision(db, c, d, { projectId: PROJECT, extractor: "offline", nowMs }))
+    .immediate();
 }
 
 beforeEach(() => {
@@ -57,7 +59,14 @@ describe("mark wrong holds the extractor back", () => {
       forgetMemory(db, null, id, "2026-01-02T00:00:00Z");
       putMark(db, item, "wrong", "2026-01-02T00:00:00Z", { reason: "we moved to Hono" });
     })();
-    expect(marksOf(db, id)).toEqual([expect.objectContaining({ kind: "wrong", reason: "we moved to Hono", evidence_episode_ids: ["ep_1"], evidence_event_ids: ["evt_1", "evt_2"] })]);
+    expect(marksOf(db, id)).toEqual([
+      expect.objectContaining({
+        kind: "wrong",
+        reason: "we moved to Hono",
+        evidence_episode_ids: ["ep_1"],
+        evidence_event_ids: ["evt_1", "evt_2"],
+      }),
+    ]);
 
     // Re-extracting the same episode (sqrl reprocess, a replay) answers with the marked item, adds nothing.
     expect(apply(candidate())).toBe(id);
@@ -83,7 +92,16 @@ describe("pin", () => {
     expect([...pinnedIds(db)]).toEqual([id]);
     // Near-duplicate (NOOP) and a contradiction (would be DELETE_AND_ADD) both leave it as it is.
     expect(apply(candidate({ source_episode_id: "ep_2", source_event_ids: ["evt_3"] }))).toBe(id);
-    expect(apply(candidate({ content: "The API server is built with Fastify and pino logging.", value: "fastify", source_episode_id: "ep_3", source_event_ids: ["evt_4"] }))).toBe(id);
+    expect(
+      apply(
+        candidate({
+          content: "The API server is built with Fastify and pino logging.",
+          value: "fastify",
+          source_episode_id: "ep_3",
+          source_event_ids: ["evt_4"],
+        }),
+      ),
+    ).toBe(id);
     const after = getMemoryItem(db, id)!;
     expect(after.deleted).toBe(false);
     expect(after.content).toBe("The API server is built with Express 4.");
@@ -102,9 +120,14 @@ describe("marks through real extraction and sqrl reprocess", () => {
     const { fixtureEvents, request, sandbox } = await import("./helpers.ts");
     const sb = sandbox();
     try {
-      await processEvents(request(sb.root, fixtureEvents("preferences", sb.root, { baseMs: Date.parse("2026-03-02T09:00:00Z") })), sb.deps());
+      await processEvents(
+        request(sb.root, fixtureEvents("preferences", sb.root, { baseMs: Date.parse("2026-03-02T09:00:00Z") })),
+        sb.deps(),
+      );
       addProject(sb.root, join(sb.home, "projects.json"));
-      const extracted = currentItems(sb.db, sb.root).filter((i) => i.extractor === "offline" && i.source_event_ids.length > 0);
+      const extracted = currentItems(sb.db, sb.root).filter(
+        (i) => i.extractor === "offline" && i.source_event_ids.length > 0,
+      );
       expect(extracted.length).toBeGreaterThanOrEqual(2);
       const pinned = extracted[0]!;
       const wrong = extracted[1]!;
@@ -122,4 +145,3 @@ describe("marks through real extraction and sqrl reprocess", () => {
     }
   });
 });
-

@@ -20,7 +20,10 @@ beforeAll(async () => {
 
 describe("memory quality on real sessions", () => {
   test("every stored memory is short, stands on portable paths, and is rarely noise", () => {
-    if (!HAVE) console.log("(memory quality on the shared transcripts skipped: ../shared is not beside the repo; scenarios only)");
+    if (!HAVE)
+      console.log(
+        "(memory quality on the shared transcripts skipped: ../shared is not beside the repo; scenarios only)",
+      );
     expect(r.stored.length).toBeGreaterThan(0);
     for (const s of r.stored) {
       expect([s.key, s.tokens <= HARD_CAP_TOKENS]).toEqual([s.key, true]);
@@ -31,7 +34,9 @@ describe("memory quality on real sessions", () => {
   });
 
   test.skipIf(!HAVE)("recall of the labelled rules, decisions and lessons it was developed on does not regress", () => {
-    const train = r.recall.filter((x) => x.split === "train" && (x.kind === "rule" || x.kind === "decision" || x.kind === "lesson"));
+    const train = r.recall.filter(
+      (x) => x.split === "train" && (x.kind === "rule" || x.kind === "decision" || x.kind === "lesson"),
+    );
     const found = train.reduce((a, x) => a + x.found, 0);
     const total = train.reduce((a, x) => a + x.total, 0);
     expect(found / total).toBeGreaterThanOrEqual(0.25);

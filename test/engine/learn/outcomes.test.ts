@@ -31,17 +31,38 @@ function lintEpisode(id: string, daysAgo: number, exit: number): void {
       id,
       days_ago: daysAgo,
       summary: "lint",
-      events: [{ type: "command_run", at: 1, content: { command: "npm run lint", exit_code: exit, is_error: exit !== 0, output: exit === 0 ? "ok" : "error: 3 problems" } }],
+      events: [
+        {
+          type: "command_run",
+          at: 1,
+          content: {
+            command: "npm run lint",
+            exit_code: exit,
+            is_error: exit !== 0,
+            output: exit === 0 ? "ok" : "error: 3 problems",
+          },
+        },
+      ],
     },
     NOW,
   );
 }
 
-const outcome = (id: string) => p.db.query("SELECT * FROM memory_outcomes WHERE memory_id = ?").get(id) as { flag: string | null; flag_reason: string | null; decay_steps: number } | null;
+const outcome = (id: string) =>
+  p.db.query("SELECT * FROM memory_outcomes WHERE memory_id = ?").get(id) as {
+    flag: string | null;
+    flag_reason: string | null;
+    decay_steps: number;
+  } | null;
 
 describe("recipes graded by what happened next", () => {
   test("commands failing in two later episodes without a success since: demoted and flagged", () => {
-    const r = addItem(p.db, p.root, { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 }, NOW);
+    const r = addItem(
+      p.db,
+      p.root,
+      { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 },
+      NOW,
+    );
     lintEpisode("ep_a", 5, 1);
     expect(gradeOutcomes(p.db, p.root, NOW).flagged).toEqual([]);
     lintEpisode("ep_b", 3, 1);
@@ -55,7 +76,12 @@ describe("recipes graded by what happened next", () => {
   });
 
   test("a success after the failures keeps the recipe", () => {
-    const r = addItem(p.db, p.root, { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 }, NOW);
+    const r = addItem(
+      p.db,
+      p.root,
+      { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 },
+      NOW,
+    );
     lintEpisode("ep_a", 6, 1);
     lintEpisode("ep_b", 5, 1);
     lintEpisode("ep_c", 2, 0);
@@ -66,10 +92,35 @@ describe("recipes graded by what happened next", () => {
 
 describe("decay of unused memories", () => {
   test("neither served nor seen for 90 days: importance × 0.8 once per period, never deleted; a served one keeps its importance", () => {
-    const old = addItem(p.db, p.root, { type: "project_fact", key: "old", content: "The queue worker lives in worker/.", importance: 0.5, age_days: 120 }, NOW);
-    const served = addItem(p.db, p.root, { type: "project_fact", key: "served", content: "The API lives in api/.", importance: 0.5, age_days: 120 }, NOW);
-    const fresh = addItem(p.db, p.root, { type: "project_fact", key: "fresh", content: "Docs live in docs/.", importance: 0.5, age_days: 10 }, NOW);
-    p.db.query("INSERT INTO tool_calls (ts, tool, args_json, memory_ids, latency_ms) VALUES (?, 'get_task_context', '{}', ?, 1)").run(nowIso(NOW - 20 * DAY), JSON.stringify([served.id]));
+    const old = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "old",
+        content: "The queue worker lives in worker/.",
+        importance: 0.5,
+        age_days: 120,
+      },
+      NOW,
+    );
+    const served = addItem(
+      p.db,
+      p.root,
+      { type: "project_fact", key: "served", content: "The API lives in api/.", importance: 0.5, age_days: 120 },
+      NOW,
+    );
+    const fresh = addItem(
+      p.db,
+      p.root,
+      { type: "project_fact", key: "fresh", content: "Docs live in docs/.", importance: 0.5, age_days: 10 },
+      NOW,
+    );
+    p.db
+      .query(
+        "INSERT INTO tool_calls (ts, tool, args_json, memory_ids, latency_ms) VALUES (?, 'get_task_context', '{}', ?, 1)",
+      )
+      .run(nowIso(NOW - 20 * DAY), JSON.stringify([served.id]));
     expect(gradeOutcomes(p.db, p.root, NOW).decayed).toEqual([old.id]);
     expect(getMemoryItem(p.db, old.id)!.importance).toBe(0.4);
     expect(getMemoryItem(p.db, old.id)!.updated_at).toBe(old.updated_at);
@@ -82,7 +133,12 @@ describe("decay of unused memories", () => {
   });
 
   test("the period is configurable", () => {
-    const item = addItem(p.db, p.root, { type: "project_fact", key: "k", content: "Something true.", importance: 0.5, age_days: 20 }, NOW);
+    const item = addItem(
+      p.db,
+      p.root,
+      { type: "project_fact", key: "k", content: "Something true.", importance: 0.5, age_days: 20 },
+      NOW,
+    );
     expect(gradeOutcomes(p.db, p.root, NOW).decayed).toEqual([]);
     expect(gradeOutcomes(p.db, p.root, NOW, 14).decayed).toEqual([item.id]);
   });
@@ -94,12 +150,33 @@ describe("pitfalls graded by what happened next", () => {
     addEpisode(
       p.db,
       p.root,
-      { id, days_ago: daysAgo, summary: "tests", events: [{ type: "test_run", at: 1, content: { command: "npx vitest run", exit_code: 1, is_error: true, output: FAILING, runner: "vitest", failed: 1, passed: 0 } }] },
+      {
+        id,
+        days_ago: daysAgo,
+        summary: "tests",
+        events: [
+          {
+            type: "test_run",
+            at: 1,
+            content: {
+              command: "npx vitest run",
+              exit_code: 1,
+              is_error: true,
+              output: FAILING,
+              runner: "vitest",
+              failed: 1,
+              passed: 0,
+            },
+          },
+        ],
+      },
       NOW,
     );
   }
   const keyOfFailure = () => {
-    const row = p.db.query("SELECT * FROM events WHERE event_type = 'test_run' LIMIT 1").get() as Parameters<typeof toEngineEvent>[0];
+    const row = p.db.query("SELECT * FROM events WHERE event_type = 'test_run' LIMIT 1").get() as Parameters<
+      typeof toEngineEvent
+    >[0];
     return failureKey(commandRuns([toEngineEvent(row)])[0]!)!;
   };
 
@@ -110,8 +187,23 @@ describe("pitfalls graded by what happened next", () => {
     p.db.query("DELETE FROM episode_events").run();
     p.db.query("DELETE FROM events").run();
     p.db.query("DELETE FROM episodes").run();
-    const pit = addItem(p.db, p.root, { type: "pitfall", key, content: "`npx vitest run` failed: TypeError reading 'exp'. Fix: guard a missing exp.", importance: 0.7, age_days: 10 }, NOW);
-    p.db.query("INSERT INTO tool_calls (ts, tool, args_json, memory_ids, latency_ms) VALUES (?, 'get_task_context', '{}', ?, 1)").run(nowIso(NOW - 6 * DAY), JSON.stringify([pit.id]));
+    const pit = addItem(
+      p.db,
+      p.root,
+      {
+        type: "pitfall",
+        key,
+        content: "`npx vitest run` failed: TypeError reading 'exp'. Fix: guard a missing exp.",
+        importance: 0.7,
+        age_days: 10,
+      },
+      NOW,
+    );
+    p.db
+      .query(
+        "INSERT INTO tool_calls (ts, tool, args_json, memory_ids, latency_ms) VALUES (?, 'get_task_context', '{}', ?, 1)",
+      )
+      .run(nowIso(NOW - 6 * DAY), JSON.stringify([pit.id]));
     testEpisode("ep_again", 4);
     const res = gradeOutcomes(p.db, p.root, NOW);
     expect(res.flagged).toEqual([pit.id]);

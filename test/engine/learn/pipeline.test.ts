@@ -7,7 +7,16 @@ import { currentItems, getMemoryItem, predecessors } from "../../../src/sql/memo
 import { getUserStyle, listUserStyle, userStyleHistory } from "../../../src/sql/user-style.ts";
 import type { EventDTO } from "../../../src/shared/event.ts";
 import { effectiveStyle } from "../../../src/engine/learn/apply/user-style-store.ts";
-import { fixtureEvents, request, sandbox, store, transcriptEvents, TRANSCRIPTS, USER, type Sandbox } from "./helpers.ts";
+import {
+  fixtureEvents,
+  request,
+  sandbox,
+  store,
+  transcriptEvents,
+  TRANSCRIPTS,
+  USER,
+  type Sandbox,
+} from "./helpers.ts";
 
 let boxes: Sandbox[] = [];
 afterEach(() => {
@@ -22,7 +31,16 @@ function box(): Sandbox {
 
 /** Every row of the tables processing writes, for before/after comparison. */
 function snapshot(db: Database): string {
-  const tables = ["events", "episodes", "episode_events", "episode_state", "memory_items", "memory_meta", "memory_fts", "episode_fts"];
+  const tables = [
+    "events",
+    "episodes",
+    "episode_events",
+    "episode_state",
+    "memory_items",
+    "memory_meta",
+    "memory_fts",
+    "episode_fts",
+  ];
   return JSON.stringify(tables.map((t) => db.query(`SELECT * FROM ${t} ORDER BY 1, 2`).all()));
 }
 
@@ -55,7 +73,7 @@ describe("episodes", () => {
     let eps = listEpisodes(b.db, b.root);
     expect(eps.length).toBe(1);
     expect(eps[0]!.status).toBe("open");
-    expect(eps[0]!.summary).toContain("Goal: \"the date formatting test is failing");
+    expect(eps[0]!.summary).toContain('Goal: "the date formatting test is failing');
     expect(r1.memory_item_ids).toEqual([]);
     const r2 = await processEvents(request(b.root, events.slice(5)), b.deps({ now: at("2026-03-02T09:05:00Z") }));
     eps = listEpisodes(b.db, b.root);
@@ -72,22 +90,30 @@ describe("episodes", () => {
     expect(again.memory_item_ids).toEqual([]);
   });
 
-  test.skipIf(!existsSync(TRANSCRIPTS))("a backfill sent in small batches does not cut episodes at batch boundaries", async () => {
-    const b = box();
-    const events = transcriptEvents("claude-code/entireio-cli/b1/5d3b4e29e9/0/full.jsonl", "claude", b.root);
-    store(b.db, events); // the daemon stores everything first, then sends batches of unprocessed events
-    for (let i = 0; i < events.length; i += 10) await processEvents(request(b.root, events.slice(i, i + 10)), b.deps());
-    const eps = listEpisodes(b.db, b.root);
-    expect(eps.length).toBe(1);
-    expect(eps[0]!.event_count).toBe(events.length);
-    expect(currentItems(b.db, b.root, ["pitfall"]).length).toBe(1);
-  });
+  test.skipIf(!existsSync(TRANSCRIPTS))(
+    "a backfill sent in small batches does not cut episodes at batch boundaries",
+    async () => {
+      const b = box();
+      const events = transcriptEvents("claude-code/entireio-cli/b1/5d3b4e29e9/0/full.jsonl", "claude", b.root);
+      store(b.db, events); // the daemon stores everything first, then sends batches of unprocessed events
+      for (let i = 0; i < events.length; i += 10)
+        await processEvents(request(b.root, events.slice(i, i + 10)), b.deps());
+      const eps = listEpisodes(b.db, b.root);
+      expect(eps.length).toBe(1);
+      expect(eps[0]!.event_count).toBe(events.length);
+      expect(currentItems(b.db, b.root, ["pitfall"]).length).toBe(1);
+    },
+  );
 });
 
 describe("idempotency", () => {
   test("the same batch twice changes nothing", async () => {
     const b = box();
-    const events = [...fixtureEvents("pitfall-fixed", b.root), ...fixtureEvents("habits", b.root), ...fixtureEvents("preferences", b.root)];
+    const events = [
+      ...fixtureEvents("pitfall-fixed", b.root),
+      ...fixtureEvents("habits", b.root),
+      ...fixtureEvents("preferences", b.root),
+    ];
     const r1 = await processEvents(request(b.root, events), b.deps());
     expect(r1.memory_item_ids.length).toBeGreaterThan(5);
     const before = snapshot(b.db);
@@ -126,7 +152,11 @@ function prefSession(root: string, session: string, startIso: string, text: stri
     hash: `h_${session}_${i}`,
     processed_at: null,
   });
-  return [mk(0, "user_message", { text }), mk(1, "assistant_response", { text: "Noted." }), mk(2, "user_message", { text: "thanks" })];
+  return [
+    mk(0, "user_message", { text }),
+    mk(1, "assistant_response", { text: "Noted." }),
+    mk(2, "user_message", { text: "thanks" }),
+  ];
 }
 
 describe("updates (supersede, never destroy)", () => {
@@ -139,7 +169,10 @@ describe("updates (supersede, never destroy)", () => {
     ] as const;
     const ids: string[] = [];
     for (const [s, ts, text] of steps) {
-      await processEvents(request(b.root, prefSession(b.root, s, ts, text)), b.deps({ now: at("2026-04-01T00:00:00Z") }));
+      await processEvents(
+        request(b.root, prefSession(b.root, s, ts, text)),
+        b.deps({ now: at("2026-04-01T00:00:00Z") }),
+      );
       const cur = currentItems(b.db, b.root, ["user_style"]).filter((i) => i.key === "package_manager");
       expect(cur.length).toBe(1);
       ids.push(cur[0]!.id);
@@ -153,7 +186,10 @@ describe("updates (supersede, never destroy)", () => {
     expect(npm!.valid_to).not.toBeNull();
     expect(pnpm!.superseded_by_episode).toBe(bun!.source_episode_id);
     // Near-duplicate later: NOOP — same row, newer updated_at, higher importance, evidence appended.
-    await processEvents(request(b.root, prefSession(b.root, "s4", "2026-03-04T10:00:00Z", "Use bun instead of pnpm.")), b.deps({ now: at("2026-04-02T00:00:00Z") }));
+    await processEvents(
+      request(b.root, prefSession(b.root, "s4", "2026-03-04T10:00:00Z", "Use bun instead of pnpm.")),
+      b.deps({ now: at("2026-04-02T00:00:00Z") }),
+    );
     const after = getMemoryItem(b.db, bun!.id)!;
     expect(after.deleted).toBe(false);
     // updated_at is when the repeat was observed (the episode's end), not when it was processed.
@@ -166,10 +202,16 @@ describe("updates (supersede, never destroy)", () => {
 
   test("weaker habit evidence does not override a stated preference", async () => {
     const b = box();
-    await processEvents(request(b.root, prefSession(b.root, "s1", "2026-03-01T10:00:00Z", "Use pnpm instead of npm.")), b.deps());
+    await processEvents(
+      request(b.root, prefSession(b.root, "s1", "2026-03-01T10:00:00Z", "Use pnpm instead of npm.")),
+      b.deps(),
+    );
     const stated = currentItems(b.db, b.root).find((i) => i.key === "package_manager")!;
     // A later session that ran npm four times (install, test twice, lint).
-    const npmRuns = fixtureEvents("habits", b.root, { baseMs: Date.parse("2026-03-05T10:00:00Z"), sessionPrefix: "x" }).map((e) => ({ ...e, content_json: e.content_json.replaceAll("pnpm", "npm") }));
+    const npmRuns = fixtureEvents("habits", b.root, {
+      baseMs: Date.parse("2026-03-05T10:00:00Z"),
+      sessionPrefix: "x",
+    }).map((e) => ({ ...e, content_json: e.content_json.replaceAll("pnpm", "npm") }));
     await processEvents(request(b.root, npmRuns), b.deps());
     const now = currentItems(b.db, b.root).find((i) => i.key === "package_manager")!;
     expect(now.id).toBe(stated.id);
@@ -183,7 +225,9 @@ describe("updates (supersede, never destroy)", () => {
     await processEvents(request(a.root, fixtureEvents("preferences", a.root)), deps(a));
     const u = a.userDb();
     try {
-      const keys = listUserStyle(u, USER).map((i) => i.key).sort();
+      const keys = listUserStyle(u, USER)
+        .map((i) => i.key)
+        .sort();
       expect(keys).toEqual(["pref:add_comment_line", "pref:commit_directly_main", "pref:early_return_vs_nest_ifs"]);
       expect(currentItems(a.db, a.root).map((i) => i.key)).toContain("package_manager");
       expect(currentItems(a.db, a.root).map((i) => i.key)).not.toContain("pref:early_return_vs_nest_ifs");
@@ -192,7 +236,18 @@ describe("updates (supersede, never destroy)", () => {
       const item = getUserStyle(u, USER, "pref:early_return_vs_nest_ifs")!;
       expect(new Set(item.evidence.map((e) => e.project_id))).toEqual(new Set([a.root, b.root]));
       // The opposite instruction later supersedes it; the old version moves to history.
-      await processEvents(request(b.root, prefSession(b.root, "later", "2026-03-09T10:00:00Z", "Please stop adding comments to every line. Always add comments to every line.")), deps(b));
+      await processEvents(
+        request(
+          b.root,
+          prefSession(
+            b.root,
+            "later",
+            "2026-03-09T10:00:00Z",
+            "Please stop adding comments to every line. Always add comments to every line.",
+          ),
+        ),
+        deps(b),
+      );
       const hist = userStyleHistory(u, USER, "pref:add_comment_line");
       expect(hist.length).toBe(1);
       expect(hist[0]!.content).toBe("Stop adding comments to every line.");
@@ -205,15 +260,29 @@ describe("updates (supersede, never destroy)", () => {
 
   test("project style overrides global style on the same key", async () => {
     const b = box();
-    await processEvents(request(b.root, prefSession(b.root, "g", "2026-03-01T10:00:00Z", "Always use early returns instead of nested ifs.")), b.deps());
-    await processEvents(request(b.root, prefSession(b.root, "p", "2026-03-02T10:00:00Z", "In this repo we prefer nested ifs over early returns.")), b.deps());
+    await processEvents(
+      request(
+        b.root,
+        prefSession(b.root, "g", "2026-03-01T10:00:00Z", "Always use early returns instead of nested ifs."),
+      ),
+      b.deps(),
+    );
+    await processEvents(
+      request(
+        b.root,
+        prefSession(b.root, "p", "2026-03-02T10:00:00Z", "In this repo we prefer nested ifs over early returns."),
+      ),
+      b.deps(),
+    );
     const u = b.userDb();
     try {
       const eff = effectiveStyle(b.db, u, b.root, USER).filter((i) => i.key === "pref:early_return_vs_nest_ifs");
       expect(eff.length).toBe(1);
       expect(eff[0]!.scope).toBe("project");
       expect(eff[0]!.content).toBe("In this repo we prefer nested ifs over early returns.");
-      expect(getUserStyle(u, USER, "pref:early_return_vs_nest_ifs")!.content).toBe("Always use early returns instead of nested ifs.");
+      expect(getUserStyle(u, USER, "pref:early_return_vs_nest_ifs")!.content).toBe(
+        "Always use early returns instead of nested ifs.",
+      );
     } finally {
       u.close();
     }

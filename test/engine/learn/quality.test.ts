@@ -56,7 +56,15 @@ function events(root: string, list: readonly Ev[], baseIso = "2026-03-02T09:00:0
   });
 }
 const ROOT = "/work/repo";
-const said = (...texts: string[]) => ruleInput("ep_q", ROOT, events(ROOT, texts.map((text) => ({ type: "user_message", text }))));
+const said = (...texts: string[]) =>
+  ruleInput(
+    "ep_q",
+    ROOT,
+    events(
+      ROOT,
+      texts.map((text) => ({ type: "user_message", text })),
+    ),
+  );
 
 describe("stated rules: anywhere in a message, standing, standing alone", () => {
   test("real standing instructions become rules in the user's words, with the right scope", () => {
@@ -67,10 +75,16 @@ describe("stated rules: anywhere in a message, standing, standing alone", () => 
     expect(fmt[0]!.scope).toBe("project");
     const e2e = got("claude should ask or be told to run the e2e tests since they consume tokens");
     expect(e2e[0]!.content).toBe("Claude should ask or be told to run the e2e tests since they consume tokens.");
-    const deletes = got("I need a bulk delete for inventory items. Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.");
-    expect(deletes[0]!.content).toBe("Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.");
+    const deletes = got(
+      "I need a bulk delete for inventory items. Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.",
+    );
+    expect(deletes[0]!.content).toBe(
+      "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.",
+    );
     expect(deletes[0]!.polarity).toBe(1);
-    const skills = got('Mention also that that for AGENTS.md target, the skills should be in ".agent/skills" directory');
+    const skills = got(
+      'Mention also that that for AGENTS.md target, the skills should be in ".agent/skills" directory',
+    );
     expect(skills[0]!.content).toBe('For AGENTS.md target, the skills should be in ".agent/skills" directory.');
     const british = got("please use the british spelling");
     expect(british[0]!.content).toBe("Use the british spelling.");
@@ -99,19 +113,30 @@ describe("stated rules: anywhere in a message, standing, standing alone", () => 
   });
 
   test("an approved plan is the assistant's text: no rule is read from it", () => {
-    const plan = "Implement the following plan:\n\n# Plan: Tabs\n\n## Context\n\nWe should always keep tabs accessible, never use divs for buttons.\n";
+    const plan =
+      "Implement the following plan:\n\n# Plan: Tabs\n\n## Context\n\nWe should always keep tabs accessible, never use divs for buttons.\n";
     expect(explicitPreferences(said(plan))).toEqual([]);
   });
 });
 
 describe("decisions: a choice with its reason", () => {
   test("the user's own 'let's … because …' is a decision; a bare 'let's', or one 'for now', is not", () => {
-    const [c] = decisions(said("Thanks. For orders let's keep soft deletes because finance needs the audit trail. Bump the patch version too."));
+    const [c] = decisions(
+      said(
+        "Thanks. For orders let's keep soft deletes because finance needs the audit trail. Bump the patch version too.",
+      ),
+    );
     expect(c!.content).toBe("For orders let's keep soft deletes because finance needs the audit trail.");
     expect(c!.tags).toEqual(["decision"]);
     expect(decisions(said("let's see what the tests say", "Let's run the linter again."))).toEqual([]);
     // context-evaluator 4c: a choice made for the moment is not one that lasts.
-    expect(decisions(said('I think we musr also update the skill prompt to simplify it. Let\'s only build the main "SKILL.md" to avoid too many other references, assets and scripts for now '))).toEqual([]);
+    expect(
+      decisions(
+        said(
+          'I think we musr also update the skill prompt to simplify it. Let\'s only build the main "SKILL.md" to avoid too many other references, assets and scripts for now ',
+        ),
+      ),
+    ).toEqual([]);
   });
 
   test("an answer that picks one of the offered options is resolved to what the option said", () => {
@@ -119,26 +144,44 @@ describe("decisions: a choice with its reason", () => {
       "ep_q",
       ROOT,
       events(ROOT, [
-        { type: "assistant_response", text: "Two ways:\n**Option A**: Throw on failure when commitSha is provided.\n**Option B**: Fall back to the branch HEAD and log a warning." },
+        {
+          type: "assistant_response",
+          text: "Two ways:\n**Option A**: Throw on failure when commitSha is provided.\n**Option B**: Fall back to the branch HEAD and log a warning.",
+        },
         { type: "user_message", text: "A because silent fallbacks compare against the wrong commit" },
       ]),
     );
     const [c] = decisions(input);
-    expect(c!.content).toBe("Chosen: Throw on failure when commitSha is provided (silent fallbacks compare against the wrong commit).");
+    expect(c!.content).toBe(
+      "Chosen: Throw on failure when commitSha is provided (silent fallbacks compare against the wrong commit).",
+    );
   });
 
   test("a decision is served in the project brief, under its own heading, and in task context", async () => {
     const sb = sandbox();
     try {
       await processEvents(
-        request(sb.root, events(sb.root, [{ type: "user_message", text: "For orders let's keep soft deletes because finance needs the audit trail." }, { type: "assistant_response", text: "Noted." }])),
+        request(
+          sb.root,
+          events(sb.root, [
+            { type: "user_message", text: "For orders let's keep soft deletes because finance needs the audit trail." },
+            { type: "assistant_response", text: "Noted." },
+          ]),
+        ),
         sb.deps(),
       );
-      const ctx = retrievalContext(sb.db, sb.root, { nowMs: Date.parse("2026-06-01T00:00:00Z"), userId: USER, userDb: sb.userDb() });
+      const ctx = retrievalContext(sb.db, sb.root, {
+        nowMs: Date.parse("2026-06-01T00:00:00Z"),
+        userId: USER,
+        userDb: sb.userDb(),
+      });
       const brief = await projectBriefView(ctx, ViewQuery.parse({ project_id: sb.root, mode: "core" }));
       expect(brief.markdown).toContain("### Decisions");
       expect(brief.key_facts.join("\n")).toContain("soft deletes because finance needs the audit trail");
-      const tc = await taskContext(ctx, TaskContextRequest.parse({ project_id: sb.root, task_description: "delete cancelled orders" }));
+      const tc = await taskContext(
+        ctx,
+        TaskContextRequest.parse({ project_id: sb.root, task_description: "delete cancelled orders" }),
+      );
       expect(tc.selected_memories.map((m) => m.content).join("\n")).toContain("soft deletes");
     } finally {
       sb.cleanup();
@@ -149,14 +192,38 @@ describe("decisions: a choice with its reason", () => {
     const sb = sandbox();
     try {
       await processEvents(
-        request(sb.root, events(sb.root, [{ type: "user_message", text: "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts." }, { type: "assistant_response", text: "Noted." }])),
+        request(
+          sb.root,
+          events(sb.root, [
+            {
+              type: "user_message",
+              text: "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.",
+            },
+            { type: "assistant_response", text: "Noted." },
+          ]),
+        ),
         sb.deps(),
       );
-      const ctx = retrievalContext(sb.db, sb.root, { nowMs: Date.parse("2026-06-01T00:00:00Z"), userId: USER, userDb: sb.userDb() });
-      const tc = await taskContext(ctx, TaskContextRequest.parse({ project_id: sb.root, task_description: "Add a bulk delete endpoint for items" }));
-      expect(tc.selected_memories.map((m) => m.content)).toEqual(["Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts."]);
+      const ctx = retrievalContext(sb.db, sb.root, {
+        nowMs: Date.parse("2026-06-01T00:00:00Z"),
+        userId: USER,
+        userDb: sb.userDb(),
+      });
+      const tc = await taskContext(
+        ctx,
+        TaskContextRequest.parse({ project_id: sb.root, task_description: "Add a bulk delete endpoint for items" }),
+      );
+      expect(tc.selected_memories.map((m) => m.content)).toEqual([
+        "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.",
+      ]);
       expect(tc.selected_memories[0]!.reason).toMatch(/delete/i);
-      const other = await taskContext(ctx, TaskContextRequest.parse({ project_id: sb.root, task_description: "Translate the marketing landing page copy into French" }));
+      const other = await taskContext(
+        ctx,
+        TaskContextRequest.parse({
+          project_id: sb.root,
+          task_description: "Translate the marketing landing page copy into French",
+        }),
+      );
       expect(other.has_relevant_memory).toBe(false);
     } finally {
       sb.cleanup();
@@ -165,16 +232,27 @@ describe("decisions: a choice with its reason", () => {
 
   test("the rule's subject is what must meet the task: the words before its modal", () => {
     const stems = (t: string) => new Set(analyzeQuery(t).map((x) => x.stem));
-    const rule = { type: "user_style", key: "rule:delete_must_run", content: "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts." };
+    const rule = {
+      type: "user_style",
+      key: "rule:delete_must_run",
+      content: "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.",
+    };
     expect(ruleSubjectMatch(rule, stems("Add a bulk delete endpoint for items"))).toBe("deletes");
     expect(ruleSubjectMatch(rule, stems("Wrap the report query in a transaction"))).toBeNull(); // not its subject
     expect(ruleSubjectMatch({ ...rule, key: "pref:x" }, stems("delete items"))).toBeNull(); // only stated rules
   });
 
-  test.skipIf(!existsSync(TRANSCRIPTS))("a real approved plan (context-evaluator 1e/…/1) gives no decision: it is the assistant's text", () => {
-    const evs = transcriptEvents("claude-code/packmindhub-context-evaluator/1e/bff44644f8/1/full.jsonl", "claude", ROOT);
-    expect(decisions(ruleInput("ep_real", ROOT, evs))).toEqual([]);
-  });
+  test.skipIf(!existsSync(TRANSCRIPTS))(
+    "a real approved plan (context-evaluator 1e/…/1) gives no decision: it is the assistant's text",
+    () => {
+      const evs = transcriptEvents(
+        "claude-code/packmindhub-context-evaluator/1e/bff44644f8/1/full.jsonl",
+        "claude",
+        ROOT,
+      );
+      expect(decisions(ruleInput("ep_real", ROOT, evs))).toEqual([]);
+    },
+  );
 });
 
 describe("command corrections", () => {
@@ -184,28 +262,53 @@ describe("command corrections", () => {
         "ep_q",
         ROOT,
         events(ROOT, [
-          { type: "command_run", command: "rtk bun run test 2>&1 | tail -20", output: "error: unrecognized subcommand 'bun'\n\nUsage: rtk [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.", exit_code: 0 },
+          {
+            type: "command_run",
+            command: "rtk bun run test 2>&1 | tail -20",
+            output:
+              "error: unrecognized subcommand 'bun'\n\nUsage: rtk [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.",
+            exit_code: 0,
+          },
           second,
         ]),
       ),
     );
 
   test("a wrapper the tool does not have, then the command alone: the way that works", () => {
-    const [c] = rtk({ type: "command_run", command: "bun run test 2>&1 | tail -20", output: " 1329 pass\n 0 fail\nRan 1329 tests across 60 files.", exit_code: 0 });
-    expect(c!.content).toBe("`rtk bun run test` fails (error: unrecognized subcommand 'bun'); run `bun run test` instead.");
+    const [c] = rtk({
+      type: "command_run",
+      command: "bun run test 2>&1 | tail -20",
+      output: " 1329 pass\n 0 fail\nRan 1329 tests across 60 files.",
+      exit_code: 0,
+    });
+    expect(c!.content).toBe(
+      "`rtk bun run test` fails (error: unrecognized subcommand 'bun'); run `bun run test` instead.",
+    );
     expect(c!.gate).toBeUndefined(); // a usage error is lasting by itself
   });
 
   test("another command that merely shares words, or a fix in between, is not a correction", () => {
-    expect(rtk({ type: "command_run", command: "bun run lint:fix", output: "Fixed 1 file.", exit_code: 0 })).toEqual([]);
+    expect(rtk({ type: "command_run", command: "bun run lint:fix", output: "Fixed 1 file.", exit_code: 0 })).toEqual(
+      [],
+    );
     const fixed = commandCorrections(
       ruleInput(
         "ep_q",
         ROOT,
         events(ROOT, [
-          { type: "command_run", command: "bun run lint", output: "× Formatter would have printed the following content:", exit_code: 1 },
+          {
+            type: "command_run",
+            command: "bun run lint",
+            output: "× Formatter would have printed the following content:",
+            exit_code: 1,
+          },
           { type: "code_change", paths: [`${ROOT}/src/a.ts`] },
-          { type: "command_run", command: "bun run lint --max-diagnostics 5", output: "Checked 1 file. No fixes applied.", exit_code: 0 },
+          {
+            type: "command_run",
+            command: "bun run lint --max-diagnostics 5",
+            output: "Checked 1 file. No fixes applied.",
+            exit_code: 0,
+          },
         ]),
       ),
     );
@@ -225,10 +328,22 @@ describe("the recurrence gate", () => {
       root,
       [
         { type: "user_message", text: "tidy up the error handling", session },
-        { type: "command_run", command: "bun run lint", output: `${file}:12:5 lint/suspicious/noEmptyBlockStatements ━━━━\n  × Unexpected empty block.\nFound 1 error.`, exit_code: 1, session },
+        {
+          type: "command_run",
+          command: "bun run lint",
+          output: `${file}:12:5 lint/suspicious/noEmptyBlockStatements ━━━━\n  × Unexpected empty block.\nFound 1 error.`,
+          exit_code: 1,
+          session,
+        },
         { type: "assistant_response", text: "The existing pattern uses a comment inside the catch block.", session },
         { type: "code_change", paths: [`${root}/${file}`], session },
-        { type: "command_run", command: "bun run lint", output: "Checked 272 files in 106ms. No fixes applied.", exit_code: 0, session },
+        {
+          type: "command_run",
+          command: "bun run lint",
+          output: "Checked 272 files in 106ms. No fixes applied.",
+          exit_code: 0,
+          session,
+        },
       ],
       iso,
     );
@@ -278,33 +393,79 @@ describe("knowledge the repository already keeps", () => {
     );
     mkdirSync(join(sb.root, ".husky"), { recursive: true });
     writeFileSync(join(sb.root, ".husky", "pre-commit"), "bun run test && bun run lint && bun run typecheck\n");
-    writeFileSync(join(sb.root, "README.md"), "# Tool\n\nYou should always star the repo.\n\n## Development\n\nWe use bun, never npm.\n");
+    writeFileSync(
+      join(sb.root, "README.md"),
+      "# Tool\n\nYou should always star the repo.\n\n## Development\n\nWe use bun, never npm.\n",
+    );
     const got = repoInstructions(ruleInput("ep_r", sb.root, []));
     const contents = got.map((c) => c.content);
     expect(contents).toContain("Always run `mise run fmt` together with `mise run lint` (CLAUDE.md:7).");
     expect(contents).toContain("Never commit directly to main (CLAUDE.md:8).");
-    expect(contents.some((c) => c.startsWith("Claude should ask or be told to run the e2e tests") && c.endsWith("(CLAUDE.md:9)."))).toBe(true);
+    expect(
+      contents.some(
+        (c) => c.startsWith("Claude should ask or be told to run the e2e tests") && c.endsWith("(CLAUDE.md:9)."),
+      ),
+    ).toBe(true);
     expect(contents.some((c) => /never run this in CI/.test(c))).toBe(false); // inside a code fence
     expect(contents.some((c) => /star the repo/.test(c))).toBe(false); // README outside its conventions sections
     expect(got.find((c) => c.key === "package_manager")!.content).toBe("We use bun, never npm (README.md:7).");
-    expect(got.find((c) => c.key === "recipe:pre-commit")!.content).toBe("The pre-commit hook runs `bun run test` → `bun run lint` → `bun run typecheck`; a commit lands only when all pass (.husky/pre-commit).");
+    expect(got.find((c) => c.key === "recipe:pre-commit")!.content).toBe(
+      "The pre-commit hook runs `bun run test` → `bun run lint` → `bun run typecheck`; a commit lands only when all pass (.husky/pre-commit).",
+    );
   });
 
   test("a rule the file states and a session repeats is one memory", async () => {
     sb = sandbox();
     writeFileSync(join(sb.root, "AGENTS.md"), "# Agents\n\n- Never commit directly to main.\n");
-    await processEvents(request(sb.root, events(sb.root, [{ type: "user_message", text: "Never commit directly to main." }, { type: "assistant_response", text: "Understood." }])), sb.deps());
+    await processEvents(
+      request(
+        sb.root,
+        events(sb.root, [
+          { type: "user_message", text: "Never commit directly to main." },
+          { type: "assistant_response", text: "Understood." },
+        ]),
+      ),
+      sb.deps(),
+    );
     const same = currentItems(sb.db, sb.root).filter((i) => /commit directly to main/i.test(i.content));
     expect(same).toHaveLength(1);
+  });
+});
+
+describe("times", () => {
+  test("an older episode processed late (a backfill out of order) never moves last-seen back or before creation", async () => {
+    const sb = sandbox();
+    try {
+      const say = (iso: string) =>
+        events(
+          sb.root,
+          [
+            { type: "user_message", text: "We use pnpm in this repo, never npm.", session: iso },
+            { type: "assistant_response", text: "Noted.", session: iso },
+          ],
+          iso,
+        );
+      await processEvents(request(sb.root, say("2026-03-10T09:00:00Z")), sb.deps());
+      await processEvents(request(sb.root, say("2026-03-01T09:00:00Z")), sb.deps());
+      const [item] = currentItems(sb.db, sb.root).filter((i) => i.key === "package_manager");
+      expect(item!.evidence_episode_ids).toHaveLength(2);
+      expect(item!.updated_at >= item!.created_at).toBe(true);
+      expect(item!.updated_at.startsWith("2026-03-10")).toBe(true);
+    } finally {
+      sb.cleanup();
+    }
   });
 });
 
 describe("distilled text", () => {
   test("paths of the machine that wrote the transcript become repo-relative or ~; narration goes; length is capped", () => {
     const root = "/Users/cedric/Code/agents-md-evaluator";
-    expect(distilText(`Let me check the config. The hook reads ${root}/.husky/pre-commit and /Users/cedric/.config/rtk/config.toml.`, [root])).toBe(
-      "The hook reads .husky/pre-commit and ~/.config/rtk/config.toml.",
-    );
+    expect(
+      distilText(
+        `Let me check the config. The hook reads ${root}/.husky/pre-commit and /Users/cedric/.config/rtk/config.toml.`,
+        [root],
+      ),
+    ).toBe("The hook reads .husky/pre-commit and ~/.config/rtk/config.toml.");
     expect(distilText("Logs live in /home/dana/app/logs.", ["/srv/app"])).toBe("Logs live in ~/app/logs.");
     const long = `${"The remediation pipeline runs four phases and resets the working directory afterwards. ".repeat(12)}`;
     expect(estimateTokens(distilText(long, []))).toBeLessThanOrEqual(HARD_CAP_TOKENS);

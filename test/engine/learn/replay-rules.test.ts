@@ -8,7 +8,11 @@ import { extractOffline, ruleInput } from "../../../src/engine/learn/extract/ind
 import { pitfalls } from "../../../src/engine/learn/extract/pitfalls.ts";
 import { projectManifests } from "../../../src/engine/learn/extract/project-manifests.ts";
 import { recipes } from "../../../src/engine/learn/extract/recipes.ts";
-import { explicitPreferences, mentionedPaths, parseDirective } from "../../../src/engine/learn/extract/style-preferences.ts";
+import {
+  explicitPreferences,
+  mentionedPaths,
+  parseDirective,
+} from "../../../src/engine/learn/extract/style-preferences.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
 import { offlineDigest } from "../../../src/engine/learn/summarize.ts";
@@ -65,7 +69,14 @@ describe("commands: runners launched through a package manager, generation steps
   });
 
   test("code and migration generation is its own kind, before migrate (makemigrations is not a migration run)", () => {
-    for (const c of ["pnpm db:generate", "npx prisma generate", "python manage.py makemigrations", "go generate ./...", "bun run codegen", "drizzle-kit generate"]) {
+    for (const c of [
+      "pnpm db:generate",
+      "npx prisma generate",
+      "python manage.py makemigrations",
+      "go generate ./...",
+      "bun run codegen",
+      "drizzle-kit generate",
+    ]) {
       expect([c, parseCommand(c)[0]!.kind]).toEqual([c, "generate"]);
     }
     expect(parseCommand("python manage.py migrate")[0]!.kind).toBe("migrate");
@@ -75,8 +86,20 @@ describe("commands: runners launched through a package manager, generation steps
   test("a migration through another command is the same check; a test of another runner is not", () => {
     const runs = commandRuns(
       inline([
-        { t: 0, type: "command_run", command: "npx prisma migrate deploy", exit_code: 1, output: "Error: P3009 migrate found failed migrations" },
-        { t: 10, type: "command_run", command: "pnpm db:migrate", exit_code: 0, output: "All migrations have been successfully applied." },
+        {
+          t: 0,
+          type: "command_run",
+          command: "npx prisma migrate deploy",
+          exit_code: 1,
+          output: "Error: P3009 migrate found failed migrations",
+        },
+        {
+          t: 10,
+          type: "command_run",
+          command: "pnpm db:migrate",
+          exit_code: 0,
+          output: "All migrations have been successfully applied.",
+        },
         { t: 20, type: "command_run", command: "pnpm vitest run", exit_code: 0, output: "Tests  3 passed (3)" },
         { t: 30, type: "command_run", command: "pnpm playwright test", exit_code: 0, output: "3 passed" },
       ]).map(toEngineEvent),
@@ -92,13 +115,22 @@ describe("event view: results pair with their own call", () => {
     const applied = appliedChanges(events);
     expect(applied.map((e) => e.id)).toEqual(["evt_pitfall-repeated-ids_006"]);
     const refused = rejectedCalls(events);
-    expect(refused.map((r) => [r.call.id, r.result.id])).toEqual([["evt_pitfall-repeated-ids_003", "evt_pitfall-repeated-ids_004"]]);
+    expect(refused.map((r) => [r.call.id, r.result.id])).toEqual([
+      ["evt_pitfall-repeated-ids_003", "evt_pitfall-repeated-ids_004"],
+    ]);
   });
 
   test("an error stamped in the same millisecond as its call still marks that call as failed", () => {
     const events = inline([
       { t: 0, type: "code_change", tool: "Edit", tool_use_id: "x1", input: { file_path: "a.py" }, paths: ["a.py"] },
-      { t: 0, type: "error", tool: "Edit", tool_use_id: "x1", text: "<tool_use_error>File has not been read yet.</tool_use_error>", is_error: true },
+      {
+        t: 0,
+        type: "error",
+        tool: "Edit",
+        tool_use_id: "x1",
+        text: "<tool_use_error>File has not been read yet.</tool_use_error>",
+        is_error: true,
+      },
     ]).map(toEngineEvent);
     expect(appliedChanges([...events].reverse())).toEqual([]);
   });
@@ -108,9 +140,13 @@ describe("rule pitfalls: cause, fix and evidence in more shapes", () => {
   test("no causal sentence: the explanation before the fix is the cause, the closing summary the fix", () => {
     const [p, ...rest] = pitfalls(input("pitfall-closing-summary"));
     expect(rest).toEqual([]);
-    expect(p!.content).toContain("`uv run pytest tests/test_importer.py` failed: FAILED tests/test_importer.py::test_empty_cells - AttributeError");
+    expect(p!.content).toContain(
+      "`uv run pytest tests/test_importer.py` failed: FAILED tests/test_importer.py::test_empty_cells - AttributeError",
+    );
     expect(p!.content).toContain("Cause: The importer reads every cell as text and empty cells arrive as None.");
-    expect(p!.content).toContain("Fix (src/importer.py): `parse_row` in src/importer.py now returns an empty string for empty cells instead of calling `.strip()` on None.");
+    expect(p!.content).toContain(
+      "Fix (src/importer.py): `parse_row` in src/importer.py now returns an empty string for empty cells instead of calling `.strip()` on None.",
+    );
     expect(p!.content).not.toContain("All 10 importer tests pass");
     expect(p!.key).toBe("pitfall:test:attributeerror_object_has_no_attribute");
     expect(p!.file_paths).toEqual(["src/importer.py"]);
@@ -120,7 +156,9 @@ describe("rule pitfalls: cause, fix and evidence in more shapes", () => {
     const [p] = pitfalls(input("pitfall-repeated-ids"));
     expect(p!.content).toContain("Cause: Evict runs before the map is initialized, so the entry map is nil.");
     expect(p!.content).not.toContain("panic with a clear message");
-    expect(p!.content).toContain('Fix (internal/cache/cache.go): as the user asked: "Don\'t panic in library code, we return errors everywhere."');
+    expect(p!.content).toContain(
+      'Fix (internal/cache/cache.go): as the user asked: "Don\'t panic in library code, we return errors everywhere."',
+    );
     expect(p!.source_event_ids).toContain("evt_pitfall-repeated-ids_006");
   });
 
@@ -139,12 +177,21 @@ describe("rule recipes: the green sequence after a resolved failure", () => {
     const [r, ...rest] = recipes(input("recipe-resolved"));
     expect(rest).toEqual([]);
     expect(r!.key).toBe("recipe:migrate");
-    expect(r!.content).toBe("To migrate the database: `python manage.py makemigrations` → `python manage.py migrate` → `pytest`.");
+    expect(r!.content).toBe(
+      "To migrate the database: `python manage.py makemigrations` → `python manage.py migrate` → `pytest`.",
+    );
   });
 
   test("a failure never passed again is no recipe, even when other checks pass after it", () => {
     const events = inline([
-      { t: 0, type: "code_change", tool: "Edit", tool_use_id: "e1", input: { file_path: "src/a.ts" }, paths: ["src/a.ts"] },
+      {
+        t: 0,
+        type: "code_change",
+        tool: "Edit",
+        tool_use_id: "e1",
+        input: { file_path: "src/a.ts" },
+        paths: ["src/a.ts"],
+      },
       { t: 10, type: "test_run", command: "bun test", exit_code: 1, output: "1 fail", failed: 1 },
       { t: 20, type: "command_run", command: "bun run lint", exit_code: 0, output: "0 errors" },
       { t: 30, type: "command_run", command: "bun run build", exit_code: 0, output: "Bundled 12 modules" },
@@ -172,7 +219,16 @@ describe("rule style-preferences: commands, clauses, paths", () => {
     expect(cands().has("build_command")).toBe(false);
     // What keeps happening to the team, or a clause that is narration, is no instruction.
     expect(parseDirective("We always end up with merge conflicts in the lockfile.")).toBeNull();
-    const narrated = explicitPreferences(ruleInput("ep_n", ROOT, inline([{ t: 0, type: "user_message", text: "I tried the new flag, but always get an error from the build." }], "narration")));
+    const narrated = explicitPreferences(
+      ruleInput(
+        "ep_n",
+        ROOT,
+        inline(
+          [{ t: 0, type: "user_message", text: "I tried the new flag, but always get an error from the build." }],
+          "narration",
+        ),
+      ),
+    );
     expect(narrated).toEqual([]);
   });
 
@@ -182,14 +238,22 @@ describe("rule style-preferences: commands, clauses, paths", () => {
     expect(fetchPref.scope).toBe("project");
     const lodash = cands().get("pref:reach_lodash_write_small_helper")!;
     expect([lodash.importance, lodash.polarity]).toEqual([0.8, -1]);
-    expect(mentionedPaths("see https://example.com/a/b.html and ./lib/x.rb, not /etc/hosts.conf", ROOT)).toEqual(["lib/x.rb"]);
+    expect(mentionedPaths("see https://example.com/a/b.html and ./lib/x.rb, not /etc/hosts.conf", ROOT)).toEqual([
+      "lib/x.rb",
+    ]);
   });
 
   test("an instruction answering a refused edit carries the edited file and the refusal as evidence", () => {
-    const p = explicitPreferences(input("pitfall-repeated-ids")).find((c) => c.key === "pref:panic_library_code_return_error")!;
+    const p = explicitPreferences(input("pitfall-repeated-ids")).find(
+      (c) => c.key === "pref:panic_library_code_return_error",
+    )!;
     expect(p.file_paths).toEqual(["internal/cache/cache.go"]);
     expect(p.tags).toContain("correction");
-    expect(p.source_event_ids).toEqual(["evt_pitfall-repeated-ids_005", "evt_pitfall-repeated-ids_003", "evt_pitfall-repeated-ids_004"]);
+    expect(p.source_event_ids).toEqual([
+      "evt_pitfall-repeated-ids_005",
+      "evt_pitfall-repeated-ids_003",
+      "evt_pitfall-repeated-ids_004",
+    ]);
   });
 });
 
@@ -208,10 +272,20 @@ describe("concept tags and manifest scripts", () => {
     mkdirSync(root, { recursive: true });
     writeFileSync(
       join(root, "package.json"),
-      JSON.stringify({ scripts: { dev: "next dev", generate: "graphql-codegen", "db:migrate": "prisma migrate deploy", "db:seed": "tsx prisma/seed.ts" }, dependencies: { next: "15.0.0" } }),
+      JSON.stringify({
+        scripts: {
+          dev: "next dev",
+          generate: "graphql-codegen",
+          "db:migrate": "prisma migrate deploy",
+          "db:seed": "tsx prisma/seed.ts",
+        },
+        dependencies: { next: "15.0.0" },
+      }),
     );
     const fact = projectManifests(ruleInput("ep_s", root, [])).find((c) => c.key === "migrate_command")!;
-    expect(fact.content).toBe("Database scripts: `npm run db:migrate` (runs `prisma migrate deploy`), `npm run db:seed` (runs `tsx prisma/seed.ts`) (from package.json).");
+    expect(fact.content).toBe(
+      "Database scripts: `npm run db:migrate` (runs `prisma migrate deploy`), `npm run db:seed` (runs `tsx prisma/seed.ts`) (from package.json).",
+    );
   });
 });
 
@@ -220,9 +294,21 @@ describe("episode summary", () => {
     const digest = offlineDigest(
       inline([
         { t: 0, type: "user_message", text: "apply the new schema" },
-        { t: 10, type: "command_run", command: "npx prisma migrate deploy", exit_code: 1, output: "Error: P3005 The database schema is not empty." },
+        {
+          t: 10,
+          type: "command_run",
+          command: "npx prisma migrate deploy",
+          exit_code: 1,
+          output: "Error: P3005 The database schema is not empty.",
+        },
         { t: 20, type: "command_run", command: "npx prisma generate", exit_code: 0, output: "Generated Prisma Client" },
-        { t: 30, type: "command_run", command: "pnpm db:migrate", exit_code: 0, output: "All migrations have been successfully applied." },
+        {
+          t: 30,
+          type: "command_run",
+          command: "pnpm db:migrate",
+          exit_code: 0,
+          output: "All migrations have been successfully applied.",
+        },
       ]).map(toEngineEvent),
     );
     expect(digest.summary).toContain("`npx prisma migrate deploy` failed, then `pnpm db:migrate` passed");
@@ -243,11 +329,24 @@ describe("task context: the user's global style", () => {
     const userDb = sb.userDb();
     try {
       const style = (id: string, key: string, content: string) =>
-        insertUserStyle(userDb, { id, user_id: USER, key, content, tags: ["preference", "do"], importance: 0.8, created_at: "2026-05-20T00:00:00.000Z", updated_at: "2026-05-20T00:00:00.000Z", source: "offline", confidence: 0.85, evidence: [] });
+        insertUserStyle(userDb, {
+          id,
+          user_id: USER,
+          key,
+          content,
+          tags: ["preference", "do"],
+          importance: 0.8,
+          created_at: "2026-05-20T00:00:00.000Z",
+          updated_at: "2026-05-20T00:00:00.000Z",
+          source: "offline",
+          confidence: 0.85,
+          evidence: [],
+        });
       style("ust_early", "pref:early_return_vs_nest_ifs", "Always use early returns instead of nested ifs.");
       style("ust_tz", "pref:date_utc", "Format dates in UTC everywhere.");
       const ctx = retrievalContext(sb.db, sb.root, { nowMs: Date.parse("2026-06-01T00:00:00Z"), userId: USER, userDb });
-      const ask = (task: string) => taskContext(ctx, TaskContextRequest.parse({ project_id: sb!.root, task_description: task }));
+      const ask = (task: string) =>
+        taskContext(ctx, TaskContextRequest.parse({ project_id: sb!.root, task_description: task }));
       const nested = await ask("Flatten the nested ifs in the request parser with early returns");
       expect(nested.selected_memories.map((m) => m.memory_id)).toContain("ust_early");
       expect(nested.selected_memories.find((m) => m.memory_id === "ust_early")!.type).toBe("user_style");

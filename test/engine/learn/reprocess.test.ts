@@ -43,11 +43,25 @@ function oldItem(key: string, type: NewMemoryItem["type"], content: string, extr
 beforeAll(async () => {
   sb = sandbox();
   for (const [i, name] of ["preferences", "pitfall-fixed", "recipe-migrate"].entries()) {
-    await processEvents(request(sb.root, fixtureEvents(name, sb.root, { baseMs: Date.parse("2026-03-02T09:00:00Z") + i * 86_400_000 })), sb.deps());
+    await processEvents(
+      request(sb.root, fixtureEvents(name, sb.root, { baseMs: Date.parse("2026-03-02T09:00:00Z") + i * 86_400_000 })),
+      sb.deps(),
+    );
   }
   // What the previous extractor stored: a module note, a raw log pitfall, and a teammate's imported fact.
-  planted.module = insertMemoryItem(sb.db, oldItem("module:src/auth", "project_fact", "Module `src/auth/` (typescript): sessions work on `jwt.ts`.", "offline")).id;
-  planted.imported = insertMemoryItem(sb.db, oldItem("team:deploys", "project_fact", "Deploys go out on Tuesdays.", "import")).id;
+  planted.module = insertMemoryItem(
+    sb.db,
+    oldItem(
+      "module:src/auth",
+      "project_fact",
+      "Module `src/auth/` (typescript): sessions work on `jwt.ts`.",
+      "offline",
+    ),
+  ).id;
+  planted.imported = insertMemoryItem(
+    sb.db,
+    oldItem("team:deploys", "project_fact", "Deploys go out on Tuesdays.", "import"),
+  ).id;
   planted.recipe = currentItems(sb.db, sb.root).find((i) => i.key === "recipe:migrate")!.id;
   addProject(sb.root, join(sb.home, "projects.json"));
 });
@@ -70,29 +84,38 @@ describe("reprocess", () => {
     expect(oldRecipe.deleted).toBe(true);
     const newRecipe = after.find((i) => i.key === "recipe:migrate")!;
     expect(newRecipe.id).not.toBe(oldRecipe.id);
-    const succ = sb.db.query(`SELECT superseded_by FROM memory_meta WHERE memory_id = ?`).get(oldRecipe.id) as { superseded_by: string | null };
+    const succ = sb.db.query(`SELECT superseded_by FROM memory_meta WHERE memory_id = ?`).get(oldRecipe.id) as {
+      superseded_by: string | null;
+    };
     expect(succ.superseded_by).toBe(newRecipe.id);
 
     expect(getMemoryItem(sb.db, planted.imported!)!.deleted).toBe(false);
     // Re-extraction sees every episode again: the same memories come back.
-    expect(new Set(after.filter((i) => i.id !== planted.imported).map((i) => i.key))).toEqual(new Set(before.filter((i) => i.id !== planted.imported && i.id !== planted.module).map((i) => i.key)));
+    expect(new Set(after.filter((i) => i.id !== planted.imported).map((i) => i.key))).toEqual(
+      new Set(before.filter((i) => i.id !== planted.imported && i.id !== planted.module).map((i) => i.key)),
+    );
   });
 
-  test.skipIf(!existsSync(SQRL_BIN))("through the compiled binary: a summary line, --json, and a history `sqrl show` can follow", () => {
-    const env = isolatedEnv(sb.home, { SQRL_HOME: sb.home });
-    const r = runSqrl(["reprocess", sb.root, "--json"], { env, cwd: sb.root });
-    expect(r.code).toBe(0);
-    const j = JSON.parse(r.stdout) as { episodes: number; superseded: number; stored: number; project: string };
-    expect(j.episodes).toBe(3);
-    expect(j.superseded).toBeGreaterThan(0);
-    const plain = runSqrl(["reprocess", sb.root], { env, cwd: sb.root });
-    expect(plain.code).toBe(0);
-    expect(plain.stdout).toMatch(/^Reprocessed 3 episodes in [\d.]+ s: \d+ memories now; \d+ earlier ones kept as history/);
-    const show = runSqrl(["show", planted.recipe!, "--project", sb.root], { env, cwd: sb.root });
-    expect(show.code).toBe(0);
-    expect(show.stdout).toContain("Replaced by (");
-    const bad = runSqrl(["reprocess", join(sb.home, "nowhere")], { env, cwd: sb.root });
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain("sqrl init");
-  });
+  test.skipIf(!existsSync(SQRL_BIN))(
+    "through the compiled binary: a summary line, --json, and a history `sqrl show` can follow",
+    () => {
+      const env = isolatedEnv(sb.home, { SQRL_HOME: sb.home });
+      const r = runSqrl(["reprocess", sb.root, "--json"], { env, cwd: sb.root });
+      expect(r.code).toBe(0);
+      const j = JSON.parse(r.stdout) as { episodes: number; superseded: number; stored: number; project: string };
+      expect(j.episodes).toBe(3);
+      expect(j.superseded).toBeGreaterThan(0);
+      const plain = runSqrl(["reprocess", sb.root], { env, cwd: sb.root });
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toMatch(
+        /^Reprocessed 3 episodes in [\d.]+ s: \d+ memories now; \d+ earlier ones kept as history/,
+      );
+      const show = runSqrl(["show", planted.recipe!, "--project", sb.root], { env, cwd: sb.root });
+      expect(show.code).toBe(0);
+      expect(show.stdout).toContain("Replaced by (");
+      const bad = runSqrl(["reprocess", join(sb.home, "nowhere")], { env, cwd: sb.root });
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toContain("sqrl init");
+    },
+  );
 });

@@ -8,7 +8,11 @@ import { projectManifests } from "../../../src/engine/learn/extract/project-mani
 import { projectModules } from "../../../src/engine/learn/extract/project-modules.ts";
 import { recipes } from "../../../src/engine/learn/extract/recipes.ts";
 import { styleHabits } from "../../../src/engine/learn/extract/style-habits.ts";
-import { explicitPreferences, parseDirective, rejectionCorrections } from "../../../src/engine/learn/extract/style-preferences.ts";
+import {
+  explicitPreferences,
+  parseDirective,
+  rejectionCorrections,
+} from "../../../src/engine/learn/extract/style-preferences.ts";
 import { toEngineEvent } from "../../../src/engine/events/event-view.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
 import { fixtureEvents } from "./helpers.ts";
@@ -42,10 +46,18 @@ describe("commands", () => {
     const ev = toEngineEvent({
       ...fixtureEvents("habits", ROOT)[0]!,
       event_type: "command_run",
-      content_json: JSON.stringify({ command: "mise run lint 2>&1 | head -50", exit_code: 0, output: "[lint:go] cmd/x/summarize.go:116:2: missing cases in switch (exhaustive)" }),
+      content_json: JSON.stringify({
+        command: "mise run lint 2>&1 | head -50",
+        exit_code: 0,
+        output: "[lint:go] cmd/x/summarize.go:116:2: missing cases in switch (exhaustive)",
+      }),
     });
     expect(commandOutcome(ev)).toBe("fail");
-    const ok = toEngineEvent({ ...fixtureEvents("habits", ROOT)[0]!, event_type: "command_run", content_json: JSON.stringify({ command: "mise run lint", exit_code: 0, output: "[lint:go] 0 issues." }) });
+    const ok = toEngineEvent({
+      ...fixtureEvents("habits", ROOT)[0]!,
+      event_type: "command_run",
+      content_json: JSON.stringify({ command: "mise run lint", exit_code: 0, output: "[lint:go] 0 issues." }),
+    });
     expect(commandOutcome(ok)).toBe("pass");
   });
 });
@@ -104,7 +116,9 @@ describe("rule style-habits", () => {
     const cands = styleHabits(input("habits"));
     const byKey = new Map(cands.map((c) => [c.key, c]));
     expect(byKey.get("package_manager")?.value).toBe("pnpm");
-    expect(byKey.get("test_command")?.content).toBe("Runs tests with `pnpm test`; flags used: `--run`; single tests: `pnpm test -- --run src/settings.test.ts`.");
+    expect(byKey.get("test_command")?.content).toBe(
+      "Runs tests with `pnpm test`; flags used: `--run`; single tests: `pnpm test -- --run src/settings.test.ts`.",
+    );
     expect(byKey.get("lint_command")?.value).toBe("pnpm lint");
     expect(byKey.get("format_command")?.value).toBe("npx prettier");
     expect(byKey.get("commit_style")?.value).toBe("conventional");
@@ -123,7 +137,9 @@ describe("rule project-modules", () => {
   test("folders with applied edits become module facts; root files and paths outside the repo do not", () => {
     const cands = projectModules(input("modules"));
     expect(cands.map((c) => c.key)).toEqual(["module:src/auth"]);
-    expect(cands[0]!.content).toBe("Module `src/auth/` (typescript): sessions work on `jwt.ts`, `login.ts`, `session.ts`.");
+    expect(cands[0]!.content).toBe(
+      "Module `src/auth/` (typescript): sessions work on `jwt.ts`, `login.ts`, `session.ts`.",
+    );
     expect(cands[0]!.type).toBe("project_fact");
   });
 });
@@ -191,9 +207,18 @@ describe("rule project-manifests", () => {
     );
     writeFileSync(join(root, "pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
     writeFileSync(join(root, "tsconfig.json"), "{}");
-    writeFileSync(join(root, "prisma", "schema.prisma"), 'datasource db {\n  provider = "postgresql"\n  url = env("DATABASE_URL")\n}\n');
-    writeFileSync(join(root, "docker-compose.yml"), "services:\n  db:\n    image: postgres:16\n  cache:\n    image: redis:7\n");
-    writeFileSync(join(root, ".github", "workflows", "ci.yml"), "jobs:\n  test:\n    steps:\n      - run: pnpm install\n      - run: pnpm test\n      - run: pnpm lint\n");
+    writeFileSync(
+      join(root, "prisma", "schema.prisma"),
+      'datasource db {\n  provider = "postgresql"\n  url = env("DATABASE_URL")\n}\n',
+    );
+    writeFileSync(
+      join(root, "docker-compose.yml"),
+      "services:\n  db:\n    image: postgres:16\n  cache:\n    image: redis:7\n",
+    );
+    writeFileSync(
+      join(root, ".github", "workflows", "ci.yml"),
+      "jobs:\n  test:\n    steps:\n      - run: pnpm install\n      - run: pnpm test\n      - run: pnpm lint\n",
+    );
     const cands = projectManifests(ruleInput("ep_m", root, []));
     const byKey = new Map(cands.map((c) => [c.key, c.content]));
     expect(byKey.get("language")).toBe("Language: TypeScript (from tsconfig.json).");
@@ -209,14 +234,20 @@ describe("rule project-manifests", () => {
   test("go.mod and pyproject.toml", () => {
     const go = join(tmp.path, "gorepo");
     mkdirSync(go, { recursive: true });
-    writeFileSync(join(go, "go.mod"), "module claude-code-helper\n\ngo 1.23\n\nrequire (\n\tgithub.com/charmbracelet/bubbletea v1.3.6\n)\n");
+    writeFileSync(
+      join(go, "go.mod"),
+      "module claude-code-helper\n\ngo 1.23\n\nrequire (\n\tgithub.com/charmbracelet/bubbletea v1.3.6\n)\n",
+    );
     const g = new Map(projectManifests(ruleInput("ep_g", go, [])).map((c) => [c.key, c.content]));
     expect(g.get("language")).toBe("Language: Go (from go.mod).");
     expect(g.get("runtime_version")).toBe("Go 1.23 (from go.mod).");
     expect(g.get("framework")).toBe("Framework: Bubble Tea (TUI) (from go.mod).");
     const py = join(tmp.path, "pyrepo");
     mkdirSync(py, { recursive: true });
-    writeFileSync(join(py, "pyproject.toml"), '[project]\nname = "api"\nrequires-python = ">=3.12"\ndependencies = ["fastapi>=0.110", "sqlalchemy[asyncio]", "asyncpg"]\n[dependency-groups]\ndev = ["pytest>=8"]\n');
+    writeFileSync(
+      join(py, "pyproject.toml"),
+      '[project]\nname = "api"\nrequires-python = ">=3.12"\ndependencies = ["fastapi>=0.110", "sqlalchemy[asyncio]", "asyncpg"]\n[dependency-groups]\ndev = ["pytest>=8"]\n',
+    );
     writeFileSync(join(py, "uv.lock"), "version = 1\n");
     const p = new Map(projectManifests(ruleInput("ep_p", py, [])).map((c) => [c.key, c.content]));
     expect(p.get("framework")).toBe("Framework: FastAPI (from pyproject.toml).");
@@ -238,13 +269,20 @@ describe("rule project-endpoints", () => {
     const byKey = new Map(projectEndpoints(input("endpoints")).map((c) => [c.key, c.content]));
     expect(byKey.get("endpoint:/login")).toBe("Endpoint `POST /login` is handled in `src/routes/auth.ts`.");
     expect(byKey.get("endpoint:/logout")).toBe("Endpoint `POST /logout` is handled in `src/routes/auth.ts`.");
-    expect(byKey.get("endpoint:/api/teams/:id")).toBe("Endpoint `DELETE, GET /api/teams/:id` is handled in `apps/web/app/(protected)/api/teams/[id]/route.ts`.");
+    expect(byKey.get("endpoint:/api/teams/:id")).toBe(
+      "Endpoint `DELETE, GET /api/teams/:id` is handled in `apps/web/app/(protected)/api/teams/[id]/route.ts`.",
+    );
     expect(byKey.has("endpoint:/sessions")).toBe(false);
   });
 
   test("two versions of an endpoint fact merge their methods and files", async () => {
     const { mergeEndpointContent } = await import("../../../src/engine/learn/extract/project-endpoints.ts");
-    expect(mergeEndpointContent("Endpoint `GET /me` is handled in `src/a.ts`.", "Endpoint `PATCH /me` is handled in `src/b.ts`.")).toBe("Endpoint `GET, PATCH /me` is handled in `src/a.ts`, `src/b.ts`.");
+    expect(
+      mergeEndpointContent(
+        "Endpoint `GET /me` is handled in `src/a.ts`.",
+        "Endpoint `PATCH /me` is handled in `src/b.ts`.",
+      ),
+    ).toBe("Endpoint `GET, PATCH /me` is handled in `src/a.ts`, `src/b.ts`.");
     expect(mergeEndpointContent("Endpoint `GET /me`.", "Endpoint `GET /you`.")).toBeNull();
   });
 });

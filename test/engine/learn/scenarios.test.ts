@@ -42,7 +42,9 @@ beforeAll(async () => {
   mkdirSync(transcripts, { recursive: true });
   const pool = new ProjectDbPool();
   try {
-    for (const f of readdirSync(SCENARIOS).filter((n) => n.endsWith(".jsonl")).sort()) {
+    for (const f of readdirSync(SCENARIOS)
+      .filter((n) => n.endsWith(".jsonl"))
+      .sort()) {
       const copy = join(transcripts, f);
       writeFileSync(copy, readFileSync(join(SCENARIOS, f), "utf8").split(SCENARIO_CWD).join(root));
       await ingestFileOnce(copy, "claude", false, { projects: [root], userId: USER, pool });
@@ -59,7 +61,11 @@ beforeAll(async () => {
       llm: null,
       now: () => clockMs,
       openUserDb: () => openDatabase(join(home, "user.db"), "user"),
-      ledger: new StateDbLedger(config["llm.daily_token_cap"], () => clockMs, () => openDatabase(join(home, "state.db"), "state")),
+      ledger: new StateDbLedger(
+        config["llm.daily_token_cap"],
+        () => clockMs,
+        () => openDatabase(join(home, "state.db"), "state"),
+      ),
     };
     for (;;) {
       const batch = unprocessedEvents(db, root, config["daemon.batch_max_events"]);
@@ -94,10 +100,15 @@ function one(pred: (i: MemoryItem) => boolean, what: string): MemoryItem {
 
 describe("scenario transcripts through capture and the offline engine", () => {
   test("session 1: the JWT `exp` pitfall in src/auth/jwt.ts, with its cause and fix, from the test that failed and then passed", () => {
-    const p = one((i) => i.type === "pitfall" && i.file_paths.includes("src/auth/jwt.ts"), "pitfall on src/auth/jwt.ts");
+    const p = one(
+      (i) => i.type === "pitfall" && i.file_paths.includes("src/auth/jwt.ts"),
+      "pitfall on src/auth/jwt.ts",
+    );
     expect(p.content).toContain("`pnpm vitest run test/auth.test.ts` failed");
     expect(p.content).toContain("TypeError: Cannot read properties of undefined (reading 'exp')");
-    expect(p.content).toMatch(/Cause: The payload can be undefined when the token has no claims, and `exp` is optional\./);
+    expect(p.content).toMatch(
+      /Cause: The payload can be undefined when the token has no claims, and `exp` is optional\./,
+    );
     expect(p.content).toContain("now treats a missing payload or missing `exp` as not expired");
     // The refused default-export edit is not the fix.
     expect(p.content).not.toContain("export default");
@@ -130,7 +141,8 @@ describe("scenario transcripts through capture and the offline engine", () => {
       expect(text).not.toMatch(/postgres(ql)? (is )?not running|not running locally/i);
       expect(text).not.toMatch(/sk-ant-api03/);
     }
-    for (const p of items.filter((i) => i.type === "pitfall")) expect(`${p.content} ${p.key}`).not.toMatch(/TS2322|reports\/export|csv/i);
+    for (const p of items.filter((i) => i.type === "pitfall"))
+      expect(`${p.content} ${p.key}`).not.toMatch(/TS2322|reports\/export|csv/i);
     expect(items.some((i) => i.type === "recipe" && /pnpm build/.test(i.content))).toBe(false);
   });
 
@@ -139,10 +151,27 @@ describe("scenario transcripts through capture and the offline engine", () => {
     try {
       const ctx = retrievalContext(db, root, { nowMs: clockMs, userId: USER });
       const ask = async (task: string, files: string[] = []) =>
-        (await taskContext(ctx, TaskContextRequest.parse({ project_id: root, task_description: task, active_file_paths: files }))).selected_memories.map((m) => `${m.type} ${m.content}`);
-      expect((await ask("Fix the token expiry check in the JWT login code", ["src/auth/jwt.ts"])).some((m) => m.startsWith("pitfall") && m.includes("exp"))).toBe(true);
-      expect((await ask("Add a new column to the orders table and migrate the database", ["src/db/schema.ts"])).some((m) => /^recipe .*db:generate.*db:migrate/.test(m))).toBe(true);
-      expect((await ask("Add the dayjs dependency to the project", ["package.json"])).some((m) => m.startsWith("user_style") && m.includes("pnpm"))).toBe(true);
+        (
+          await taskContext(
+            ctx,
+            TaskContextRequest.parse({ project_id: root, task_description: task, active_file_paths: files }),
+          )
+        ).selected_memories.map((m) => `${m.type} ${m.content}`);
+      expect(
+        (await ask("Fix the token expiry check in the JWT login code", ["src/auth/jwt.ts"])).some(
+          (m) => m.startsWith("pitfall") && m.includes("exp"),
+        ),
+      ).toBe(true);
+      expect(
+        (await ask("Add a new column to the orders table and migrate the database", ["src/db/schema.ts"])).some((m) =>
+          /^recipe .*db:generate.*db:migrate/.test(m),
+        ),
+      ).toBe(true);
+      expect(
+        (await ask("Add the dayjs dependency to the project", ["package.json"])).some(
+          (m) => m.startsWith("user_style") && m.includes("pnpm"),
+        ),
+      ).toBe(true);
       expect(await ask("Write a haiku about autumn leaves")).toEqual([]);
     } finally {
       db.close();

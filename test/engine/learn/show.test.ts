@@ -28,7 +28,7 @@ function session(root: string, id: string, startIso: string, text: string): Even
 }
 
 let sb: Sandbox;
-let chain: string[] = [];
+const chain: string[] = [];
 
 beforeAll(async () => {
   sb = sandbox();
@@ -41,12 +41,18 @@ beforeAll(async () => {
     await processEvents(request(sb.root, session(sb.root, s, ts, text)), sb.deps());
     chain.push(currentItems(sb.db, sb.root).find((i) => i.key === "package_manager")!.id);
   }
-  await processEvents(request(sb.root, session(sb.root, "s0", "2026-02-20T10:00:00Z", "Never commit directly to main.")), sb.deps());
+  await processEvents(
+    request(sb.root, session(sb.root, "s0", "2026-02-20T10:00:00Z", "Never commit directly to main.")),
+    sb.deps(),
+  );
 });
 afterAll(() => sb.cleanup());
 
 function show(args: string[]) {
-  return runSqrl(["show", ...args, "--project", sb.root], { env: isolatedEnv(sb.home, { SQRL_HOME: sb.home }), cwd: sb.root });
+  return runSqrl(["show", ...args, "--project", sb.root], {
+    env: isolatedEnv(sb.home, { SQRL_HOME: sb.home }),
+    cwd: sb.root,
+  });
 }
 
 describe.skipIf(!HAVE_BIN)("sqrl show (compiled binary)", () => {
@@ -66,7 +72,11 @@ describe.skipIf(!HAVE_BIN)("sqrl show (compiled binary)", () => {
   test("--json of the oldest version lists what replaced it, in order", () => {
     const r = show([chain[0]!, "--json"]);
     expect(r.code).toBe(0);
-    const j = JSON.parse(r.stdout) as { item: { deleted: boolean }; successors: Array<{ id: string; decision: string }>; predecessors: unknown[] };
+    const j = JSON.parse(r.stdout) as {
+      item: { deleted: boolean };
+      successors: Array<{ id: string; decision: string }>;
+      predecessors: unknown[];
+    };
     expect(j.item.deleted).toBe(true);
     expect(j.predecessors).toEqual([]);
     expect(j.successors.map((s) => [s.id, s.decision])).toEqual([

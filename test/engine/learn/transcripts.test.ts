@@ -59,8 +59,14 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     const ctx = retrievalContext(sb.db, sb.root);
     const o200k = await loadTokenCounter("o200k");
     for (const budget of [100, 200, 400, 600, 1000, 2000]) {
-      const r = await recall(ctx, RecallQuery.parse({ project_id: sb.root, episode_id: episodes[0]!.id, context_budget_tokens: budget }));
-      expect({ budget, real: Math.min(o200k.count(r.markdown), budget) }).toEqual({ budget, real: o200k.count(r.markdown) });
+      const r = await recall(
+        ctx,
+        RecallQuery.parse({ project_id: sb.root, episode_id: episodes[0]!.id, context_budget_tokens: budget }),
+      );
+      expect({ budget, real: Math.min(o200k.count(r.markdown), budget) }).toEqual({
+        budget,
+        real: o200k.count(r.markdown),
+      });
     }
   });
 
@@ -89,9 +95,13 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     // a lesson at once, keyed by the lint rule so later violations of it meet on one item.
     expect(pit.key).toBe("pitfall:lint-rule:exhaustive");
     expect(pit.tags).toContain("user-remarked");
-    expect(pit.content).toStartWith("Lint rule `exhaustive`: The `exhaustive` linter requires all enum cases to be explicitly handled.");
+    expect(pit.content).toStartWith(
+      "Lint rule `exhaustive`: The `exhaustive` linter requires all enum cases to be explicitly handled.",
+    );
     // "We can list them explicitly…" needs the transcript to make sense: the lesson is told without it.
-    expect(pit.content).toBe("Lint rule `exhaustive`: The `exhaustive` linter requires all enum cases to be explicitly handled.");
+    expect(pit.content).toBe(
+      "Lint rule `exhaustive`: The `exhaustive` linter requires all enum cases to be explicitly handled.",
+    );
     expect(pit.file_paths).toEqual(["cmd/entire/cli/summarize/summarize.go"]);
     expect(pit.source_episode_id).toBe(episodes[0]!.id);
     const ids = new Set(events.map((e) => e.id));
@@ -157,7 +167,7 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
   test("codex rollout: one episode, its user request as the goal, the files it patched", async () => {
     const { episodes } = await run(CODEX, "codex");
     expect(episodes.length).toBe(1);
-    expect(episodes[0]!.summary).toContain("Goal: \"幫我檢查一下 go.mod");
+    expect(episodes[0]!.summary).toContain('Goal: "幫我檢查一下 go.mod');
     expect(episodes[0]!.file_paths).toContain("go.mod");
   });
 
@@ -169,6 +179,8 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     } finally {
       u.close();
     }
-    expect(items.filter((i) => i.type === "user_style").every((i) => i.scope === "project" && i.user_id === null)).toBe(true);
+    expect(items.filter((i) => i.type === "user_style").every((i) => i.scope === "project" && i.user_id === null)).toBe(
+      true,
+    );
   });
 });

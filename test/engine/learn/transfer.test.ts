@@ -3,7 +3,12 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { forgetMemory } from "../../../src/engine/learn/forget.ts";
-import { exportMemory, importMemory, parsePortableLines, portableHash } from "../../../src/engine/learn/memory-transfer.ts";
+import {
+  exportMemory,
+  importMemory,
+  parsePortableLines,
+  portableHash,
+} from "../../../src/engine/learn/memory-transfer.ts";
 import { syncProject } from "../../../src/engine/learn/team-sync.ts";
 import { currentItems, getMemoryItem, insertMemoryItem, type NewMemoryItem } from "../../../src/sql/memory-items.ts";
 import { openDatabase } from "../../../src/sql/open.ts";
@@ -52,7 +57,15 @@ describe("export and import", () => {
   test("round trip: valid items only, merged through the update rules", () => {
     const a = project("a");
     insertMemoryItem(a.db, item(a.root, { key: "package_manager", content: "Uses pnpm as the package manager." }));
-    insertMemoryItem(a.db, item(a.root, { type: "pitfall", key: "pitfall:jwt-exp", content: "isExpired crashed on tokens without exp; guard payload.exp.", file_paths: ["src/auth/jwt.ts"] }));
+    insertMemoryItem(
+      a.db,
+      item(a.root, {
+        type: "pitfall",
+        key: "pitfall:jwt-exp",
+        content: "isExpired crashed on tokens without exp; guard payload.exp.",
+        file_paths: ["src/auth/jwt.ts"],
+      }),
+    );
     const gone = insertMemoryItem(a.db, item(a.root, { key: "old", content: "stale" }));
     forgetMemory(a.db, null, gone.id, "2026-11-02T00:00:00.000Z");
     const exported = exportMemory(a.db, a.root);
@@ -73,8 +86,20 @@ describe("export and import", () => {
   });
 
   test("a bad line names the file, line and field, and nothing is imported", () => {
-    const good = JSON.stringify({ format: "sqrl-memory/1", type: "project_fact", key: "k", scope: "project", content: "c", importance: 0.5, created_at: "t", updated_at: "t", origin: { item_id: "i", project_id: null, user_id: null } });
-    expect(() => parsePortableLines(`${good}\n{"format":"sqrl-memory/1","type":"fact"}\n`, "in.jsonl")).toThrow(/in.jsonl:2: field `type`/);
+    const good = JSON.stringify({
+      format: "sqrl-memory/1",
+      type: "project_fact",
+      key: "k",
+      scope: "project",
+      content: "c",
+      importance: 0.5,
+      created_at: "t",
+      updated_at: "t",
+      origin: { item_id: "i", project_id: null, user_id: null },
+    });
+    expect(() => parsePortableLines(`${good}\n{"format":"sqrl-memory/1","type":"fact"}\n`, "in.jsonl")).toThrow(
+      /in.jsonl:2: field `type`/,
+    );
     expect(() => parsePortableLines("nope", "in.jsonl")).toThrow(/in.jsonl:1 is not valid JSON/);
   });
 });
@@ -98,7 +123,19 @@ describe("forget", () => {
 
   test("a global style item moves to history", () => {
     const userDb = openDatabase(join(dir.path, "user.db"), "user");
-    insertUserStyle(userDb, { id: "ust_1", user_id: "u", key: "exports", content: "Named exports only.", tags: [], importance: 0.7, created_at: "t", updated_at: "t", source: "offline", confidence: 0.8, evidence: [] });
+    insertUserStyle(userDb, {
+      id: "ust_1",
+      user_id: "u",
+      key: "exports",
+      content: "Named exports only.",
+      tags: [],
+      importance: 0.7,
+      created_at: "t",
+      updated_at: "t",
+      source: "offline",
+      confidence: 0.8,
+      evidence: [],
+    });
     const res = forgetMemory(null, userDb, "ust_1", "2026-11-03T00:00:00.000Z");
     expect(res.scope).toBe("user");
     expect(listUserStyle(userDb, "u")).toEqual([]);
@@ -124,7 +161,10 @@ describe("sync through .ctx/shared", () => {
       }
     };
     insertMemoryItem(alice.db, item(alice.root, { key: "framework", content: "Framework: Hono." }));
-    insertMemoryItem(alice.db, item(alice.root, { scope: "user", user_id: "alice", type: "user_style", key: "tabs", content: "Prefers tabs." }));
+    insertMemoryItem(
+      alice.db,
+      item(alice.root, { scope: "user", user_id: "alice", type: "user_style", key: "tabs", content: "Prefers tabs." }),
+    );
     const r1 = syncProject(alice.db, alice.root, { userId: "alice" });
     expect(r1.exported.length).toBe(1); // user-scope style stays personal
     expect(r1.exported[0]).toMatch(/^\.ctx\/shared\/project_fact\/framework-[0-9a-f]{12}\.json$/);
@@ -137,7 +177,12 @@ describe("sync through .ctx/shared", () => {
 
     // Bob's project moves to Fastify: his newer fact supersedes the shared one.
     const hono = currentItems(bob.db, bob.root)[0]!;
-    importMemory(bob.db, bob.root, [{ ...exportMemory(bob.db, bob.root)[0]!, content: "Framework: Fastify (replaced Hono)." }], { userId: "bob" });
+    importMemory(
+      bob.db,
+      bob.root,
+      [{ ...exportMemory(bob.db, bob.root)[0]!, content: "Framework: Fastify (replaced Hono)." }],
+      { userId: "bob" },
+    );
     expect(getMemoryItem(bob.db, hono.id)!.deleted).toBe(true);
     const r3 = syncProject(bob.db, bob.root, { userId: "bob" });
     expect(r3.pruned.length).toBe(1);
@@ -146,7 +191,11 @@ describe("sync through .ctx/shared", () => {
     copyShared(bob.root, alice.root);
     const r4 = syncProject(alice.db, alice.root, { userId: "alice" });
     expect(r4.imported.length).toBe(1);
-    expect(currentItems(alice.db, alice.root).filter((i) => i.scope === "project").map((i) => i.content)).toEqual(["Framework: Fastify (replaced Hono)."]);
+    expect(
+      currentItems(alice.db, alice.root)
+        .filter((i) => i.scope === "project")
+        .map((i) => i.content),
+    ).toEqual(["Framework: Fastify (replaced Hono)."]);
     const files = readdirSync(join(shared(alice.root), "project_fact"));
     expect(files.length).toBe(1);
     const onDisk = JSON.parse(readFileSync(join(shared(alice.root), "project_fact", files[0]!), "utf8"));
@@ -163,27 +212,40 @@ describe("CLI (compiled binary)", () => {
     mkdirSync(join(a, ".git"), { recursive: true });
     expect(runSqrl(["init", a, "--yes", "--no-backfill"], { env }).code).toBe(0);
     const db = openDatabase(join(a, ".ctx", "data.db"), "data");
-    insertMemoryItem(db, item(a, {
-      type: "pitfall",
-      key: "pitfall:build",
-      content: `The build failed in ${a}/src/build.ts; the fix lives in /Users/bob/notes/fix.md and /home/carol/.config/tool.json.`,
-      file_paths: [`${a}/src/build.ts`, "src/other.ts"],
-      created_at: "2026-11-02T00:00:00.000Z",
-      updated_at: "2026-11-01T00:00:00.000Z",
-    }));
+    insertMemoryItem(
+      db,
+      item(a, {
+        type: "pitfall",
+        key: "pitfall:build",
+        content: `The build failed in ${a}/src/build.ts; the fix lives in /Users/bob/notes/fix.md and /home/carol/.config/tool.json.`,
+        file_paths: [`${a}/src/build.ts`, "src/other.ts"],
+        created_at: "2026-11-02T00:00:00.000Z",
+        updated_at: "2026-11-01T00:00:00.000Z",
+      }),
+    );
     db.close();
     const exported = runSqrl(["export", "--project", a], { env });
     expect(exported.code).toBe(0);
     expect(runSqrl(["sync", "--project", a], { env }).code).toBe(0);
     const sharedDir = join(a, ".ctx", "shared");
-    const teamFiles = readdirSync(sharedDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name), "utf8"));
+    const teamFiles = readdirSync(sharedDir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"));
     expect(teamFiles.length).toBe(1);
     for (const text of [exported.stdout, ...teamFiles]) {
       expect(text).not.toContain(dir.path);
       expect(text).not.toMatch(/\/Users\/bob|\/home\/carol/);
       // A team file is one pretty-printed item; the export is JSON Lines (one item here).
-      const m = JSON.parse(text.trim().startsWith("{\n") ? text : text.trim().split("\n")[0]!) as { content: string; file_paths: string[]; created_at: string; updated_at: string; origin: { project_id: string } };
-      expect(m.content).toBe("The build failed in src/build.ts; the fix lives in ~/notes/fix.md and ~/.config/tool.json.");
+      const m = JSON.parse(text.trim().startsWith("{\n") ? text : text.trim().split("\n")[0]!) as {
+        content: string;
+        file_paths: string[];
+        created_at: string;
+        updated_at: string;
+        origin: { project_id: string };
+      };
+      expect(m.content).toBe(
+        "The build failed in src/build.ts; the fix lives in ~/notes/fix.md and ~/.config/tool.json.",
+      );
       expect(m.file_paths).toEqual(["src/build.ts", "src/other.ts"]);
       expect(m.origin.project_id).toBe("pa");
       expect(m.updated_at >= m.created_at).toBe(true);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { footerLine, packBlocks, packLimit, refooter, type Block } from "../../../src/engine/retrieve/render/budget.ts";
+import { footerLine, packBlocks, refooter, type Block } from "../../../src/engine/retrieve/render/budget.ts";
+import { packLimit } from "../../../src/shared/tokens.ts";
 import { estimateTokens, tokenCounterSync } from "../../../src/shared/tokens.ts";
 
 const counter = tokenCounterSync("accurate");
@@ -17,11 +18,22 @@ describe("packBlocks", () => {
   test("never exceeds the budget, for budgets 1..2000 and blocks of every size", () => {
     for (const budget of BUDGETS) {
       for (const size of SIZES) {
-        const blocks = [block("a", size, "g1"), block("b", Math.ceil(size / 3), "g2"), block("c", size * 2, "g1"), block("d", 2, "g2")];
+        const blocks = [
+          block("a", size, "g1"),
+          block("b", Math.ceil(size / 3), "g2"),
+          block("c", size * 2, "g1"),
+          block("d", 2, "g2"),
+        ];
         const smallestAlone = Math.min(...blocks.map((b) => counter.count(b.text)));
         let p: ReturnType<typeof packBlocks>;
         try {
-          p = packBlocks({ header: "## Header line", groups: { g1: "### One", g2: "### Two" }, blocks, budget, counter });
+          p = packBlocks({
+            header: "## Header line",
+            groups: { g1: "### One", g2: "### Two" },
+            blocks,
+            budget,
+            counter,
+          });
         } catch (err) {
           expect((err as { code?: string }).code).toBe("budget_too_small");
           expect(smallestAlone).toBeGreaterThan(packLimit(budget, counter));
@@ -54,7 +66,13 @@ describe("packBlocks", () => {
   });
 
   test("groups render under their headings, in the groups' order", () => {
-    const p = packBlocks({ header: "## H", groups: { g1: "### One", g2: "### Two" }, blocks: [block("b", 2, "g2"), block("a", 2, "g1")], budget: 500, counter });
+    const p = packBlocks({
+      header: "## H",
+      groups: { g1: "### One", g2: "### Two" },
+      blocks: [block("b", 2, "g2"), block("a", 2, "g1")],
+      budget: 500,
+      counter,
+    });
     expect(p.markdown.indexOf("### One")).toBeLessThan(p.markdown.indexOf("### Two"));
     expect(p.markdown.indexOf("### One")).toBeLessThan(p.markdown.indexOf("word0 a"));
   });
@@ -68,7 +86,12 @@ describe("packBlocks", () => {
       while (packLimit(b, counter) < n) b++;
       return b;
     };
-    const p = packBlocks({ header, blocks: [b], budget: limitFor(own + counter.count(footerLine(99, 99, 1, 1, "items", 0)) + 3), counter });
+    const p = packBlocks({
+      header,
+      blocks: [b],
+      budget: limitFor(own + counter.count(footerLine(99, 99, 1, 1, "items", 0)) + 3),
+      counter,
+    });
     expect(p.shown).toHaveLength(1);
     expect(p.markdown).not.toContain(header);
     const tiny = packBlocks({ header, blocks: [b], budget: limitFor(own), counter });
@@ -81,20 +104,40 @@ describe("packBlocks", () => {
     expect(p.shown).toHaveLength(0);
     expect(p.markdown).toContain("0 of 1 item shown");
     for (const budget of [1, 5, 10]) {
-      expect(() => packBlocks({ header: "## H", blocks: [block("a", 300)], budget, counter })).toThrow(/^context_budget_tokens \d+ is too small for any answer here; the smallest needs \d+ tokens\.$/);
-      if (budget < 8) expect(() => packBlocks({ header: "## H", blocks: [], budget, counter, emptyText: "No relevant memory for this task." })).toThrow("too small");
+      expect(() => packBlocks({ header: "## H", blocks: [block("a", 300)], budget, counter })).toThrow(
+        /^context_budget_tokens \d+ is too small for any answer here; the smallest needs \d+ tokens\.$/,
+      );
+      if (budget < 8)
+        expect(() =>
+          packBlocks({ header: "## H", blocks: [], budget, counter, emptyText: "No relevant memory for this task." }),
+        ).toThrow("too small");
     }
   });
 
   test("empty input shows the empty text and a footer; omitted items are said", () => {
-    const p = packBlocks({ header: "## H", blocks: [], budget: 100, counter, emptyText: "Nothing here.", omittedSeen: 3 });
+    const p = packBlocks({
+      header: "## H",
+      blocks: [],
+      budget: 100,
+      counter,
+      emptyText: "Nothing here.",
+      omittedSeen: 3,
+    });
     expect(p.markdown).toContain("Nothing here.");
     expect(p.markdown).toContain("0 of 0 items shown · 3 omitted as already shown");
   });
 
   test("a shortenable block is cut to fit instead of dropped", () => {
     const long = "x ".repeat(2000);
-    const b: Block = { id: "e", text: `- ${long}`, shorten: (max, c) => { let t = long; while (c.count(`- ${t}`) > max && t.length > 10) t = t.slice(0, Math.floor(t.length * 0.8)); return `- ${t}`; } };
+    const b: Block = {
+      id: "e",
+      text: `- ${long}`,
+      shorten: (max, c) => {
+        let t = long;
+        while (c.count(`- ${t}`) > max && t.length > 10) t = t.slice(0, Math.floor(t.length * 0.8));
+        return `- ${t}`;
+      },
+    };
     const p = packBlocks({ header: "## H", blocks: [b], budget: 100, counter });
     expect(p.shown).toHaveLength(1);
     expect(counter.count(p.markdown)).toBeLessThanOrEqual(100);

@@ -19,7 +19,11 @@ afterEach(() => p.cleanup());
 test("another connection's update, supersede and insert are seen on the next call", () => {
   const a = addItem(p.db, p.root, { type: "project_fact", key: "db", content: "Postgres 15 via prisma" }, NOW);
   const b = addItem(p.db, p.root, { type: "pitfall", key: "tz", content: "Dates are stored in UTC" }, NOW);
-  expect(loadItems(p.db, p.root, [a.id, b.id]).map((i) => i.content).sort()).toEqual(["Dates are stored in UTC", "Postgres 15 via prisma"]);
+  expect(
+    loadItems(p.db, p.root, [a.id, b.id])
+      .map((i) => i.content)
+      .sort(),
+  ).toEqual(["Dates are stored in UTC", "Postgres 15 via prisma"]);
 
   const engine = openProjectDb(p.root); // the writer: another connection, like process-events
   updateMemoryItem(engine, a.id, { content: "Postgres 16 via prisma", updated_at: "2026-11-02T00:00:00.000Z" });
@@ -27,7 +31,11 @@ test("another connection's update, supersede and insert are seen on the next cal
   const c = addItem(engine, p.root, { type: "recipe", key: "migrate", content: "Run bun run db:migrate" }, NOW);
   engine.close();
 
-  expect(loadItems(p.db, p.root, [a.id, b.id, c.id]).map((i) => i.content).sort()).toEqual(["Postgres 16 via prisma", "Run bun run db:migrate"]);
+  expect(
+    loadItems(p.db, p.root, [a.id, b.id, c.id])
+      .map((i) => i.content)
+      .sort(),
+  ).toEqual(["Postgres 16 via prisma", "Run bun run db:migrate"]);
 });
 
 test("rows are shared between calls and frozen; filters by project, validity and type apply", () => {

@@ -21,11 +21,44 @@ beforeAll(() => {
   expect(runSqrl(["init", repo, "--yes"], { env, cwd: repo }).code).toBe(0);
   const db = openProjectDb(repo);
   const now = Date.now();
-  addItem(db, repo, { type: "pitfall", key: "exp", content: "JWT exp is in seconds, not milliseconds.", importance: 0.8, file_paths: ["src/auth/jwt.ts"] }, now);
+  addItem(
+    db,
+    repo,
+    {
+      type: "pitfall",
+      key: "exp",
+      content: "JWT exp is in seconds, not milliseconds.",
+      importance: 0.8,
+      file_paths: ["src/auth/jwt.ts"],
+    },
+    now,
+  );
   addItem(db, repo, { type: "user_style", key: "pm", content: "Uses pnpm, never npm.", importance: 0.9 }, now);
   // Enough long memories that `sqrl search --top-k 100` writes far more than a pipe buffer.
-  for (let i = 0; i < 60; i++) addItem(db, repo, { type: "recipe", key: `pipe${i}`, content: `Pipe check ${i}: ${"run the lint step before the pipe test and read its output carefully. ".repeat(40)}`, importance: 0.3 }, now);
-  addEpisode(db, repo, { id: "ep_cli", days_ago: 1, summary: "Fixed the JWT exp unit.", outcome: "tests green", events: [{ type: "user_message", content: { text: "fix jwt exp" }, at: 0 }] }, now);
+  for (let i = 0; i < 60; i++)
+    addItem(
+      db,
+      repo,
+      {
+        type: "recipe",
+        key: `pipe${i}`,
+        content: `Pipe check ${i}: ${"run the lint step before the pipe test and read its output carefully. ".repeat(40)}`,
+        importance: 0.3,
+      },
+      now,
+    );
+  addEpisode(
+    db,
+    repo,
+    {
+      id: "ep_cli",
+      days_ago: 1,
+      summary: "Fixed the JWT exp unit.",
+      outcome: "tests green",
+      events: [{ type: "user_message", content: { text: "fix jwt exp" }, at: 0 }],
+    },
+    now,
+  );
   db.close();
 });
 
@@ -51,9 +84,13 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
   test("sqrl search, view, timeline, recall", () => {
     const s = SearchResponse.parse(JSON.parse(runSqrl(["search", "pnpm", "--json"], { env, cwd: repo }).stdout));
     expect(s.results.map((x) => x.key)).toEqual(["pm"]);
-    const v = PitfallsView.parse(JSON.parse(runSqrl(["view", "pitfalls", "--paths", "src/auth", "--json"], { env, cwd: repo }).stdout));
+    const v = PitfallsView.parse(
+      JSON.parse(runSqrl(["view", "pitfalls", "--paths", "src/auth", "--json"], { env, cwd: repo }).stdout),
+    );
     expect(v.items.map((i) => i.key)).toEqual(["exp"]);
-    expect(runSqrl(["view", "user_style", "--mode", "full"], { env, cwd: repo }).stdout).toContain("Uses pnpm, never npm.");
+    expect(runSqrl(["view", "user_style", "--mode", "full"], { env, cwd: repo }).stdout).toContain(
+      "Uses pnpm, never npm.",
+    );
     const t = Timeline.parse(JSON.parse(runSqrl(["timeline", "--json"], { env, cwd: repo }).stdout));
     expect(t.episodes.map((e) => e.episode_id)).toEqual(["ep_cli"]);
     const rc = runSqrl(["recall", "ep_cli"], { env, cwd: repo });
@@ -74,7 +111,9 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
   });
 
   test("sqrl timeline --since takes what people write and refuses what it cannot read", () => {
-    const t = Timeline.parse(JSON.parse(runSqrl(["timeline", "--since", "yesterday", "--json"], { env, cwd: repo }).stdout));
+    const t = Timeline.parse(
+      JSON.parse(runSqrl(["timeline", "--since", "yesterday", "--json"], { env, cwd: repo }).stdout),
+    );
     expect(t.episodes.map((e) => e.episode_id)).toEqual(["ep_cli"]);
     expect(runSqrl(["timeline", "--since", "2 days ago"], { env, cwd: repo }).stdout).toContain("ep_cli");
     const bad = runSqrl(["timeline", "--since", "soon"], { env, cwd: repo });
@@ -83,8 +122,16 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
   });
 
   test("a reader that closes the pipe early (`| head -1`) ends the command quietly: exit 0, no stack", () => {
-    for (const cmd of [`"${SQRL_BIN}" search "pipe check lint" --top-k 100 --budget 100000 | head -1`, `"${SQRL_BIN}" search "pipe check" --json --top-k 100 --budget 100000 | head -c 10`]) {
-      const r = Bun.spawnSync(["bash", "-o", "pipefail", "-c", cmd], { env, cwd: repo, stdout: "pipe", stderr: "pipe" });
+    for (const cmd of [
+      `"${SQRL_BIN}" search "pipe check lint" --top-k 100 --budget 100000 | head -1`,
+      `"${SQRL_BIN}" search "pipe check" --json --top-k 100 --budget 100000 | head -c 10`,
+    ]) {
+      const r = Bun.spawnSync(["bash", "-o", "pipefail", "-c", cmd], {
+        env,
+        cwd: repo,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       expect(r.stderr.toString()).toBe("");
       expect(r.exitCode).toBe(0);
     }
@@ -99,9 +146,17 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
     const bogus = runSqrl(["status", "--bogus"], { env, cwd: repo });
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain("sqrl status --help");
-    const one = SearchResponse.parse(JSON.parse(runSqrl(["search", "pipe check", "--top-k", "1", "--budget", "100000", "--json"], { env, cwd: repo }).stdout));
+    const one = SearchResponse.parse(
+      JSON.parse(
+        runSqrl(["search", "pipe check", "--top-k", "1", "--budget", "100000", "--json"], { env, cwd: repo }).stdout,
+      ),
+    );
     expect(one.results.length).toBe(1);
-    const alias = SearchResponse.parse(JSON.parse(runSqrl(["search", "pipe check", "--top=2", "--budget", "100000", "--json"], { env, cwd: repo }).stdout));
+    const alias = SearchResponse.parse(
+      JSON.parse(
+        runSqrl(["search", "pipe check", "--top=2", "--budget", "100000", "--json"], { env, cwd: repo }).stdout,
+      ),
+    );
     expect(alias.results.length).toBe(2);
   });
 
@@ -109,7 +164,11 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
     const home = tempDir("sqrl-engine-orphan-");
     try {
       const e = isolatedEnv(home.path);
-      const parent = Bun.spawn(["sh", "-c", `"${SQRL_BIN}" engine; true`], { env: e, stdout: "ignore", stderr: "ignore" });
+      const parent = Bun.spawn(["sh", "-c", `"${SQRL_BIN}" engine; true`], {
+        env: e,
+        stdout: "ignore",
+        stderr: "ignore",
+      });
       const file = join(e.SQRL_HOME!, "memory-service.json");
       for (let i = 0; i < 400 && !existsSync(file); i++) await Bun.sleep(50);
       const { pid } = JSON.parse(readFileSync(file, "utf8")) as { pid: number };
@@ -140,7 +199,9 @@ describe.skipIf(!hasBin)("sqrl read commands (compiled binary; build it first)",
       const info = JSON.parse(readFileSync(file, "utf8"));
       expect(info).toMatchObject({ pid: child.pid, host: "127.0.0.1" });
       expect(statSync(file).mode & 0o777).toBe(0o600);
-      const health = await fetch(`http://127.0.0.1:${info.port}/health`, { headers: { authorization: `Bearer ${info.token}` } });
+      const health = await fetch(`http://127.0.0.1:${info.port}/health`, {
+        headers: { authorization: `Bearer ${info.token}` },
+      });
       expect(health.status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${info.port}/health`)).status).toBe(401);
       child.kill("SIGTERM");

@@ -154,5 +154,9 @@ export function addEpisode(db: Database, root: string, spec: EpisodeSpec, nowMs:
     outcome: spec.outcome ?? "",
     file_paths: spec.file_paths ?? [],
   });
-  addEpisodeEvents(db, spec.id, events.map((e) => e.id));
+  addEpisodeEvents(
+    db,
+    spec.id,
+    events.map((e) => e.id),
+  );
 }

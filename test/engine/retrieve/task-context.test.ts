@@ -6,19 +6,29 @@ import { addItem, loadLabelled, seedLabelled, tempProject, type LabelledSet } fr
 
 let set: LabelledSet;
 let p: ReturnType<typeof tempProject>;
-let ids: Map<string, string>;
 let ctx: RetrievalContext;
 beforeAll(() => {
   set = loadLabelled();
   p = tempProject();
   const now = Date.parse(set.now);
-  ids = seedLabelled(p.db, p.root, set, now);
+  seedLabelled(p.db, p.root, set, now);
   ctx = retrievalContext(p.db, p.root, { nowMs: now, userId: "alice" });
 });
 afterAll(() => p.cleanup());
 
 const ask = async (task: string, files: string[] = [], extra: Record<string, unknown> = {}) =>
-  TaskContext.parse(await taskContext(ctx, TaskContextRequest.parse({ project_id: p.root, task_description: task, active_file_paths: files, context_budget_tokens: 800, ...extra })));
+  TaskContext.parse(
+    await taskContext(
+      ctx,
+      TaskContextRequest.parse({
+        project_id: p.root,
+        task_description: task,
+        active_file_paths: files,
+        context_budget_tokens: 800,
+        ...extra,
+      }),
+    ),
+  );
 
 describe("task_context over the labelled set", () => {
   test("every related task gets a must-have memory, with a reason built from what matched", async () => {
@@ -28,7 +38,8 @@ describe("task_context over the labelled set", () => {
       const r = await ask(t.task, t.files);
       const keys = r.selected_memories.map((m) => m.key);
       expect(r.has_relevant_memory).toBe(true);
-      if (!t.must.some((k) => keys.includes(k))) throw new Error(`"${t.task}": none of ${t.must.join(", ")} selected (got ${keys.join(", ")})`);
+      if (!t.must.some((k) => keys.includes(k)))
+        throw new Error(`"${t.task}": none of ${t.must.join(", ")} selected (got ${keys.join(", ")})`);
       mustFound += t.must.filter((k) => keys.includes(k)).length;
       mustTotal += t.must.length;
       for (const m of r.selected_memories) expect(m.reason.length).toBeGreaterThan(10);
@@ -40,7 +51,8 @@ describe("task_context over the labelled set", () => {
   test("every unrelated task abstains with the fixed sentence", async () => {
     for (const t of set.unrelated) {
       const r = await ask(t.task, t.files);
-      if (r.has_relevant_memory) throw new Error(`"${t.task}" did not abstain: ${r.selected_memories.map((m) => m.key).join(", ")}`);
+      if (r.has_relevant_memory)
+        throw new Error(`"${t.task}" did not abstain: ${r.selected_memories.map((m) => m.key).join(", ")}`);
       expect(r.selected_memories).toEqual([]);
       expect(r.markdown.startsWith(NO_RELEVANT_MEMORY)).toBe(true);
       expect(r.markdown).toContain("0 of 0 items shown");
@@ -55,7 +67,7 @@ describe("task_context over the labelled set", () => {
     expect(m.reason).toContain("pitfall");
   });
 
-  test("text the model reads is grammatical: no \"A your style preference\", no \"1 items\"", async () => {
+  test('text the model reads is grammatical: no "A your style preference", no "1 items"', async () => {
     const r = await ask("Commit these changes with a good message");
     const style = r.selected_memories.find((m) => m.type === "user_style")!;
     expect(style.reason).toMatch(/Your (high-importance )?style preference/);
@@ -73,14 +85,18 @@ describe("task_context over the labelled set", () => {
   });
 
   test("preferred_memory_types filters candidates", async () => {
-    const r = await ask("Validate the request body of POST /inventory", ["src/routes/inventory.ts"], { preferred_memory_types: ["pitfall"] });
+    const r = await ask("Validate the request body of POST /inventory", ["src/routes/inventory.ts"], {
+      preferred_memory_types: ["pitfall"],
+    });
     expect(r.selected_memories.length).toBeGreaterThan(0);
     expect(r.selected_memories.every((m) => m.type === "pitfall")).toBe(true);
   });
 
   test("exclude_memory_ids skips what the session already saw and counts it", async () => {
     const first = await ask("Integration tests deadlock when they run in parallel", ["tests/setup.ts"]);
-    const second = await ask("Integration tests deadlock when they run in parallel", ["tests/setup.ts"], { exclude_memory_ids: first.memory_ids });
+    const second = await ask("Integration tests deadlock when they run in parallel", ["tests/setup.ts"], {
+      exclude_memory_ids: first.memory_ids,
+    });
     expect(second.omitted_seen).toBe(first.memory_ids.length);
     expect(second.memory_ids.some((id) => first.memory_ids.includes(id))).toBe(false);
     expect(second.has_relevant_memory).toBe(true);
@@ -91,7 +107,10 @@ describe("task_context over the labelled set", () => {
     const other = tempProject();
     try {
       const octx = retrievalContext(p.db, other.root, { nowMs: ctx.nowMs });
-      const r = await taskContext(octx, TaskContextRequest.parse({ project_id: other.root, task_description: "Run the tests" }));
+      const r = await taskContext(
+        octx,
+        TaskContextRequest.parse({ project_id: other.root, task_description: "Run the tests" }),
+      );
       expect(r.has_relevant_memory).toBe(false);
     } finally {
       other.cleanup();
@@ -106,14 +125,55 @@ describe("identifiers no memory names", () => {
       const now = Date.parse("2025-11-25T10:00:00.000Z");
       // The name's parts are everyday words of this project (transcripts, bytes, builds): they must
       // not count against the lint pitfall, which matches everything else the task says.
-      addItem(q.db, q.root, { type: "pitfall", key: "exhaustive", content: "The exhaustive lint fails on a switch over EventKind that misses a case; add the case, not a default.", importance: 0.6 }, now);
-      addItem(q.db, q.root, { type: "project_fact", key: "transcripts", content: "Transcripts are read as bytes and condensed before the summary is built.", importance: 0.6 }, now);
-      addItem(q.db, q.root, { type: "project_fact", key: "build", content: "The build writes bytes of each transcript to dist/.", importance: 0.5 }, now);
-      addItem(q.db, q.root, { type: "user_style", key: "docs", content: "Keep our working documentation in Linear.", importance: 0.7 }, now);
+      addItem(
+        q.db,
+        q.root,
+        {
+          type: "pitfall",
+          key: "exhaustive",
+          content:
+            "The exhaustive lint fails on a switch over EventKind that misses a case; add the case, not a default.",
+          importance: 0.6,
+        },
+        now,
+      );
+      addItem(
+        q.db,
+        q.root,
+        {
+          type: "project_fact",
+          key: "transcripts",
+          content: "Transcripts are read as bytes and condensed before the summary is built.",
+          importance: 0.6,
+        },
+        now,
+      );
+      addItem(
+        q.db,
+        q.root,
+        {
+          type: "project_fact",
+          key: "build",
+          content: "The build writes bytes of each transcript to dist/.",
+          importance: 0.5,
+        },
+        now,
+      );
+      addItem(
+        q.db,
+        q.root,
+        { type: "user_style", key: "docs", content: "Keep our working documentation in Linear.", importance: 0.7 },
+        now,
+      );
       const qctx = retrievalContext(q.db, q.root, { nowMs: now });
-      const ask2 = async (task: string) => (await taskContext(qctx, TaskContextRequest.parse({ project_id: q.root, task_description: task }))).selected_memories.map((m) => m.key);
+      const ask2 = async (task: string) =>
+        (
+          await taskContext(qctx, TaskContextRequest.parse({ project_id: q.root, task_description: task }))
+        ).selected_memories.map((m) => m.key);
       expect(await ask2("fix the exhaustive lint failure")).toContain("exhaustive");
-      expect(await ask2("fix the exhaustive lint failure in BuildCondensedTranscriptFromBytes")).toContain("exhaustive");
+      expect(await ask2("fix the exhaustive lint failure in BuildCondensedTranscriptFromBytes")).toContain(
+        "exhaustive",
+      );
       expect(await ask2("write the ENT-98 working notes")).toContain("docs");
       expect(await ask2("Rename the computeHaikuSyllables helper")).toEqual([]);
     } finally {

@@ -1,17 +1,42 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chars4Tokens, classifyPiece, estimateTokens, estimateUpTo, loadTokenCounter, tokenCounterSync } from "../../../src/shared/tokens.ts";
+import {
+  chars4Tokens,
+  classifyPiece,
+  estimateTokens,
+  estimateUpTo,
+  loadTokenCounter,
+  tokenCounterSync,
+} from "../../../src/shared/tokens.ts";
 import { SHARED_DIR } from "../../helpers/sqrl.ts";
 
 const SHARED = join(SHARED_DIR, "fixtures");
 
 /** Small hand-written samples of each kind (the bench measures the real fixtures). */
 const SAMPLES: Record<string, string> = {
-  code: `export async function refreshToken(req: Request): Promise<Response> {\n  const { token } = await req.json();\n  if (!token) throw new NotFoundError("missing token");\n  const claims = jwt.verify(token, process.env.JWT_SECRET!);\n  return Response.json({ ok: true, exp: claims.exp * 1000 });\n}\n`.repeat(3),
-  prose: "The migration failed because drizzle-kit generated a statement that dropped the column before copying its data. We reviewed the SQL by hand, reordered the statements, and added a test that checks the row count before and after the migration runs. ".repeat(3),
-  logs: " FAIL  tests/auth.test.ts > refresh > rotates the token\nAssertionError: expected 3600000 to be 3600 // Object.is equality\n ❯ tests/auth.test.ts:42:18\n\n Test Files  1 failed | 11 passed (12)\n      Tests  1 failed | 87 passed (88)\n   Start at  10:02:11\n   Duration  2.31s (transform 310ms, setup 0ms, collect 1.02s, tests 880ms)\n".repeat(3),
-  json: JSON.stringify({ type: "assistant", uuid: "8e0a6473-6bc7-4d2a-9c11-0fa2b3c4d5e6", timestamp: "2026-01-19T10:02:11.123Z", message: { id: "msg_01ABCdef", content: [{ type: "tool_use", id: "toolu_01XYZ", name: "Bash", input: { command: "pnpm vitest run tests/auth.test.ts" } }], usage: { input_tokens: 1234, output_tokens: 56 } } }).repeat(3),
+  code: `export async function refreshToken(req: Request): Promise<Response> {\n  const { token } = await req.json();\n  if (!token) throw new NotFoundError("missing token");\n  const claims = jwt.verify(token, process.env.JWT_SECRET!);\n  return Response.json({ ok: true, exp: claims.exp * 1000 });\n}\n`.repeat(
+    3,
+  ),
+  prose:
+    "The migration failed because drizzle-kit generated a statement that dropped the column before copying its data. We reviewed the SQL by hand, reordered the statements, and added a test that checks the row count before and after the migration runs. ".repeat(
+      3,
+    ),
+  logs: " FAIL  tests/auth.test.ts > refresh > rotates the token\nAssertionError: expected 3600000 to be 3600 // Object.is equality\n ❯ tests/auth.test.ts:42:18\n\n Test Files  1 failed | 11 passed (12)\n      Tests  1 failed | 87 passed (88)\n   Start at  10:02:11\n   Duration  2.31s (transform 310ms, setup 0ms, collect 1.02s, tests 880ms)\n".repeat(
+    3,
+  ),
+  json: JSON.stringify({
+    type: "assistant",
+    uuid: "8e0a6473-6bc7-4d2a-9c11-0fa2b3c4d5e6",
+    timestamp: "2026-01-19T10:02:11.123Z",
+    message: {
+      id: "msg_01ABCdef",
+      content: [
+        { type: "tool_use", id: "toolu_01XYZ", name: "Bash", input: { command: "pnpm vitest run tests/auth.test.ts" } },
+      ],
+      usage: { input_tokens: 1234, output_tokens: 56 },
+    },
+  }).repeat(3),
 };
 
 describe("token counter", () => {
@@ -56,7 +81,10 @@ describe("token counter", () => {
     expect(classifyPiece("été")[0]).toBe("nonascii");
   });
 
-  test.skipIf(!existsSync(SHARED))("fixtures present (needs ../shared): `bun run bench tokens` measures the real transcripts", () => {
-    expect(existsSync(join(SHARED, "transcripts"))).toBe(true);
-  });
+  test.skipIf(!existsSync(SHARED))(
+    "fixtures present (needs ../shared): `bun run bench tokens` measures the real transcripts",
+    () => {
+      expect(existsSync(join(SHARED, "transcripts"))).toBe(true);
+    },
+  );
 });

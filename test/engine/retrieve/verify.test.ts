@@ -41,14 +41,17 @@ function commitEvent(sha: string, files: string[]): EventDTO {
     session_id: null,
     timestamp: nowIso(NOW),
     event_type: "git_commit",
-    content_json: JSON.stringify({ commit: { hash: sha, author: "Test", message: "fix", files, insertions: 1, deletions: 1 } }),
+    content_json: JSON.stringify({
+      commit: { hash: sha, author: "Test", message: "fix", files, insertions: 1, deletions: 1 },
+    }),
     file_paths: files,
     hash: `h_${sha}`,
     processed_at: null,
   };
 }
 
-const PITFALL = "Tokens without `exp` made `isExpired` throw in src/auth/jwt.ts; fixed by treating a missing exp as never expiring.";
+const PITFALL =
+  "Tokens without `exp` made `isExpired` throw in src/auth/jwt.ts; fixed by treating a missing exp as never expiring.";
 
 /** The repo with the buggy code, then the fix commit; a pitfall anchored on the fix. */
 function repoWithFixedPitfall(): { fix: string; id: string } {
@@ -58,15 +61,32 @@ function repoWithFixedPitfall(): { fix: string; id: string } {
   commitAll(p.root, "jwt helpers");
   writeFile(p.root, "src/auth/jwt.ts", JWT_TS);
   const fix = commitAll(p.root, "Treat a missing exp as never expiring");
-  const item = addItem(p.db, p.root, { type: "pitfall", key: "jwt_missing_exp", content: PITFALL, file_paths: ["src/auth/jwt.ts"], tags: ["auth", "jwt"], importance: 0.8 }, NOW);
+  const item = addItem(
+    p.db,
+    p.root,
+    {
+      type: "pitfall",
+      key: "jwt_missing_exp",
+      content: PITFALL,
+      file_paths: ["src/auth/jwt.ts"],
+      tags: ["auth", "jwt"],
+      importance: 0.8,
+    },
+    NOW,
+  );
   recordAnchors(p.db, p.root, [item.id], [commitEvent(fix, ["src/auth/jwt.ts"])], "extract", NOW);
   return { fix, id: item.id };
 }
 
 const ctx = () => retrievalContext(p.db, p.root, { nowMs: NOW, userId: "alice" });
-const task = (text: string) => TaskContextRequest.parse({ project_id: p.root, task_description: text, active_file_paths: ["src/auth/jwt.ts"] });
+const task = (text: string) =>
+  TaskContextRequest.parse({ project_id: p.root, task_description: text, active_file_paths: ["src/auth/jwt.ts"] });
 const statusOf = (id: string) => {
-  const item = p.db.query("SELECT id, content, file_paths, updated_at FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE id = ?").get(id) as { id: string; content: string; file_paths: string; updated_at: string };
+  const item = p.db
+    .query(
+      "SELECT id, content, file_paths, updated_at FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id WHERE id = ?",
+    )
+    .get(id) as { id: string; content: string; file_paths: string; updated_at: string };
   return verifyItems(p.root, p.db, [{ ...item, file_paths: JSON.parse(item.file_paths) as string[] }], NOW).get(id)!;
 };
 
@@ -129,7 +149,10 @@ describe("scenarios in a real git repository", () => {
     const { id } = repoWithFixedPitfall();
     git(p.root, "mv", "src/auth/jwt.ts", "src/auth/token.ts");
     commitAll(p.root, "rename jwt.ts");
-    const res = await taskContext(ctx(), TaskContextRequest.parse({ project_id: p.root, task_description: "isExpired throws for tokens without exp" }));
+    const res = await taskContext(
+      ctx(),
+      TaskContextRequest.parse({ project_id: p.root, task_description: "isExpired throws for tokens without exp" }),
+    );
     const m = res.selected_memories.find((s) => s.memory_id === id)!;
     expect(m.verification?.status).toBe("moved");
     expect(m.content).toContain("src/auth/token.ts");
@@ -179,16 +202,34 @@ describe("scenarios in a real git repository", () => {
     writeFile(p.root, "README.md", "demo\n");
     commitAll(p.root, "init");
     git(p.root, "checkout", "-q", "-b", "feature");
-    writeFile(p.root, "src/flags/rollout.ts", "export function rolloutPercent(flag: string): number {\n  return 10;\n}\n");
+    writeFile(
+      p.root,
+      "src/flags/rollout.ts",
+      "export function rolloutPercent(flag: string): number {\n  return 10;\n}\n",
+    );
     commitAll(p.root, "rollout flags");
-    const item = addItem(p.db, p.root, { type: "project_fact", key: "rollout", content: "Feature rollout percentages come from `rolloutPercent` in src/flags/rollout.ts.", file_paths: ["src/flags/rollout.ts"], importance: 0.7 }, NOW);
+    const item = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "rollout",
+        content: "Feature rollout percentages come from `rolloutPercent` in src/flags/rollout.ts.",
+        file_paths: ["src/flags/rollout.ts"],
+        importance: 0.7,
+      },
+      NOW,
+    );
     recordAnchors(p.db, p.root, [item.id], [], "extract", NOW);
     expect(statusOf(item.id).status).toBe("verified");
     git(p.root, "checkout", "-q", "main");
     const v = statusOf(item.id);
     expect(v.status).toBe("unverifiable");
     expect(v.reason).toContain("unverifiable on this branch: written on branch feature");
-    const res = await taskContext(ctx(), TaskContextRequest.parse({ project_id: p.root, task_description: "rollout percentages rolloutPercent" }));
+    const res = await taskContext(
+      ctx(),
+      TaskContextRequest.parse({ project_id: p.root, task_description: "rollout percentages rolloutPercent" }),
+    );
     expect(res.memory_ids).toContain(item.id);
     git(p.root, "checkout", "-q", "feature");
     expect(statusOf(item.id).status).toBe("verified");
@@ -198,7 +239,17 @@ describe("scenarios in a real git repository", () => {
     initRepo(p.root);
     writeFile(p.root, "README.md", "demo\n");
     commitAll(p.root, "init");
-    const item = addItem(p.db, p.root, { type: "project_fact", key: "tone", content: "Keep commit messages short and in the imperative mood.", importance: 0.5 }, NOW);
+    const item = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "tone",
+        content: "Keep commit messages short and in the imperative mood.",
+        importance: 0.5,
+      },
+      NOW,
+    );
     expect(statusOf(item.id)).toMatchObject({ status: "unverifiable", reason: "cites nothing in the repository" });
   });
 
@@ -206,20 +257,42 @@ describe("scenarios in a real git repository", () => {
     initRepo(p.root);
     writeFile(p.root, "src/auth/jwt.ts", JWT_TS);
     commitAll(p.root, "init");
-    const item = addItem(p.db, p.root, { type: "pitfall", key: "p", content: PITFALL, file_paths: ["src/auth/jwt.ts"] }, NOW);
+    const item = addItem(
+      p.db,
+      p.root,
+      { type: "pitfall", key: "p", content: PITFALL, file_paths: ["src/auth/jwt.ts"] },
+      NOW,
+    );
     expect(statusOf(item.id).status).toBe("verified");
     expect(anchorJsonOf(p.db, [item.id]).size).toBe(0);
   });
 
   test("a script the memory runs removed from package.json: stale", () => {
     initRepo(p.root);
-    writeFile(p.root, "package.json", JSON.stringify({ scripts: { "db:migrate": "drizzle-kit migrate", test: "vitest" } }));
+    writeFile(
+      p.root,
+      "package.json",
+      JSON.stringify({ scripts: { "db:migrate": "drizzle-kit migrate", test: "vitest" } }),
+    );
     commitAll(p.root, "init");
-    const item = addItem(p.db, p.root, { type: "recipe", key: "recipe:migrate", content: "To change the schema run `pnpm db:migrate`, then the tests.", importance: 0.6 }, NOW);
+    const item = addItem(
+      p.db,
+      p.root,
+      {
+        type: "recipe",
+        key: "recipe:migrate",
+        content: "To change the schema run `pnpm db:migrate`, then the tests.",
+        importance: 0.6,
+      },
+      NOW,
+    );
     recordAnchors(p.db, p.root, [item.id], [], "extract", NOW);
     expect(statusOf(item.id).status).toBe("verified");
     writeFile(p.root, "package.json", JSON.stringify({ scripts: { test: "vitest" } }));
-    expect(statusOf(item.id)).toMatchObject({ status: "stale", reason: "script `db:migrate` is no longer in package.json" });
+    expect(statusOf(item.id)).toMatchObject({
+      status: "stale",
+      reason: "script `db:migrate` is no longer in package.json",
+    });
   });
 });
 
@@ -229,8 +302,28 @@ describe("bad input degrades to unverifiable and never fails the call", () => {
     writeFile(p.root, "assets/logo.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 1, 2, 3]));
     writeFile(p.root, "data/huge.sql", `-- dump\n${"INSERT INTO t VALUES (1);\n".repeat(450_000)}`);
     commitAll(p.root, "assets");
-    const bin = addItem(p.db, p.root, { type: "project_fact", key: "logo", content: "The logo is `assets/logo.png`; `renderLogo` draws it.", file_paths: ["assets/logo.png"] }, NOW);
-    const big = addItem(p.db, p.root, { type: "project_fact", key: "dump", content: "Seed data lives in data/huge.sql.", file_paths: ["data/huge.sql"] }, NOW);
+    const bin = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "logo",
+        content: "The logo is `assets/logo.png`; `renderLogo` draws it.",
+        file_paths: ["assets/logo.png"],
+      },
+      NOW,
+    );
+    const big = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "dump",
+        content: "Seed data lives in data/huge.sql.",
+        file_paths: ["data/huge.sql"],
+      },
+      NOW,
+    );
     recordAnchors(p.db, p.root, [bin.id, big.id], [], "extract", NOW);
     for (const id of [bin.id, big.id]) expect(["verified", "unverifiable"]).toContain(statusOf(id).status);
     // The files are there but nothing in them can be read: never stale.
@@ -241,8 +334,16 @@ describe("bad input degrades to unverifiable and never fails the call", () => {
 
   test("no repository at all: unverifiable", () => {
     writeFile(p.root, "src/auth/jwt.ts", JWT_TS);
-    const item = addItem(p.db, p.root, { type: "pitfall", key: "p", content: PITFALL, file_paths: ["src/auth/jwt.ts"] }, NOW);
-    expect(statusOf(item.id)).toMatchObject({ status: "unverifiable", reason: "the project is not a git repository here" });
+    const item = addItem(
+      p.db,
+      p.root,
+      { type: "pitfall", key: "p", content: PITFALL, file_paths: ["src/auth/jwt.ts"] },
+      NOW,
+    );
+    expect(statusOf(item.id)).toMatchObject({
+      status: "unverifiable",
+      reason: "the project is not a git repository here",
+    });
   });
 
   test("the repository gone from under the project: unverifiable, task_context still answers", async () => {
@@ -266,13 +367,24 @@ describe("bad input degrades to unverifiable and never fails the call", () => {
     repoWithFixedPitfall();
     const clone = join(p.root, "..", "shallow");
     git(p.root, "commit", "-q", "--allow-empty", "-m", "later");
-    Bun.spawnSync(["git", "clone", "-q", "--depth", "1", `file://${p.root}`, clone], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent" } });
+    Bun.spawnSync(["git", "clone", "-q", "--depth", "1", `file://${p.root}`, clone], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent" },
+    });
     const db = openProjectDb(clone);
     try {
-      const item = addItem(db, clone, { type: "pitfall", key: "p", content: PITFALL, file_paths: ["src/auth/jwt.ts"] }, NOW);
+      const item = addItem(
+        db,
+        clone,
+        { type: "pitfall", key: "p", content: PITFALL, file_paths: ["src/auth/jwt.ts"] },
+        NOW,
+      );
       // An anchor recorded in the full clone (its head and fix commit are missing from the shallow one).
       const json = (p.db.query("SELECT anchor_json FROM memory_anchors").get() as { anchor_json: string }).anchor_json;
-      db.query("INSERT INTO memory_anchors (memory_id, anchor_json, recorded_at) VALUES (?, ?, ?)").run(item.id, json, nowIso(NOW));
+      db.query("INSERT INTO memory_anchors (memory_id, anchor_json, recorded_at) VALUES (?, ?, ?)").run(
+        item.id,
+        json,
+        nowIso(NOW),
+      );
       rmSync(join(clone, "src/auth/jwt.ts"));
       const v = verifyItems(clone, db, [item], NOW).get(item.id)!;
       expect(v.status).toBe("unverifiable");

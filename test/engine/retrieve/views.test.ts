@@ -50,7 +50,11 @@ describe("view cache and staleness", () => {
     addItem(p.db, p.root, { type: "user_style", key: "pm", content: "Uses pnpm.", importance: 0.9 }, NOW);
     const first = UserStyleView.parse(await userStyleView(ctxAt(NOW), q()));
     expect(existsSync(projectPaths.view(p.root, "user_style"))).toBe(true);
-    expect(readViewMeta(p.db, "user_style")).toMatchObject({ view_name: "user_style", events_count_at_gen: 0, ttl_seconds: 3600 });
+    expect(readViewMeta(p.db, "user_style")).toMatchObject({
+      view_name: "user_style",
+      events_count_at_gen: 0,
+      ttl_seconds: 3600,
+    });
     const again = await userStyleView(ctxAt(NOW + 0.5 * HOUR), q());
     expect(again.generated_at).toBe(first.generated_at);
     const afterTtl = await userStyleView(ctxAt(NOW + 1.01 * HOUR), q());
@@ -58,7 +62,12 @@ describe("view cache and staleness", () => {
   });
 
   test("enough new events (the delta) regenerate the view before the TTL", async () => {
-    addItem(p.db, p.root, { type: "pitfall", key: "x", content: "Redis must run for job tests.", importance: 0.6 }, NOW);
+    addItem(
+      p.db,
+      p.root,
+      { type: "pitfall", key: "x", content: "Redis must run for job tests.", importance: 0.6 },
+      NOW,
+    );
     const first = await pitfallsView(ctxAt(NOW), q());
     addEvents(49);
     expect((await pitfallsView(ctxAt(NOW + 1000), q())).generated_at).toBe(first.generated_at);
@@ -69,15 +78,36 @@ describe("view cache and staleness", () => {
   });
 
   test("a changed memory (forgotten or superseded item) regenerates at once", async () => {
-    const a = addItem(p.db, p.root, { type: "project_fact", key: "pm", content: "Package manager: npm.", importance: 0.9 }, NOW);
+    const a = addItem(
+      p.db,
+      p.root,
+      { type: "project_fact", key: "pm", content: "Package manager: npm.", importance: 0.9 },
+      NOW,
+    );
     expect((await projectBriefView(ctxAt(NOW), q())).key_facts).toEqual(["Package manager: npm."]);
-    const b = addItem(p.db, p.root, { type: "project_fact", key: "pm", content: "Package manager: pnpm.", importance: 0.9, age_days: 0 }, NOW);
+    const b = addItem(
+      p.db,
+      p.root,
+      { type: "project_fact", key: "pm", content: "Package manager: pnpm.", importance: 0.9, age_days: 0 },
+      NOW,
+    );
     supersedeMemoryItem(p.db, a.id, b.id, null, nowIso(NOW));
     expect((await projectBriefView(ctxAt(NOW + 1000), q())).key_facts).toEqual(["Package manager: pnpm."]);
   });
 
   test("reused only for the same mode and a budget it fits; exclusions bypass the cache", async () => {
-    for (let i = 0; i < 8; i++) addItem(p.db, p.root, { type: "user_style", key: `k${i}`, content: `Style rule number ${i} about naming things clearly.`, importance: 0.5 + i / 20 }, NOW);
+    for (let i = 0; i < 8; i++)
+      addItem(
+        p.db,
+        p.root,
+        {
+          type: "user_style",
+          key: `k${i}`,
+          content: `Style rule number ${i} about naming things clearly.`,
+          importance: 0.5 + i / 20,
+        },
+        NOW,
+      );
     const core = await userStyleView(ctxAt(NOW), q({ context_budget_tokens: 400 }));
     expect(core.items).toHaveLength(5);
     const cachedBigger = await userStyleView(ctxAt(NOW + 1000), q({ context_budget_tokens: 800 }));
@@ -89,7 +119,10 @@ describe("view cache and staleness", () => {
     const tight = await userStyleView(ctxAt(NOW + 3000), q({ mode: "full", context_budget_tokens: 60 }));
     expect(tight.token_estimate).toBeLessThanOrEqual(60);
     expect(tight.generated_at).toBe(nowIso(NOW + 3000));
-    const seen = await userStyleView(ctxAt(NOW + 4000), q({ mode: "full", context_budget_tokens: 60, exclude_memory_ids: tight.memory_ids }));
+    const seen = await userStyleView(
+      ctxAt(NOW + 4000),
+      q({ mode: "full", context_budget_tokens: 60, exclude_memory_ids: tight.memory_ids }),
+    );
     expect(seen.omitted_seen).toBe(tight.memory_ids.length);
     expect(seen.memory_ids.some((id) => tight.memory_ids.includes(id))).toBe(false);
     const onDisk = JSON.parse(readFileSync(projectPaths.view(p.root, "user_style"), "utf8"));
@@ -102,10 +135,57 @@ describe("views", () => {
     const dir = tempProject("sqrl-user-");
     const userDb = openDatabase(join(dir.root, "user.db"), "user");
     try {
-      insertUserStyle(userDb, { id: "g1", user_id: "alice", key: "package_manager", content: "Uses npm.", tags: [], importance: 0.9, created_at: nowIso(NOW - 90 * 24 * HOUR), updated_at: nowIso(NOW - 90 * 24 * HOUR), source: "manual", confidence: 1, evidence: [] });
-      insertUserStyle(userDb, { id: "g2", user_id: "alice", key: "indent", content: "Two-space indentation.", tags: [], importance: 0.6, created_at: nowIso(NOW - 3 * 24 * HOUR), updated_at: nowIso(NOW - 3 * 24 * HOUR), source: "manual", confidence: 1, evidence: [] });
-      insertUserStyle(userDb, { id: "g3", user_id: "bob", key: "tabs", content: "Tabs.", tags: [], importance: 0.6, created_at: nowIso(NOW), updated_at: nowIso(NOW), source: "manual", confidence: 1, evidence: [] });
-      addItem(p.db, p.root, { type: "user_style", key: "package_manager", content: "Uses pnpm in this repo.", importance: 0.8, age_days: 2 }, NOW);
+      insertUserStyle(userDb, {
+        id: "g1",
+        user_id: "alice",
+        key: "package_manager",
+        content: "Uses npm.",
+        tags: [],
+        importance: 0.9,
+        created_at: nowIso(NOW - 90 * 24 * HOUR),
+        updated_at: nowIso(NOW - 90 * 24 * HOUR),
+        source: "manual",
+        confidence: 1,
+        evidence: [],
+      });
+      insertUserStyle(userDb, {
+        id: "g2",
+        user_id: "alice",
+        key: "indent",
+        content: "Two-space indentation.",
+        tags: [],
+        importance: 0.6,
+        created_at: nowIso(NOW - 3 * 24 * HOUR),
+        updated_at: nowIso(NOW - 3 * 24 * HOUR),
+        source: "manual",
+        confidence: 1,
+        evidence: [],
+      });
+      insertUserStyle(userDb, {
+        id: "g3",
+        user_id: "bob",
+        key: "tabs",
+        content: "Tabs.",
+        tags: [],
+        importance: 0.6,
+        created_at: nowIso(NOW),
+        updated_at: nowIso(NOW),
+        source: "manual",
+        confidence: 1,
+        evidence: [],
+      });
+      addItem(
+        p.db,
+        p.root,
+        {
+          type: "user_style",
+          key: "package_manager",
+          content: "Uses pnpm in this repo.",
+          importance: 0.8,
+          age_days: 2,
+        },
+        NOW,
+      );
       const v = UserStyleView.parse(await userStyleView(ctxAt(NOW, { userDb }), q({ mode: "full" })));
       expect(v.items.map((i) => i.summary).sort()).toEqual(["Two-space indentation.", "Uses pnpm in this repo."]);
       expect(v.user_id).toBe("alice");
@@ -120,27 +200,106 @@ describe("views", () => {
   });
 
   test("project_brief: key facts, and modules from module: facts or from where episodes worked", async () => {
-    addItem(p.db, p.root, { type: "project_fact", key: "framework", content: "Framework: Hono.", importance: 0.9 }, NOW);
-    addEpisode(p.db, p.root, { id: "ep1", days_ago: 2, summary: "Worked on auth", file_paths: ["src/auth/jwt.ts", "src/auth/session.ts"], events: [{ type: "user_message", content: { text: "hi" }, at: 0 }] }, NOW);
-    addEpisode(p.db, p.root, { id: "ep2", days_ago: 1, summary: "Worked on auth again", file_paths: ["src/auth/jwt.ts", "docs/x.md"], events: [{ type: "user_message", content: { text: "hi" }, at: 0 }] }, NOW);
+    addItem(
+      p.db,
+      p.root,
+      { type: "project_fact", key: "framework", content: "Framework: Hono.", importance: 0.9 },
+      NOW,
+    );
+    addEpisode(
+      p.db,
+      p.root,
+      {
+        id: "ep1",
+        days_ago: 2,
+        summary: "Worked on auth",
+        file_paths: ["src/auth/jwt.ts", "src/auth/session.ts"],
+        events: [{ type: "user_message", content: { text: "hi" }, at: 0 }],
+      },
+      NOW,
+    );
+    addEpisode(
+      p.db,
+      p.root,
+      {
+        id: "ep2",
+        days_ago: 1,
+        summary: "Worked on auth again",
+        file_paths: ["src/auth/jwt.ts", "docs/x.md"],
+        events: [{ type: "user_message", content: { text: "hi" }, at: 0 }],
+      },
+      NOW,
+    );
     const v = ProjectBriefView.parse(await projectBriefView(ctxAt(NOW), q()));
     expect(v.key_facts).toEqual(["Framework: Hono."]);
     expect(v.modules[0]).toMatchObject({ name: "src/auth", paths: ["src/auth/jwt.ts", "src/auth/session.ts"] });
     expect(v.modules[0]!.summary).toContain("2 episodes");
-    addItem(p.db, p.root, { type: "project_fact", key: "module:src/jobs", content: "Module `src/jobs/`: background jobs.", file_paths: ["src/jobs/a.ts"], importance: 0.5 }, NOW);
+    addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "module:src/jobs",
+        content: "Module `src/jobs/`: background jobs.",
+        file_paths: ["src/jobs/a.ts"],
+        importance: 0.5,
+      },
+      NOW,
+    );
     const w = ProjectBriefView.parse(await projectBriefView(ctxAt(NOW + 1000), q()));
-    expect(w.modules).toEqual([{ name: "src/jobs", paths: ["src/jobs/a.ts"], summary: "Module `src/jobs/`: background jobs." }]);
+    expect(w.modules).toEqual([
+      { name: "src/jobs", paths: ["src/jobs/a.ts"], summary: "Module `src/jobs/`: background jobs." },
+    ]);
     expect(w.key_facts).toEqual(["Framework: Hono."]);
   });
 
   test("pitfalls: filtered by scope_paths, ranked by task_description", async () => {
-    addItem(p.db, p.root, { type: "pitfall", key: "jwt", content: "JWT exp is in seconds, not milliseconds.", importance: 0.5, file_paths: ["src/auth/jwt.ts"] }, NOW);
-    addItem(p.db, p.root, { type: "pitfall", key: "session", content: "Session cookies need SameSite=Lax for the admin app.", importance: 0.9, file_paths: ["src/auth/session.ts"] }, NOW);
-    addItem(p.db, p.root, { type: "pitfall", key: "redis", content: "Job tests hang without Redis.", importance: 0.95, file_paths: ["src/jobs/email.ts"], tags: ["jobs"] }, NOW);
+    addItem(
+      p.db,
+      p.root,
+      {
+        type: "pitfall",
+        key: "jwt",
+        content: "JWT exp is in seconds, not milliseconds.",
+        importance: 0.5,
+        file_paths: ["src/auth/jwt.ts"],
+      },
+      NOW,
+    );
+    addItem(
+      p.db,
+      p.root,
+      {
+        type: "pitfall",
+        key: "session",
+        content: "Session cookies need SameSite=Lax for the admin app.",
+        importance: 0.9,
+        file_paths: ["src/auth/session.ts"],
+      },
+      NOW,
+    );
+    addItem(
+      p.db,
+      p.root,
+      {
+        type: "pitfall",
+        key: "redis",
+        content: "Job tests hang without Redis.",
+        importance: 0.95,
+        file_paths: ["src/jobs/email.ts"],
+        tags: ["jobs"],
+      },
+      NOW,
+    );
     const scoped = PitfallsView.parse(await pitfallsView(ctxAt(NOW), q({ scope_paths: ["src/auth"] })));
     expect(scoped.items.map((i) => i.key)).toEqual(["session", "jwt"]);
     expect(scoped.has_relevant_pitfalls).toBe(true);
-    const ranked = PitfallsView.parse(await pitfallsView(ctxAt(NOW), q({ scope_paths: ["src/auth"], task_description: "token expiry in milliseconds" })));
+    const ranked = PitfallsView.parse(
+      await pitfallsView(
+        ctxAt(NOW),
+        q({ scope_paths: ["src/auth"], task_description: "token expiry in milliseconds" }),
+      ),
+    );
     expect(ranked.items.map((i) => i.key)).toEqual(["jwt", "session"]);
     const byTag = PitfallsView.parse(await pitfallsView(ctxAt(NOW), q({ scope_paths: ["src/workers/jobs.ts"] })));
     expect(byTag.items.map((i) => i.key)).toEqual(["redis"]);

@@ -39,7 +39,15 @@ test("a key block whose BEGIN line the cut would remove is redacted before the c
 test("file paths are redacted like content", () => {
   const token = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
   const row = toEventRow(
-    { source_tool: "claude_code", session_id: "s", timestamp: "2026-03-01T10:00:00.000Z", event_type: "tool_call", content: { tool: "Read" }, file_paths: [`/tmp/clone-${token}/README.md`], cwd: "/repo" },
+    {
+      source_tool: "claude_code",
+      session_id: "s",
+      timestamp: "2026-03-01T10:00:00.000Z",
+      event_type: "tool_call",
+      content: { tool: "Read" },
+      file_paths: [`/tmp/clone-${token}/README.md`],
+      cwd: "/repo",
+    },
     "/repo",
     "u",
   );
@@ -52,7 +60,15 @@ test("the MCP trace stores arguments and errors redacted", () => {
   initProject(root);
   const db = openProjectDb(root);
   const key = "sk-" + "ant-api03-" + "Q9w8E7r6T5y4U3i2O1p0AaSsDdFfGgHhJjKk";
-  insertToolCall(db, { ts: "2026-03-01T10:00:00.000Z", tool: "get_task_context", args: { task_description: `rotate ${key} in ci`, nested: { password: "hunter2secret" } }, memory_ids: [], token_estimate: 10, latency_ms: 1, error: `bad key ${key}` });
+  insertToolCall(db, {
+    ts: "2026-03-01T10:00:00.000Z",
+    tool: "get_task_context",
+    args: { task_description: `rotate ${key} in ci`, nested: { password: "hunter2secret" } },
+    memory_ids: [],
+    token_estimate: 10,
+    latency_ms: 1,
+    error: `bad key ${key}`,
+  });
   const [row] = listToolCalls(db);
   db.close();
   const text = JSON.stringify(row);

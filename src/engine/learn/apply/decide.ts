@@ -1,3 +1,8 @@
+/**
+ * Mem0-style update decisions by the LLM: one call per episode for every candidate that meets stored
+ * items on its anchor. Answers are validated (verb, a target among the shown items); anything the
+ * model gets wrong falls back to the rule decision for that candidate.
+ */
 import { z } from "zod";
 import type { Candidate } from "../extract/candidate.ts";
 import { clip } from "../../events/event-view.ts";
@@ -6,11 +11,6 @@ import { callForJson } from "../../llm/json-call.ts";
 import type { LlmProvider } from "../../llm/provider.ts";
 import type { UsageLedger } from "../../llm/usage.ts";
 
-/**
- * Mem0-style update decisions by the LLM: one call per episode for every candidate that meets stored
- * items on its anchor. Answers are validated (verb, a target among the shown items); anything the
- * model gets wrong falls back to the rule decision for that candidate.
- */
 export const DECIDE_SYSTEM = `You maintain a developer's long-term memory. For each NEW candidate you see the EXISTING items stored under the same key.
 Choose one verb per candidate:
 - NOOP: the candidate says nothing new (same fact, maybe reworded).
@@ -33,7 +33,11 @@ export interface DecisionCase {
 }
 
 /** Decisions by index into `cases`; cases the model left out or answered wrongly are absent. */
-export async function decideWithLlm(llm: LlmProvider, ledger: UsageLedger, cases: readonly DecisionCase[]): Promise<Map<number, Decision>> {
+export async function decideWithLlm(
+  llm: LlmProvider,
+  ledger: UsageLedger,
+  cases: readonly DecisionCase[],
+): Promise<Map<number, Decision>> {
   const out = new Map<number, Decision>();
   if (cases.length === 0) return out;
   const prompt = cases
@@ -44,7 +48,12 @@ export async function decideWithLlm(llm: LlmProvider, ledger: UsageLedger, cases
       ].join("\n"),
     )
     .join("\n\n");
-  const res = await callForJson(llm, ledger, { system: DECIDE_SYSTEM, prompt: `${prompt}\n\nReturn the JSON object now.`, maxTokens: 200 + 120 * cases.length }, DecideOutput);
+  const res = await callForJson(
+    llm,
+    ledger,
+    { system: DECIDE_SYSTEM, prompt: `${prompt}\n\nReturn the JSON object now.`, maxTokens: 200 + 120 * cases.length },
+    DecideOutput,
+  );
   for (const d of res.decisions) {
     const c = cases[d.candidate];
     if (!c || out.has(d.candidate)) continue;
@@ -53,7 +62,13 @@ export async function decideWithLlm(llm: LlmProvider, ledger: UsageLedger, cases
       continue;
     }
     if (!d.target_id || !c.existing.some((e) => e.id === d.target_id)) continue;
-    if (d.verb === "UPDATE_EXISTING") out.set(d.candidate, { verb: d.verb, targetId: d.target_id, content: d.content ?? c.candidate.content, reason: "llm" });
+    if (d.verb === "UPDATE_EXISTING")
+      out.set(d.candidate, {
+        verb: d.verb,
+        targetId: d.target_id,
+        content: d.content ?? c.candidate.content,
+        reason: "llm",
+      });
     else out.set(d.candidate, { verb: d.verb, targetId: d.target_id, reason: "llm" });
   }
   return out;

@@ -25,7 +25,10 @@ export function followMoves(db: Database, root: string, nowMs: number, opts: { f
     if (!repo.isGit || !repo.head?.sha) return [];
     if (!opts.force && followedAt.get(root) === repo.head.sha) return [];
     followedAt.set(root, repo.head.sha);
-    const rows = db.query(`SELECT memory_id, anchor_json FROM memory_anchors`).all() as Array<{ memory_id: string; anchor_json: string }>;
+    const rows = db.query(`SELECT memory_id, anchor_json FROM memory_anchors`).all() as Array<{
+      memory_id: string;
+      anchor_json: string;
+    }>;
     const anchors = new Map(rows.map((r) => [r.memory_id, r.anchor_json]));
     const at = nowIso(nowMs);
     const made: string[] = [];
@@ -40,10 +43,31 @@ export function followMoves(db: Database, root: string, nowMs: number, opts: { f
         const files = new Map(res.moves.filter((m) => m.kind === "file").map((m) => [m.from, m.to]));
         const content = applyMoves(item.content, res.moves);
         const file_paths = [...new Set(item.file_paths.map((p) => files.get(p) ?? p))];
-        const { id: _old, deleted: _d, valid_to: _v, superseded_by: _s, superseded_by_episode: _e, embedding: _m, graph_neighbors: _g, ...rest } = item;
-        const next = insertMemoryItem(db, { ...rest, id: newId("mem", nowMs), content, file_paths, valid_from: at, decision: "UPDATE_EXISTING" });
+        const {
+          id: _old,
+          deleted: _d,
+          valid_to: _v,
+          superseded_by: _s,
+          superseded_by_episode: _e,
+          embedding: _m,
+          graph_neighbors: _g,
+          ...rest
+        } = item;
+        const next = insertMemoryItem(db, {
+          ...rest,
+          id: newId("mem", nowMs),
+          content,
+          file_paths,
+          valid_from: at,
+          decision: "UPDATE_EXISTING",
+        });
         supersedeMemoryItem(db, item.id, next.id, null, at);
-        putAnchorJson(db, next.id, JSON.stringify(buildAnchor(root, { content, file_paths, commit: parsed.data.commit }, "moved", at)), at);
+        putAnchorJson(
+          db,
+          next.id,
+          JSON.stringify(buildAnchor(root, { content, file_paths, commit: parsed.data.commit }, "moved", at)),
+          at,
+        );
         made.push(next.id);
       }
     }).immediate();

@@ -26,14 +26,23 @@ const COMMIT_LINE = /^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\]/m;
 export function episodeCommits(events: readonly EventDTO[]): EpisodeCommit[] {
   const out: EpisodeCommit[] = [];
   for (const e of events) {
-    let c: { commit?: { hash?: string; files?: string[] }; command?: string; output?: string; exit_code?: number | null } = {};
+    let c: {
+      commit?: { hash?: string; files?: string[] };
+      command?: string;
+      output?: string;
+      exit_code?: number | null;
+    } = {};
     try {
       c = JSON.parse(e.content_json) as typeof c;
     } catch {
       continue;
     }
     if (e.event_type === "git_commit" && c.commit?.hash) out.push({ sha: c.commit.hash, files: c.commit.files ?? [] });
-    else if ((e.event_type === "command_run" || e.event_type === "test_run") && /\bgit\b[^|;&]*\bcommit\b/.test(c.command ?? "") && c.exit_code === 0) {
+    else if (
+      (e.event_type === "command_run" || e.event_type === "test_run") &&
+      /\bgit\b[^|;&]*\bcommit\b/.test(c.command ?? "") &&
+      c.exit_code === 0
+    ) {
       const m = COMMIT_LINE.exec(c.output ?? "");
       if (m) out.push({ sha: m[1]!, files: [...e.file_paths] });
     }
@@ -55,7 +64,14 @@ function commitFor(root: string, item: MemoryItem, commits: readonly EpisodeComm
 }
 
 /** Anchor the project items `ids` that have none yet (own transaction; a failure is logged, never thrown). */
-export function recordAnchors(db: Database, root: string, ids: readonly string[], events: readonly EventDTO[], source: string, nowMs: number): void {
+export function recordAnchors(
+  db: Database,
+  root: string,
+  ids: readonly string[],
+  events: readonly EventDTO[],
+  source: string,
+  nowMs: number,
+): void {
   try {
     const commits = episodeCommits(events);
     const at = nowIso(nowMs);
@@ -65,8 +81,18 @@ export function recordAnchors(db: Database, root: string, ids: readonly string[]
       // An item seen again (NOOP) keeps the anchor it was first recorded with.
       if (have.has(id)) continue;
       const item = getMemoryItem(db, id);
-      if (!item || item.scope !== "project" || item.deleted) continue;
-      rows.push([id, JSON.stringify(buildAnchor(root, { content: item.content, file_paths: item.file_paths, commit: commitFor(root, item, commits) }, source, at))]);
+      if (item?.scope !== "project" || item.deleted) continue;
+      rows.push([
+        id,
+        JSON.stringify(
+          buildAnchor(
+            root,
+            { content: item.content, file_paths: item.file_paths, commit: commitFor(root, item, commits) },
+            source,
+            at,
+          ),
+        ),
+      ]);
     }
     db.transaction(() => {
       for (const [id, json] of rows) putAnchorJson(db, id, json, at);

@@ -1,13 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { newId } from "../../../shared/ids.ts";
-import { nowIso } from "../../../shared/time.ts";
-import { insertMemoryItem, itemsByAnchor, supersedeMemoryItem, updateMemoryItem, type MemoryItem, type UpdateDecision } from "../../../sql/memory-items.ts";
-import { isPinned, wrongMarkFor } from "../../../sql/memory-marks.ts";
-import type { Candidate } from "../extract/candidate.ts";
-import { mergeEndpointContent } from "../extract/project-endpoints.ts";
-import { mergeModuleContent } from "../extract/project-modules.ts";
-import { parseDirective } from "../extract/style-preferences.ts";
-
 /**
  * Mem0-style updates applied as supersede (reference §5.1.3). For each candidate, the valid items on
  * its anchor (project_id, type, key, scope, user_id) are compared and one verb chosen:
@@ -16,6 +6,23 @@ import { parseDirective } from "../extract/style-preferences.ts";
  * "use npm"), UPDATE_EXISTING (otherwise). UPDATE and DELETE never destroy: the old row is kept,
  * marked deleted with an end time and a link to the row and episode that replaced it.
  */
+import type { Database } from "bun:sqlite";
+import { newId } from "../../../shared/ids.ts";
+import { nowIso } from "../../../shared/time.ts";
+import {
+  insertMemoryItem,
+  itemsByAnchor,
+  supersedeMemoryItem,
+  updateMemoryItem,
+  type MemoryItem,
+  type UpdateDecision,
+} from "../../../sql/memory-items.ts";
+import { isPinned, wrongMarkFor } from "../../../sql/memory-marks.ts";
+import type { Candidate } from "../extract/candidate.ts";
+import { mergeEndpointContent } from "../extract/project-endpoints.ts";
+import { mergeModuleContent } from "../extract/project-modules.ts";
+import { parseDirective } from "../extract/style-preferences.ts";
+
 export interface Decision {
   verb: UpdateDecision;
   /** Existing item the verb applies to (absent for ADD_NEW). */
@@ -37,7 +44,9 @@ export interface ExistingItem {
   tags?: readonly string[];
 }
 
-const STOP = new Set("a an the to of in on for with and or is are be by as at it its this that from e.g then use uses".split(" "));
+const STOP = new Set(
+  "a an the to of in on for with and or is are be by as at it its this that from e.g then use uses".split(" "),
+);
 
 export function tokens(s: string): Set<string> {
   return new Set(
@@ -78,7 +87,9 @@ function singleValued(c: Candidate): boolean {
 /** The deterministic decision for one candidate against the valid items on its anchor. */
 export function ruleDecision(c: Candidate, existing: readonly ExistingItem[]): Decision {
   if (existing.length === 0) return { verb: "ADD_NEW", reason: "nothing stored on this anchor" };
-  const scored = existing.map((e) => ({ e, ...similarity(c.content, e.content) })).sort((a, b) => b.jaccard - a.jaccard);
+  const scored = existing
+    .map((e) => ({ e, ...similarity(c.content, e.content) }))
+    .sort((a, b) => b.jaccard - a.jaccard);
   const best = scored[0]!;
   const target = best.e;
   const stated = (tags: readonly string[] | undefined) => tags?.includes("preference") === true;
@@ -91,23 +102,36 @@ export function ruleDecision(c: Candidate, existing: readonly ExistingItem[]): D
     // What sessions happened to run does not overrule what the user said; weaker evidence keeps the item.
     return { verb: "NOOP", targetId: target.id, refresh: false, reason: "weaker evidence than the stored item; kept" };
   }
-  if (contradicts) return { verb: "DELETE_AND_ADD", targetId: target.id, reason: sameValue ? "opposite instruction" : `value changed to ${c.value}` };
-  if (best.jaccard >= 0.8 || best.containment >= 0.9) return { verb: "NOOP", targetId: target.id, reason: "near-duplicate" };
+  if (contradicts)
+    return {
+      verb: "DELETE_AND_ADD",
+      targetId: target.id,
+      reason: sameValue ? "opposite instruction" : `value changed to ${c.value}`,
+    };
+  if (best.jaccard >= 0.8 || best.containment >= 0.9)
+    return { verb: "NOOP", targetId: target.id, reason: "near-duplicate" };
   // A recipe whose every command the stored one already has is a shorter variant: keep the fuller one.
   if (c.type === "recipe") {
     const commands = [...c.content.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
-    if (commands.length > 0 && commands.every((cmd) => target.content.includes(`\`${cmd}\``))) return { verb: "NOOP", targetId: target.id, reason: "a variant the stored recipe covers" };
+    if (commands.length > 0 && commands.every((cmd) => target.content.includes(`\`${cmd}\``)))
+      return { verb: "NOOP", targetId: target.id, reason: "a variant the stored recipe covers" };
   }
   // A habit seen again with the same value (same test command, other flags this time) is the same habit.
-  if (singleValued(c) && c.rule.startsWith("style-habits")) return { verb: "NOOP", targetId: target.id, reason: "same value" };
+  if (singleValued(c) && c.rule.startsWith("style-habits"))
+    return { verb: "NOOP", targetId: target.id, reason: "same value" };
   // List-like facts grow by union instead of being replaced by whichever episode spoke last.
-  const merge = c.key.startsWith("module:") ? mergeModuleContent : c.key.startsWith("endpoint:") ? mergeEndpointContent : null;
+  const merge = c.key.startsWith("module:")
+    ? mergeModuleContent
+    : c.key.startsWith("endpoint:")
+      ? mergeEndpointContent
+      : null;
   if (merge) {
     const merged = merge(target.content, c.content);
     if (merged === target.content) return { verb: "NOOP", targetId: target.id, reason: "nothing new in the list" };
     if (merged) return { verb: "UPDATE_EXISTING", targetId: target.id, content: merged, reason: "list extended" };
   }
-  if (c.type === "pitfall" && best.jaccard < 0.2) return { verb: "ADD_NEW", reason: "a different problem under the same key" };
+  if (c.type === "pitfall" && best.jaccard < 0.2)
+    return { verb: "ADD_NEW", reason: "a different problem under the same key" };
   return { verb: "UPDATE_EXISTING", targetId: target.id, reason: "same subject, new details" };
 }
 
@@ -161,10 +185,13 @@ export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ct
   const wrong = wrongMarkFor(db, c);
   if (wrong) return wrong.memory_id;
   const target = d.targetId ? projectAnchorItems(db, ctx.projectId, c).find((i) => i.id === d.targetId) : undefined;
+  // Seen again: an older episode processed late (a backfill out of order) never moves last-seen back,
+  // nor before the item was created.
+  const seenAt = target && target.updated_at > now ? target.updated_at : now;
   // A pinned item keeps its words and its importance: the extractor only adds evidence to it.
   if (target && d.verb !== "ADD_NEW" && isPinned(db, target.id)) {
     updateMemoryItem(db, target.id, {
-      updated_at: now,
+      updated_at: seenAt,
       source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),
       evidence_episode_ids: union(target.evidence_episode_ids, [c.source_episode_id], 40),
     });
@@ -176,11 +203,15 @@ export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ct
   if (d.verb === "NOOP") {
     if (d.refresh === false) return target.id;
     updateMemoryItem(db, target.id, {
-      updated_at: now,
+      updated_at: seenAt,
       importance: round2(Math.min(1, Math.max(target.importance, c.importance) + 0.05)),
       confidence: round2(Math.min(1, Math.max(target.confidence, c.confidence) + 0.02)),
       source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),
-      evidence_episode_ids: union(target.evidence_episode_ids, [...(c.evidence_episodes ?? []), c.source_episode_id], 40),
+      evidence_episode_ids: union(
+        target.evidence_episode_ids,
+        [...(c.evidence_episodes ?? []), c.source_episode_id],
+        40,
+      ),
       file_paths: union(target.file_paths, c.file_paths, 20),
     });
     return target.id;
@@ -188,7 +219,11 @@ export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ct
   const merged = d.verb === "UPDATE_EXISTING";
   const row = newRow(c, ctx, d.verb, d.content ?? c.content, {
     importance: merged ? Math.max(target.importance, c.importance) : c.importance,
-    evidence_episode_ids: union(merged ? target.evidence_episode_ids : [], [...(c.evidence_episodes ?? []), c.source_episode_id], 40),
+    evidence_episode_ids: union(
+      merged ? target.evidence_episode_ids : [],
+      [...(c.evidence_episodes ?? []), c.source_episode_id],
+      40,
+    ),
     file_paths: merged ? union(target.file_paths, c.file_paths, 20) : c.file_paths,
     tags: merged ? union(target.tags, c.tags, 12) : c.tags,
   });

@@ -1,21 +1,39 @@
-import type { Database } from "bun:sqlite";
-import { newId } from "../../../shared/ids.ts";
-import { nowIso } from "../../../shared/time.ts";
-import { currentItems, type MemoryItem } from "../../../sql/memory-items.ts";
-import { getUserStyle, insertUserStyle, listUserStyle, refreshUserStyle, supersedeUserStyle, type StyleEvidence, type UserStyleItem } from "../../../sql/user-style.ts";
-import type { Candidate } from "../extract/candidate.ts";
-import type { ApplyContext, Decision, ExistingItem } from "./update.ts";
-
 /**
  * Where user_style lives. Personal preferences that hold across repositories (scope `user`) go to the
  * global `~/.sqrl/user.db`; this repository's conventions (scope `project`: tools it uses, how it is
  * tested, corrections tied to its files) stay in the project's data.db. On the same key the project's
  * item overrides the global one.
  */
+import type { Database } from "bun:sqlite";
+import { newId } from "../../../shared/ids.ts";
+import { nowIso } from "../../../shared/time.ts";
+import { currentItems, type MemoryItem } from "../../../sql/memory-items.ts";
+import {
+  getUserStyle,
+  insertUserStyle,
+  listUserStyle,
+  refreshUserStyle,
+  supersedeUserStyle,
+  type StyleEvidence,
+  type UserStyleItem,
+} from "../../../sql/user-style.ts";
+import type { Candidate } from "../extract/candidate.ts";
+import type { ApplyContext, Decision, ExistingItem } from "./update.ts";
 
 export function userAnchorItems(userDb: Database, userId: string, key: string): ExistingItem[] {
   const cur = getUserStyle(userDb, userId, key);
-  return cur ? [{ id: cur.id, content: cur.content, importance: cur.importance, confidence: cur.confidence, updated_at: cur.updated_at, tags: cur.tags }] : [];
+  return cur
+    ? [
+        {
+          id: cur.id,
+          content: cur.content,
+          importance: cur.importance,
+          confidence: cur.confidence,
+          updated_at: cur.updated_at,
+          tags: cur.tags,
+        },
+      ]
+    : [];
 }
 
 function evidenceOf(c: Candidate, projectId: string): StyleEvidence {
@@ -28,7 +46,13 @@ function mergeEvidence(a: readonly StyleEvidence[], b: StyleEvidence): StyleEvid
 }
 
 /** Apply a decision to the global style store (call inside a user.db transaction); returns the current item id. */
-export function applyUserDecision(userDb: Database, userId: string, c: Candidate, d: Decision, ctx: ApplyContext): string {
+export function applyUserDecision(
+  userDb: Database,
+  userId: string,
+  c: Candidate,
+  d: Decision,
+  ctx: ApplyContext,
+): string {
   const now = nowIso(ctx.nowMs);
   const cur = getUserStyle(userDb, userId, c.key);
   const source = ctx.extractor === "llm" ? "llm" : "offline";
@@ -53,7 +77,7 @@ export function applyUserDecision(userDb: Database, userId: string, c: Candidate
   if (d.verb === "NOOP") {
     if (d.refresh === false) return cur.id;
     refreshUserStyle(userDb, cur.id, {
-      updated_at: now,
+      updated_at: cur.updated_at > now ? cur.updated_at : now, // a late, older episode never moves last-seen back
       importance: Math.round(Math.min(1, Math.max(cur.importance, c.importance) + 0.05) * 100) / 100,
       confidence: Math.round(Math.min(1, Math.max(cur.confidence, c.confidence) + 0.02) * 100) / 100,
       evidence: mergeEvidence(cur.evidence, evidenceOf(c, ctx.projectId)),
@@ -83,18 +107,39 @@ export interface EffectiveStyleItem {
 }
 
 /** The style that applies in a project: global items, with the project's items replacing them key by key. */
-export function effectiveStyle(projectDb: Database, userDb: Database | null, projectId: string, userId: string): EffectiveStyleItem[] {
+export function effectiveStyle(
+  projectDb: Database,
+  userDb: Database | null,
+  projectId: string,
+  userId: string,
+): EffectiveStyleItem[] {
   const byKey = new Map<string, EffectiveStyleItem>();
   if (userDb) {
     for (const g of listUserStyle(userDb, userId)) {
-      byKey.set(g.key, { key: g.key, content: g.content, tags: g.tags, importance: g.importance, updated_at: g.updated_at, scope: "user", id: g.id });
+      byKey.set(g.key, {
+        key: g.key,
+        content: g.content,
+        tags: g.tags,
+        importance: g.importance,
+        updated_at: g.updated_at,
+        scope: "user",
+        id: g.id,
+      });
     }
   }
   const project: MemoryItem[] = currentItems(projectDb, projectId, ["user_style"]);
   for (const p of project) {
     const prev = byKey.get(p.key);
     if (prev && prev.scope === "project" && prev.importance >= p.importance) continue;
-    byKey.set(p.key, { key: p.key, content: p.content, tags: p.tags, importance: p.importance, updated_at: p.updated_at, scope: "project", id: p.id });
+    byKey.set(p.key, {
+      key: p.key,
+      content: p.content,
+      tags: p.tags,
+      importance: p.importance,
+      updated_at: p.updated_at,
+      scope: "project",
+      id: p.id,
+    });
   }
   return [...byKey.values()].sort((a, b) => b.importance - a.importance || (a.updated_at < b.updated_at ? 1 : -1));
 }

@@ -1,3 +1,4 @@
+/** The candidate memory every extractor proposes, the rule signature, and the dedupe that keeps one per (type, key, scope). */
 import { z } from "zod";
 import { MemoryType } from "../../../shared/api.ts";
 import type { MemoryScope } from "../../../sql/memory-items.ts";

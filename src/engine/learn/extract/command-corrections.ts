@@ -1,7 +1,3 @@
-import type { Candidate, Rule } from "./candidate.ts";
-import { commandRuns, failureLines, type CommandRun } from "../../events/commands.ts";
-import { appliedChanges, clip, slug } from "../../events/event-view.ts";
-
 /**
  * Rule `command-corrections`: a command that failed and was replaced, with no file changed in
  * between, by a different command that did the same job and succeeded — `rtk bun run test` fails
@@ -9,6 +5,9 @@ import { appliedChanges, clip, slug } from "../../events/event-view.ts";
  * A usage error of a tool (unknown subcommand, option or value; command not found) is lasting by
  * itself; any other failure waits for a second episode (the recurrence gate).
  */
+import type { Candidate, Rule } from "./candidate.ts";
+import { commandRuns, failureLines, type CommandRun } from "../../events/commands.ts";
+import { appliedChanges, clip, slug } from "../../events/event-view.ts";
 
 /** How far the replacement may come after the failure. */
 const WINDOW_MS = 5 * 60_000;
@@ -47,7 +46,13 @@ export function sameJob(a: string, b: string): boolean {
 
 function firstErrorLine(run: CommandRun): string {
   const lines = failureLines(run.ev.output, 1);
-  const line = lines[0] ?? run.ev.output.split(/\r?\n/).map((l) => l.trim()).find((l) => /error|fail|unknown|invalid|not found|usage/i.test(l)) ?? "";
+  const line =
+    lines[0] ??
+    run.ev.output
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => /error|fail|unknown|invalid|not found|usage/i.test(l)) ??
+    "";
   return clip(line, 100);
 }
 
@@ -60,7 +65,15 @@ export const commandCorrections: Rule = (input) => {
   const seen = new Set<string>();
   runs.forEach((bad, i) => {
     if (bad.outcome !== "fail" && !usageError(bad)) return;
-    const error = usageError(bad) ? clip(bad.ev.output.split(/\r?\n/).find((l) => USAGE_ERROR.test(l))!.trim(), 100) : firstErrorLine(bad);
+    const error = usageError(bad)
+      ? clip(
+          bad.ev.output
+            .split(/\r?\n/)
+            .find((l) => USAGE_ERROR.test(l))!
+            .trim(),
+          100,
+        )
+      : firstErrorLine(bad);
     if (!error || /<tool_use_error>|sibling tool call/i.test(bad.ev.output)) return; // a parallel call's failure, not this command's
     for (const good of runs.slice(i + 1, i + 1 + WINDOW_RUNS)) {
       if (good.ev.ms - bad.ev.ms > WINDOW_MS) break;

@@ -1,6 +1,3 @@
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { clip, isPlanMessage, slug, userMessages, type EngineEvent } from "../../events/event-view.ts";
-
 /**
  * Rule `decisions`: design choices with their reason, stored as project facts tagged `decision`
  * (the reference's four types stay; the tag is the subtype).
@@ -11,6 +8,8 @@ import { clip, isPlanMessage, slug, userMessages, type EngineEvent } from "../..
  *   because Y", "X should be the default", and an answer that picks one of the options the assistant
  *   offered ("I think B", "go with option 2"), resolved to what that option said.
  */
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { clip, isPlanMessage, slug, userMessages, type EngineEvent } from "../../events/event-view.ts";
 
 function plainLine(line: string): string {
   return line
@@ -28,9 +27,11 @@ function sentenceCase(s: string): string {
 /** "let's only build the main SKILL.md to avoid …", "let's go with Redis because …", "we use the git CLI here because …". */
 const USER_DECISION =
   /(?:^|[.!?]\s+|,\s*)((?:(?:for|in|on|with|about)\s+[\w\s-]{1,30}?,?\s+)?(?:let'?s|let us|we(?:'ll| will)?|i(?:'d| would)? (?:rather|prefer to)) (?:go with|use|only|stick (?:with|to)|keep|switch to|choose|pick|build|store|do) .{3,160}?\b(?:because|since|so that|to avoid|to keep|as|instead of|rather than)\b .{3,160}?)(?:[.!?](?:\s|$)|$)/i;
-const DEFAULT_DECISION = /(?:^|[.!?]\s+)((?:[\w`"'./-]+\s){0,6}(?:should|must|will) (?:be|become) (?:the )?default\b.{0,120}?)(?:[.!?](?:\s|$)|$)/i;
+const DEFAULT_DECISION =
+  /(?:^|[.!?]\s+)((?:[\w`"'./-]+\s){0,6}(?:should|must|will) (?:be|become) (?:the )?default\b.{0,120}?)(?:[.!?](?:\s|$)|$)/i;
 /** "B", "I think B", "option 2", "go with the second one". */
-const PICK = /^(?:(?:i think|i'd say|i would say|let'?s (?:go with|do)|go with|i prefer|i choose|i pick|choose|pick)\s+)?(?:option\s+)?([A-Da-d1-4])\b[.!)]?(?:\s+(?:because|since|as)\s+(.{3,160}))?/i;
+const PICK =
+  /^(?:(?:i think|i'd say|i would say|let'?s (?:go with|do)|go with|i prefer|i choose|i pick|choose|pick)\s+)?(?:option\s+)?([A-Da-d1-4])\b[.!)]?(?:\s+(?:because|since|as)\s+(.{3,160}))?/i;
 
 /** Options the assistant offered in its last message before `at`: label → text. */
 function offeredOptions(events: readonly EngineEvent[], at: number): Map<string, string> {
@@ -39,13 +40,21 @@ function offeredOptions(events: readonly EngineEvent[], at: number): Map<string,
   const out = new Map<string, string>();
   if (!last) return out;
   for (const line of last.text.split(/\r?\n/)) {
-    const m = /^\s*(?:[-*]\s*)?(?:\*\*)?(?:option\s+)?([A-Da-d1-4])(?:\*\*)?\s*[).:—-]\s*(?:\*\*)?(.{8,200})$/i.exec(line);
+    const m = /^\s*(?:[-*]\s*)?(?:\*\*)?(?:option\s+)?([A-Da-d1-4])(?:\*\*)?\s*[).:—-]\s*(?:\*\*)?(.{8,200})$/i.exec(
+      line,
+    );
     if (m) out.set(m[1]!.toUpperCase(), plainLine(m[2]!).replace(/\*\*/g, ""));
   }
   return out.size >= 2 ? out : new Map();
 }
 
-function decisionCandidate(input: RuleInput, content: string, keyText: string, ids: string[], confidence: number): Candidate {
+function decisionCandidate(
+  input: RuleInput,
+  content: string,
+  keyText: string,
+  ids: string[],
+  confidence: number,
+): Candidate {
   return {
     type: "project_fact",
     key: `decision:${slug(keyText, 6) || "choice"}`.slice(0, 110),
@@ -82,7 +91,8 @@ export const decisions: Rule = (input) => {
     }
     const m = USER_DECISION.exec(text) ?? DEFAULT_DECISION.exec(text);
     // "… for now", "… this time": a choice for the moment, not one that lasts.
-    if (m && !/\?\s*$/.test(m[1]!) && !/\b(?:for now|this time|for the moment|temporarily)\b/i.test(m[1]!)) out.push(decisionCandidate(input, `${sentenceCase(m[1]!)}.`, m[1]!, [ev.id], 0.75));
+    if (m && !/\?\s*$/.test(m[1]!) && !/\b(?:for now|this time|for the moment|temporarily)\b/i.test(m[1]!))
+      out.push(decisionCandidate(input, `${sentenceCase(m[1]!)}.`, m[1]!, [ev.id], 0.75));
   }
   return out;
 };

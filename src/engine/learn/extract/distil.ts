@@ -1,7 +1,3 @@
-import { portableText } from "../../../shared/portable-paths.ts";
-import { estimateTokens } from "../../../shared/tokens.ts";
-import type { Candidate } from "./candidate.ts";
-
 /**
  * The last step of every extractor (offline rules and the LLM alike): a memory reads like a line a
  * teammate writes in the wiki. One or two sentences that stand alone, typically ≤ 60 tokens and never
@@ -9,6 +5,9 @@ import type { Candidate } from "./candidate.ts";
  * transcript (repo-relative inside the project, `~` for a home folder). The raw evidence stays
  * reachable through the item's source events (`sqrl show`, `recall_episode`).
  */
+import { portableText } from "../../../shared/portable-paths.ts";
+import { estimateTokens } from "../../../shared/tokens.ts";
+import type { Candidate } from "./candidate.ts";
 
 /** Typical size of a memory, in tokens (what a 400-token task context needs to fit 5 or more). */
 export const TARGET_TOKENS = 60;
@@ -16,7 +15,8 @@ export const TARGET_TOKENS = 60;
 export const HARD_CAP_TOKENS = 120;
 
 /** Sentences of an assistant's running commentary: not knowledge. */
-const NARRATION = /^(?:(?:now|ok(?:ay)?|great|perfect|good|alright|so|first|next|then)[,!.]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to|i can see|i see|i found|i've|i have|we'll|looking at)\b/i;
+const NARRATION =
+  /^(?:(?:now|ok(?:ay)?|great|perfect|good|alright|so|first|next|then)[,!.]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to|i can see|i see|i found|i've|i have|we'll|looking at)\b/i;
 const EXCLAMATION_ONLY = /^(?:perfect|great|excellent|done|good|nice|ok(?:ay)?|sure|got it|you're right)[!.]*$/i;
 
 function splitSentences(text: string): string[] {
@@ -43,7 +43,10 @@ export function capTokens(text: string, cap: number): string {
     if (estimateTokens(`${words.slice(0, mid).join(" ")}…`) <= cap) lo = mid;
     else hi = mid - 1;
   }
-  return `${words.slice(0, lo).join(" ").replace(/[,;:]$/, "")}…`;
+  return `${words
+    .slice(0, lo)
+    .join(" ")
+    .replace(/[,;:]$/, "")}…`;
 }
 
 /** The distilled statement: portable paths, narration dropped, whitespace folded, capped. */
@@ -56,6 +59,8 @@ export function distilText(text: string, roots: readonly string[]): string {
 
 /** Distil a candidate: its content and file paths made portable, its text capped. */
 export function distilCandidate(c: Candidate, roots: readonly string[]): Candidate {
-  const paths = c.file_paths.map((p) => portableText(p, roots)).filter((p) => !p.startsWith("~") && !p.startsWith("/") && p !== ".");
+  const paths = c.file_paths
+    .map((p) => portableText(p, roots))
+    .filter((p) => !p.startsWith("~") && !p.startsWith("/") && p !== ".");
   return { ...c, content: distilText(c.content, roots), file_paths: [...new Set(paths)] };
 }

@@ -1,3 +1,8 @@
+/**
+ * The offline extractor: every deterministic rule over one closed episode. (Module notes — "sessions
+ * work on items.ts" — are no longer made: a reviewer kept none of them; the repository's own files
+ * tell a newcomer more.)
+ */
 import type { EventDTO } from "../../../shared/event.ts";
 import { log } from "../../../shared/log.ts";
 import { dedupeCandidates, type Candidate, type Rule, type RuleInput } from "./candidate.ts";
@@ -15,11 +20,6 @@ import { repoInstructions } from "./repo-instructions.ts";
 import { styleHabits } from "./style-habits.ts";
 import { stylePreferences } from "./style-preferences.ts";
 
-/**
- * The offline extractor: every deterministic rule over one closed episode. (Module notes — "sessions
- * work on items.ts" — are no longer made: a reviewer kept none of them; the repository's own files
- * tell a newcomer more.)
- */
 export const EPISODE_RULES: ReadonlyArray<[string, Rule]> = [
   ["style-preferences", stylePreferences],
   ["style-habits", styleHabits],
@@ -41,8 +41,20 @@ export interface OfflineOptions {
  */
 export function ruleInput(episodeId: string, projectRoot: string, events: readonly EventDTO[]): RuleInput {
   const roots = [projectRoot];
-  const portable = (e: EngineEvent): EngineEvent => ({ ...e, text: portableText(e.text, roots), command: portableText(e.command, roots), output: portableText(e.output, roots) });
-  return { episodeId, projectRoot, events: events.map(toEngineEvent).map(portable).sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : 1)) };
+  const portable = (e: EngineEvent): EngineEvent => ({
+    ...e,
+    text: portableText(e.text, roots),
+    command: portableText(e.command, roots),
+    output: portableText(e.output, roots),
+  });
+  return {
+    episodeId,
+    projectRoot,
+    events: events
+      .map(toEngineEvent)
+      .map(portable)
+      .sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : 1)),
+  };
 }
 
 /** Run the rules; a rule that throws is logged and skipped so one bad record cannot stop the rest. */

@@ -1,3 +1,9 @@
+/**
+ * The LLM extractor: one call per closed episode. The episode is rendered compactly (one numbered
+ * line per event, long text cut, the middle dropped when it still does not fit the context window
+ * from config), redacted again before it leaves, and the answer validated with zod — one retry on
+ * invalid output, then the caller falls back to the offline rules for this episode.
+ */
 import { z } from "zod";
 import { callForJson } from "../../llm/json-call.ts";
 import type { LlmProvider } from "../../llm/provider.ts";
@@ -7,13 +13,6 @@ import { estimateTokens } from "../../../shared/tokens.ts";
 import { CandidateShape, clamp01, dedupeCandidates, type Candidate } from "./candidate.ts";
 import { commandOutcome, failureLines } from "../../events/commands.ts";
 import { cleanUserText, clip, type EngineEvent } from "../../events/event-view.ts";
-
-/**
- * The LLM extractor: one call per closed episode. The episode is rendered compactly (one numbered
- * line per event, long text cut, the middle dropped when it still does not fit the context window
- * from config), redacted again before it leaves, and the answer validated with zod — one retry on
- * invalid output, then the caller falls back to the offline rules for this episode.
- */
 
 const OUTPUT_TOKENS = 1800;
 
@@ -56,7 +55,10 @@ function renderEvent(e: EngineEvent, n: number, lim: Limits): string | null {
     case "command_run":
     case "test_run": {
       const outcome = commandOutcome(e);
-      const counts = e.type === "test_run" && (e.content.passed !== undefined || e.content.failed !== undefined) ? ` (${e.content.passed ?? 0} passed, ${e.content.failed ?? 0} failed)` : "";
+      const counts =
+        e.type === "test_run" && (e.content.passed !== undefined || e.content.failed !== undefined)
+          ? ` (${e.content.passed ?? 0} passed, ${e.content.failed ?? 0} failed)`
+          : "";
       const detail = outcome === "fail" ? failureLines(e.output, 3).join(" | ") || e.output : e.output;
       return `[${n}] $ ${clip(e.command, 200)} → ${outcome}${counts}${detail ? `: ${clip(detail, lim.output)}` : ""}`;
     }
@@ -96,8 +98,16 @@ export function renderEpisode(events: readonly EngineEvent[], maxTokens: number)
         // Keep the start (the goal) and the end (the outcome); drop the middle.
         const head = Math.max(1, Math.floor(lines.length * 0.3));
         let tail = lines.length - head;
-        while (tail > 1 && estimateTokens([...lines.slice(0, head), "[…]", ...lines.slice(lines.length - tail)].join("\n")) > maxTokens) tail = Math.floor(tail * 0.8);
-        text = [...lines.slice(0, head), `[… ${lines.length - head - tail} events omitted …]`, ...lines.slice(lines.length - tail)].join("\n");
+        while (
+          tail > 1 &&
+          estimateTokens([...lines.slice(0, head), "[…]", ...lines.slice(lines.length - tail)].join("\n")) > maxTokens
+        )
+          tail = Math.floor(tail * 0.8);
+        text = [
+          ...lines.slice(0, head),
+          `[… ${lines.length - head - tail} events omitted …]`,
+          ...lines.slice(lines.length - tail),
+        ].join("\n");
       }
       return { text, refs: main };
     }
@@ -128,10 +138,17 @@ export async function extractWithLlm(
   const budget = Math.max(500, contextWindowTokens - estimateTokens(SYSTEM_PROMPT) - OUTPUT_TOKENS - 200);
   const r = renderEpisode(events, budget);
   const prompt = `Episode ${episodeId} (${r.refs.length} events):\n${r.text}\n\nReturn the JSON object now.`;
-  const out = await callForJson(llm, ledger, { system: SYSTEM_PROMPT, prompt, maxTokens: OUTPUT_TOKENS }, ExtractionOutput);
+  const out = await callForJson(
+    llm,
+    ledger,
+    { system: SYSTEM_PROMPT, prompt, maxTokens: OUTPUT_TOKENS },
+    ExtractionOutput,
+  );
   const candidates: Candidate[] = [];
   for (const item of out.items) {
-    const ids = [...new Set(item.evidence.map((n) => r.refs[n - 1]?.id).filter((id): id is string => id !== undefined))];
+    const ids = [
+      ...new Set(item.evidence.map((n) => r.refs[n - 1]?.id).filter((id): id is string => id !== undefined)),
+    ];
     if (ids.length === 0 || item.confidence < 0.5) continue; // no proof in this episode: not stored
     candidates.push({
       type: item.type,

@@ -1,32 +1,60 @@
-import { isAbsolute, relative } from "node:path";
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { commandRuns, failureLines, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
-import { appliedChanges, cleanUserText, clip, isPlanMessage, rejectedCalls, slug, userMessages, type EngineEvent } from "../../events/event-view.ts";
-import { capTokens } from "./distil.ts";
-
 /**
  * Rule `pitfalls`: a check (test, lint, type check, build, migration, install) that FAILED and then,
  * in the same episode, PASSED after a change. Stores what failed, where, the cause as far as the
  * text shows it, and the fix. A failure never followed by a green run of the same check is not a
  * pitfall; explanations given before a later failed attempt were abandoned hypotheses and are not used.
+ * Only a lesson that lasts is a memory at once (hard-won, non-obvious cause, or remarked on by the
+ * user); a routine failure fixed at once carries a recurrence gate (lint failures keyed by their rule),
+ * and a test brought in line with the change is never one.
  */
+import { isAbsolute, relative } from "node:path";
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { commandRuns, failureLines, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
+import {
+  appliedChanges,
+  cleanUserText,
+  clip,
+  isPlanMessage,
+  rejectedCalls,
+  slug,
+  userMessages,
+  type EngineEvent,
+} from "../../events/event-view.ts";
+import { capTokens } from "./distil.ts";
 
-const PITFALL_KINDS = new Set(["test", "lint", "typecheck", "build", "migrate", "generate", "install", "format", "dev"]);
-const CAUSAL = /\b(?:because|(?:is|was|were|are) (?:causing|picking up)|picks? up|requires?|required|caused by|due to|the (?:issue|problem|error|cause|reason|culprit) (?:is|was|here is)|is failing (?:because|since)|fails? (?:because|since|when)|happens (?:because|when)|expects?|must be|needs? to be|ha(?:s|ve) to be|is not (?:allowed|supported|defined|exported)|doesn't (?:exist|support|allow)|was (?:removed|renamed|missing)|can be (?:undefined|null|nil|none|empty|missing)|(?:is|are|was|were)(?: not|n't) (?:awaited|initiali[sz]ed|defined|exported|imported|called|closed|escaped|handled|set))\b/i;
-const HEDGE = /\b(?:maybe|might|possibly|perhaps|probably|i think|i suspect|could be|likely|not sure|seems? to|may be|guess|hypothes)/i;
-const FILLER_SENTENCE = /^(?:good idea|great|perfect|ok(?:ay)?|sure|got it|you're right|right|yes|done|now\b|first,?\b)/i;
+const PITFALL_KINDS = new Set([
+  "test",
+  "lint",
+  "typecheck",
+  "build",
+  "migrate",
+  "generate",
+  "install",
+  "format",
+  "dev",
+]);
+const CAUSAL =
+  /\b(?:because|(?:is|was|were|are) (?:causing|picking up)|picks? up|requires?|required|caused by|due to|the (?:issue|problem|error|cause|reason|culprit) (?:is|was|here is)|is failing (?:because|since)|fails? (?:because|since|when)|happens (?:because|when)|expects?|must be|needs? to be|ha(?:s|ve) to be|is not (?:allowed|supported|defined|exported)|doesn't (?:exist|support|allow)|was (?:removed|renamed|missing)|can be (?:undefined|null|nil|none|empty|missing)|(?:is|are|was|were)(?: not|n't) (?:awaited|initiali[sz]ed|defined|exported|imported|called|closed|escaped|handled|set))\b/i;
+const HEDGE =
+  /\b(?:maybe|might|possibly|perhaps|probably|i think|i suspect|could be|likely|not sure|seems? to|may be|guess|hypothes)/i;
+const FILLER_SENTENCE =
+  /^(?:good idea|great|perfect|ok(?:ay)?|sure|got it|you're right|right|yes|done|now\b|first,?\b)/i;
 /** "Postgres is up, so that was not it": a hypothesis ruled out — never part of what is stored. */
-const DISMISSAL = /\b(?:(?:was|is)(?: not|n't) (?:it|the (?:issue|problem|cause|culprit|reason))|not the (?:issue|problem|cause|culprit)|ruled out|that's not it|red herring)\b/i;
+const DISMISSAL =
+  /\b(?:(?:was|is)(?: not|n't) (?:it|the (?:issue|problem|cause|culprit|reason))|not the (?:issue|problem|cause|culprit)|ruled out|that's not it|red herring)\b/i;
 /** A short sentence that only reports a check ("All 12 auth tests pass.") says nothing about the fix. */
-const CHECK_REPORT = /\b(?:tests?|specs?|suites?|lint(?:ing|er)?|checks?|builds?|type ?checks?)\b.{0,40}\b(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|clean|ok)\b/i;
+const CHECK_REPORT =
+  /\b(?:tests?|specs?|suites?|lint(?:ing|er)?|checks?|builds?|type ?checks?)\b.{0,40}\b(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|clean|ok)\b/i;
 /** "Adding `await`.": a short action on code is a fix description although it has few words. */
-const CODE_ACTION = /^(?:i'll\s+|i will\s+|we can\s+)?(?:add(?:ing)?|us(?:e|ing)|replac(?:e|ing)|remov(?:e|ing)|guard(?:ing)?|wrap(?:ping)?|import(?:ing)?|export(?:ing)?|renam(?:e|ing)|call(?:ing)?|await(?:ing)?|set(?:ting)?|mov(?:e|ing)|chang(?:e|ing)|switch(?:ing)?)\b.*`[^`]+`/i;
+const CODE_ACTION =
+  /^(?:i'll\s+|i will\s+|we can\s+)?(?:add(?:ing)?|us(?:e|ing)|replac(?:e|ing)|remov(?:e|ing)|guard(?:ing)?|wrap(?:ping)?|import(?:ing)?|export(?:ing)?|renam(?:e|ing)|call(?:ing)?|await(?:ing)?|set(?:ting)?|mov(?:e|ing)|chang(?:e|ing)|switch(?:ing)?)\b.*`[^`]+`/i;
 /** Plans in the first person ("I'll…", "we can…"): what will be done, not why it failed. */
 const PLAN = /\b(?:i'll|i will|we can|we could|let's|let me|i'm going to|i need to|we need to|we should)\b/i;
 /** "Fixed:", "Done.", "The fix:" labels at the head of a closing summary. */
 const SUMMARY_LABEL = /^(?:fixed|done|the fix|summary|result)\s*[:.!-]\s*/i;
 /** "Let me read the file", "I'll run the tests": narration of the next step, not the fix. */
-const NARRATION = /^(?:now\s+)?(?:let me|let's|i'll|i will|i need to|i'm going to)\s+(?:\w+\s+){0,2}(?:read|look|check|run|verify|see|investigate|explore|search|find|open|examine|inspect|understand|start)\b/i;
+const NARRATION =
+  /^(?:now\s+)?(?:let me|let's|i'll|i will|i need to|i'm going to)\s+(?:\w+\s+){0,2}(?:read|look|check|run|verify|see|investigate|explore|search|find|open|examine|inspect|understand|start)\b/i;
 
 function sentencesOf(text: string): string[] {
   return text
@@ -39,10 +67,12 @@ function sentencesOf(text: string): string[] {
 function causeSentence(events: readonly EngineEvent[], from: number, to: number): { text: string; id: string } | null {
   for (const e of events) {
     if (e.ms < from || e.ms > to) continue;
-    const text = e.type === "assistant_response" ? e.text : e.type === "user_message" && !e.sidechain ? cleanUserText(e.text) : "";
+    const text =
+      e.type === "assistant_response" ? e.text : e.type === "user_message" && !e.sidechain ? cleanUserText(e.text) : "";
     if (!text) continue;
     for (const s of sentencesOf(text)) {
-      if (CAUSAL.test(s) && !HEDGE.test(s) && !DISMISSAL.test(s) && !/^(?:let me|i'll|i will|now)\b/i.test(s)) return { text: clip(s, 220), id: e.id };
+      if (CAUSAL.test(s) && !HEDGE.test(s) && !DISMISSAL.test(s) && !/^(?:let me|i'll|i will|now)\b/i.test(s))
+        return { text: clip(s, 220), id: e.id };
     }
   }
   return null;
@@ -61,7 +91,12 @@ function isPlan(s: string): boolean {
 }
 
 /** The last explanation before the first fix, without filler, narration, hedges, dismissals and the cause itself. */
-function preFixExplanation(events: readonly EngineEvent[], from: number, firstFix: EngineEvent, cause: string | null): Explanation | null {
+function preFixExplanation(
+  events: readonly EngineEvent[],
+  from: number,
+  firstFix: EngineEvent,
+  cause: string | null,
+): Explanation | null {
   let last: EngineEvent | null = null;
   for (const e of events) {
     if (e.ms < from || e.ms > firstFix.ms) continue;
@@ -69,10 +104,20 @@ function preFixExplanation(events: readonly EngineEvent[], from: number, firstFi
   }
   if (!last) return null;
   const kept = sentencesOf(last.text).filter(
-    (s) => !FILLER_SENTENCE.test(s) && !NARRATION.test(s) && !HEDGE.test(s) && !DISMISSAL.test(s) && s !== cause && (s.split(/\s+/).length >= 4 || CODE_ACTION.test(s)),
+    (s) =>
+      !FILLER_SENTENCE.test(s) &&
+      !NARRATION.test(s) &&
+      !HEDGE.test(s) &&
+      !DISMISSAL.test(s) &&
+      s !== cause &&
+      (s.split(/\s+/).length >= 4 || CODE_ACTION.test(s)),
   );
   const refusedSince = rejectedCalls(events).some((r) => r.result.ms >= last!.ms && r.result.ms <= firstFix.ms);
-  const out = { diagnosis: kept.filter((s) => !isPlan(s)).slice(0, 2), plans: refusedSince ? [] : kept.filter(isPlan).slice(0, 2), id: last.id };
+  const out = {
+    diagnosis: kept.filter((s) => !isPlan(s)).slice(0, 2),
+    plans: refusedSince ? [] : kept.filter(isPlan).slice(0, 2),
+    id: last.id,
+  };
   return out.diagnosis.length + out.plans.length > 0 ? out : null;
 }
 
@@ -89,7 +134,14 @@ function postFixSummary(events: readonly EngineEvent[], pass: EngineEvent): { te
     if (++seen > 2) break;
     const kept = sentencesOf(e.text.replace(SUMMARY_LABEL, ""))
       .map((s) => s.replace(SUMMARY_LABEL, ""))
-      .filter((s) => !FILLER_SENTENCE.test(s) && !NARRATION.test(s) && !HEDGE.test(s) && !DISMISSAL.test(s) && !/^\s*(?:\d+[.)]|[-*])\s/.test(s))
+      .filter(
+        (s) =>
+          !FILLER_SENTENCE.test(s) &&
+          !NARRATION.test(s) &&
+          !HEDGE.test(s) &&
+          !DISMISSAL.test(s) &&
+          !/^\s*(?:\d+[.)]|[-*])\s/.test(s),
+      )
       .filter((s) => s.split(/\s+/).length >= 5 && !(CHECK_REPORT.test(s) && s.split(/\s+/).length < 10))
       .filter((s) => !/^here(?:'s| is| are)\b/i.test(s)); // "Here's a summary of what was changed:" leads into a list
     if (kept.length > 0) return { text: clip(kept[0]!, 220), id: e.id };
@@ -98,7 +150,11 @@ function postFixSummary(events: readonly EngineEvent[], pass: EngineEvent): { te
 }
 
 /** The user's instruction right after a refused call, between the failure and the fix: it steered the fix. */
-function steeringCorrection(events: readonly EngineEvent[], from: number, firstFix: EngineEvent): { text: string; id: string } | null {
+function steeringCorrection(
+  events: readonly EngineEvent[],
+  from: number,
+  firstFix: EngineEvent,
+): { text: string; id: string } | null {
   const msgs = userMessages(events);
   for (const r of rejectedCalls(events)) {
     if (r.result.ms < from || r.result.ms > firstFix.ms) continue;
@@ -173,7 +229,13 @@ function signatureLine(lines: readonly string[]): string | undefined {
 function shorten(text: string, max: number): string {
   if (text.length <= max) return text;
   const head = text.slice(0, max);
-  const cut = Math.max(head.lastIndexOf(", so "), head.lastIndexOf("; "), head.lastIndexOf(" — "), head.lastIndexOf(", which "), head.lastIndexOf(", and "));
+  const cut = Math.max(
+    head.lastIndexOf(", so "),
+    head.lastIndexOf("; "),
+    head.lastIndexOf(" — "),
+    head.lastIndexOf(", which "),
+    head.lastIndexOf(", and "),
+  );
   return cut > max * 0.4 ? head.slice(0, cut) : clip(text, max);
 }
 
@@ -238,13 +300,26 @@ const FIX_COMMAND_KINDS = new Set(["install", "migrate", "generate"]);
 const CLEANUP = /(?:^|\s)(?:rm\s+-r?f?r?\s+\S|git\s+clean\b|git\s+checkout\s+--\s|\S*cache\s+clean\b)/;
 /** A formatter or `--fix` run fixes lint and format findings, not a failing test or build. */
 const LINT_FIXER = /(?:^|\s)(?:[\w-]+:fix\b|--fix\b|--write\b)/;
-const fixes = (kind: string, command: string) => CLEANUP.test(command) || ((kind === "lint" || kind === "format") && LINT_FIXER.test(command));
+const fixes = (kind: string, command: string) =>
+  CLEANUP.test(command) || ((kind === "lint" || kind === "format") && LINT_FIXER.test(command));
 
-function chainCandidate(input: RuleInput, events: readonly EngineEvent[], changes: readonly EngineEvent[], runs: readonly CommandRun[], c: Chain): Candidate | null {
+function chainCandidate(
+  input: RuleInput,
+  events: readonly EngineEvent[],
+  changes: readonly EngineEvent[],
+  runs: readonly CommandRun[],
+  c: Chain,
+): Candidate | null {
   const from = c.lastFail.ev.ms;
   const to = c.pass.ev.ms;
   const fixChanges = changes.filter((e) => e.ms >= from && e.ms <= to);
-  const fixCommands = runs.filter((r) => r.ev.ms > from && r.ev.ms < to && (FIX_COMMAND_KINDS.has(r.kind) || fixes(c.first.kind, r.ev.command)) && r.outcome === "pass");
+  const fixCommands = runs.filter(
+    (r) =>
+      r.ev.ms > from &&
+      r.ev.ms < to &&
+      (FIX_COMMAND_KINDS.has(r.kind) || fixes(c.first.kind, r.ev.command)) &&
+      r.outcome === "pass",
+  );
   if (fixChanges.length === 0 && fixCommands.length === 0) return null; // passed without a change: flaky or environmental, not a lesson
   const lines = failureLines(c.first.ev.output, 2);
   const lastLines = lines.length > 0 ? lines : failureLines(c.lastFail.ev.output, 2);
@@ -256,21 +331,48 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
   // The line that names the error best (an `…Error` line), else the first that is not a log timestamp.
   // Log timestamps and source excerpts ("89 | throw new Error(…)") tell a reader nothing on their own.
   const telling = lastLines.filter((l) => !/^\[\d{1,2}:\d{2}|^\[[A-Z][\w-]*\]|^\d+\s*\|/.test(l));
-  const failLine = isCommit(c.first) ? "" : (telling.find((l) => /\b[A-Za-z_]\w*(?:Error|Exception)\b/.test(l)) ?? telling[0] ?? "").replace(/^[×✖✘!]\s*/, "");
-  const parts = [stop(isCommit(c.first) ? "`git commit` was blocked by the pre-commit hook" : `\`${cmd}\` failed${failLine ? `: ${clip(failLine, 80)}` : ""}`)];
+  const failLine = isCommit(c.first)
+    ? ""
+    : (telling.find((l) => /\b[A-Za-z_]\w*(?:Error|Exception)\b/.test(l)) ?? telling[0] ?? "").replace(
+        /^[×✖✘!]\s*/,
+        "",
+      );
+  const parts = [
+    stop(
+      isCommit(c.first)
+        ? "`git commit` was blocked by the pre-commit hook"
+        : `\`${cmd}\` failed${failLine ? `: ${clip(failLine, 80)}` : ""}`,
+    ),
+  ];
   if (cause) parts.push(`Cause: ${stop(shorten(cause.text, 150).replace(/[.!]$/, ""))}`);
   const ran = fixCommands.map((r) => `\`${clip(r.ev.command, 60)}\``).join(", then ");
   const fixWhat = fixChanges.length === 0 && fixCommands.length > 0 ? `ran ${ran}` : (fix?.text ?? "");
   // A fix told in the first person about "them"/"it" ("We can list them explicitly") needs the
   // transcript to make sense: the lesson is told without it rather than with a dangling sentence.
-  const fixStandsAlone = fixWhat.length > 0 && fixWhat.length <= 160 && !/\b(?:it|them|this|these|those|that one)\b/i.test(fixWhat.replace(/^(?:we can|i'll|i will|we'll|let me|let's)\s+/i, ""));
+  const fixStandsAlone =
+    fixWhat.length > 0 &&
+    fixWhat.length <= 160 &&
+    !/\b(?:it|them|this|these|those|that one)\b/i.test(
+      fixWhat.replace(/^(?:we can|i'll|i will|we'll|let me|let's)\s+/i, ""),
+    );
   const FIRST_PERSON = /^(?:we can|i'll|i will|we'll|let me|let's)\s+/i;
-  const fixText = FIRST_PERSON.test(fixWhat) ? fixWhat.replace(FIRST_PERSON, "").replace(/^./, (ch) => ch.toUpperCase()) : fixWhat;
-  if (fixStandsAlone) parts.push(`Fix${fixFiles.length > 0 ? ` (${fixFiles.slice(0, 2).join(", ")})` : ""}: ${stop(fixText.replace(/[.!]$/, ""))}`);
+  const fixText = FIRST_PERSON.test(fixWhat)
+    ? fixWhat.replace(FIRST_PERSON, "").replace(/^./, (ch) => ch.toUpperCase())
+    : fixWhat;
+  if (fixStandsAlone)
+    parts.push(
+      `Fix${fixFiles.length > 0 ? ` (${fixFiles.slice(0, 2).join(", ")})` : ""}: ${stop(fixText.replace(/[.!]$/, ""))}`,
+    );
   const sigLine = signatureLine(telling.length > 0 ? telling : lastLines); // log timestamps make no signature
   const sig = sigLine ? errorSignature(sigLine) : "";
   const keyTail = slug(sig, 5) || slug(fixFiles[0]?.split("/").pop() ?? cmd, 3) || "failure";
-  const evidence = [c.first.ev.id, c.lastFail.ev.id, ...fixChanges.map((e) => e.id), ...fixCommands.map((r) => r.ev.id), c.pass.ev.id];
+  const evidence = [
+    c.first.ev.id,
+    c.lastFail.ev.id,
+    ...fixChanges.map((e) => e.id),
+    ...fixCommands.map((r) => r.ev.id),
+    c.pass.ev.id,
+  ];
   if (cause) evidence.push(cause.id);
   if (fix && fixChanges.length > 0) evidence.push(fix.id);
   const lintRule = c.first.kind === "lint" ? lintRuleOf(`${c.first.ev.output}\n${c.lastFail.ev.output}`) : null;
@@ -278,10 +380,22 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
   if (lasting === "routine") return null; // a test brought in line with the change: never a lesson, not even on recurrence
   return {
     type: "pitfall",
-    key: lintRule ? `pitfall:lint-rule:${slug(lintRule, 4)}`.slice(0, 110) : `pitfall:${c.first.kind}:${keyTail}`.slice(0, 110),
+    key: lintRule
+      ? `pitfall:lint-rule:${slug(lintRule, 4)}`.slice(0, 110)
+      : `pitfall:${c.first.kind}:${keyTail}`.slice(0, 110),
     // A lint rule's lesson is its cause; the fix of one episode ("POST /x now awaits …") is that episode's.
-    content: capTokens(lintRule ? `Lint rule \`${lintRule}\`: ${cause ? stop(shorten(cause.text, 150).replace(/[.!]$/, "")) : `flagged ${failLine ? `"${clip(failLine, 80)}"` : "this code"}.`}` : parts.join(" "), 90),
-    tags: ["pitfall", c.first.kind, ...(lasting ? [lasting] : []), ...new Set(where.map(languageOf).filter((l): l is string => l !== null))],
+    content: capTokens(
+      lintRule
+        ? `Lint rule \`${lintRule}\`: ${cause ? stop(shorten(cause.text, 150).replace(/[.!]$/, "")) : `flagged ${failLine ? `"${clip(failLine, 80)}"` : "this code"}.`}`
+        : parts.join(" "),
+      90,
+    ),
+    tags: [
+      "pitfall",
+      c.first.kind,
+      ...(lasting ? [lasting] : []),
+      ...new Set(where.map(languageOf).filter((l): l is string => l !== null)),
+    ],
     importance: c.attempts > 1 ? 0.85 : 0.8,
     confidence: lastLines.length > 0 && (fixChanges.length > 0 || fixCommands.length > 0) ? 0.8 : 0.65,
     scope: "project",
@@ -290,7 +404,13 @@ function chainCandidate(input: RuleInput, events: readonly EngineEvent[], change
     source_event_ids: [...new Set(evidence)],
     rule: "pitfalls",
     // A routine failure fixed at once is a lesson only when another episode runs into it again.
-    ...(lasting ? {} : { gate: lintRule ? { kind: "lint_rule" as const, signature: lintRule.toLowerCase() } : { kind: "pitfall" as const, signature: `${c.first.kind}:${slug(sig, 8) || keyTail}` } }),
+    ...(lasting
+      ? {}
+      : {
+          gate: lintRule
+            ? { kind: "lint_rule" as const, signature: lintRule.toLowerCase() }
+            : { kind: "pitfall" as const, signature: `${c.first.kind}:${slug(sig, 8) || keyTail}` },
+        }),
   };
 }
 
@@ -315,15 +435,20 @@ export function lintRuleOf(output: string): string | null {
     /\b(lint\/[a-z]+\/[a-zA-Z]+)\b/.exec(output) ??
     /(@[\w-]+\/[a-z][\w-]+)\s*$/m.exec(output) ??
     /\s{2,}((?:[a-z]+-)+[a-z]+|[a-z]+\/[a-z][\w-]+)\s*$/m.exec(output) ??
-    /\((errcheck|exhaustive|govet|staticcheck|unused|ineffassign|gosec|revive|gocritic|unparam|nilerr|errorlint|wrapcheck|goconst|gocyclo|dupl|misspell|lll|whitespace|godot|nolintlint|prealloc)\)/.exec(output) ??
+    /\((errcheck|exhaustive|govet|staticcheck|unused|ineffassign|gosec|revive|gocritic|unparam|nilerr|errorlint|wrapcheck|goconst|gocyclo|dupl|misspell|lll|whitespace|godot|nolintlint|prealloc)\)/.exec(
+      output,
+    ) ??
     /\b(use[A-Z]\w+|no[A-Z]\w+)\b/.exec(output);
   return m ? m[1]! : null;
 }
 
 /** Causes that no reader of the code alone would guess: environment, configuration, ordering, concurrency, tooling, data. */
-const NON_OBVIOUS = /\b(?:env(?:ironment)?(?: var(?:iable)?s?)?|\.env\b|config(?:uration)?|tsconfig|settings|version|node_modules|lock ?file|cache[ds]?|port\b|permissions?|timeout|timed out|race|concurren\w*|deadlock|order(?:ing)?|sequence|migrations?|schema|database|docker|network|locale|timezone|encoding|flaky|leftover|stale|gitignore|(?:pre-?commit|git) hook|\bci\b|platform|macos|windows|sandbox|not running|daemon|server is|credentials?|path (?:is|was)|working directory|cwd)\b/i;
-const ROUTINE_CAUSE = /\b(?:checking for the old|expect(?:s|ed|ing)? the old|old (?:text|wording|snapshot|expectation|value|message)|snapshot (?:is )?(?:out of date|outdated)|update(?:d)? the (?:test|snapshot|expectation)s?)\b/i;
-const RUNTIME_ERROR = /\b(?:TypeError|ReferenceError|RangeError|panic|nil pointer|NullPointerException|segmentation fault|AttributeError|KeyError|IndexError)\b/;
+const NON_OBVIOUS =
+  /\b(?:env(?:ironment)?(?: var(?:iable)?s?)?|\.env\b|config(?:uration)?|tsconfig|settings|version|node_modules|lock ?file|cache[ds]?|port\b|permissions?|timeout|timed out|race|concurren\w*|deadlock|order(?:ing)?|sequence|migrations?|schema|database|docker|network|locale|timezone|encoding|flaky|leftover|stale|gitignore|(?:pre-?commit|git) hook|\bci\b|platform|macos|windows|sandbox|not running|daemon|server is|credentials?|path (?:is|was)|working directory|cwd)\b/i;
+const ROUTINE_CAUSE =
+  /\b(?:checking for the old|expect(?:s|ed|ing)? the old|old (?:text|wording|snapshot|expectation|value|message)|snapshot (?:is )?(?:out of date|outdated)|update(?:d)? the (?:test|snapshot|expectation)s?)\b/i;
+const RUNTIME_ERROR =
+  /\b(?:TypeError|ReferenceError|RangeError|panic|nil pointer|NullPointerException|segmentation fault|AttributeError|KeyError|IndexError)\b/;
 const TEST_FILE = /(?:^|\/)(?:test|tests|__tests__|spec)\/|\.(?:test|spec)\.[a-z]+$|_test\.[a-z]+$/;
 
 /**
@@ -331,8 +456,16 @@ const TEST_FILE = /(?:^|\/)(?:test|tests|__tests__|spec)\/|\.(?:test|spec)\.[a-z
  * lint error fixed at once (it waits for recurrence); "routine" for a test brought in line with the
  * change (never a lesson).
  */
-function lastingReason(events: readonly EngineEvent[], c: Chain, text: string, fixFiles: readonly string[], fixedByCommand: boolean): "routine" | string | null {
-  const msgs = userMessages(events).filter((m) => m.ev.ms > c.first.ev.ms && m.ev.ms < c.pass.ev.ms && !isPlanMessage(m.text));
+function lastingReason(
+  events: readonly EngineEvent[],
+  c: Chain,
+  text: string,
+  fixFiles: readonly string[],
+  fixedByCommand: boolean,
+): "routine" | string | null {
+  const msgs = userMessages(events).filter(
+    (m) => m.ev.ms > c.first.ev.ms && m.ev.ms < c.pass.ev.ms && !isPlanMessage(m.text),
+  );
   if (msgs.length > 0) return "user-remarked";
   // "The test was checking for the old text", or only test files changed: a test brought in line with
   // the change — routine, however long it took.
@@ -349,10 +482,35 @@ function lastingReason(events: readonly EngineEvent[], c: Chain, text: string, f
 export function languageOf(path: string): string | null {
   const ext = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase();
   const map: Record<string, string> = {
-    ts: "typescript", tsx: "typescript", js: "javascript", jsx: "javascript", mjs: "javascript", cjs: "javascript",
-    py: "python", go: "go", rs: "rust", rb: "ruby", ex: "elixir", exs: "elixir", java: "java", kt: "kotlin",
-    swift: "swift", cs: "csharp", php: "php", c: "c", h: "c", cpp: "cpp", cc: "cpp", scala: "scala", sql: "sql",
-    vue: "vue", svelte: "svelte", dart: "dart", zig: "zig", lua: "lua", sh: "shell",
+    ts: "typescript",
+    tsx: "typescript",
+    js: "javascript",
+    jsx: "javascript",
+    mjs: "javascript",
+    cjs: "javascript",
+    py: "python",
+    go: "go",
+    rs: "rust",
+    rb: "ruby",
+    ex: "elixir",
+    exs: "elixir",
+    java: "java",
+    kt: "kotlin",
+    swift: "swift",
+    cs: "csharp",
+    php: "php",
+    c: "c",
+    h: "c",
+    cpp: "cpp",
+    cc: "cpp",
+    scala: "scala",
+    sql: "sql",
+    vue: "vue",
+    svelte: "svelte",
+    dart: "dart",
+    zig: "zig",
+    lua: "lua",
+    sh: "shell",
   };
   return ext ? (map[ext] ?? null) : null;
 }

@@ -1,11 +1,10 @@
-import type { Candidate, Rule } from "./candidate.ts";
-import { appliedChanges, toolInput, type EngineEvent } from "../../events/event-view.ts";
-
 /**
  * Rule `project-endpoints`: HTTP endpoints the repo defines, seen in code the sessions wrote (edits)
  * or read (file contents returned by a read tool): Express/Hono/Fastify/Koa routers, FastAPI/Flask
  * decorators, Go handlers, Phoenix/Rails routes, and Next.js route files. Key `endpoint:<path>`.
  */
+import type { Candidate, Rule } from "./candidate.ts";
+import { appliedChanges, toolInput, type EngineEvent } from "../../events/event-view.ts";
 
 const DECLARATIONS: RegExp[] = [
   // app.get("/x", …), router.post('/x'), server.route … (JS/TS, Go gin/echo/chi with upper-case verbs)
@@ -29,11 +28,23 @@ interface Endpoint {
   ids: Set<string>;
 }
 
-function note(map: Map<string, Endpoint>, path: string, method: string | null, file: string | undefined, id: string): void {
+function note(
+  map: Map<string, Endpoint>,
+  path: string,
+  method: string | null,
+  file: string | undefined,
+  id: string,
+): void {
   const clean = path.length > 1 ? path.replace(/\/+$/, "") : path;
   if (clean.length > 100) return;
-  const e = map.get(clean) ?? { path: clean, methods: new Set<string>(), files: new Set<string>(), ids: new Set<string>() };
-  if (method && method.toLowerCase() !== "route") e.methods.add(method.toUpperCase() === "LIVE" ? "LIVE" : method.toUpperCase());
+  const e = map.get(clean) ?? {
+    path: clean,
+    methods: new Set<string>(),
+    files: new Set<string>(),
+    ids: new Set<string>(),
+  };
+  if (method && method.toLowerCase() !== "route")
+    e.methods.add(method.toUpperCase() === "LIVE" ? "LIVE" : method.toUpperCase());
   if (file && !file.startsWith("/")) e.files.add(file);
   e.ids.add(id);
   map.set(clean, e);
@@ -66,14 +77,23 @@ function scanCode(map: Map<string, Endpoint>, code: string, file: string | undef
 
 function codeOf(e: EngineEvent): string {
   const inp = toolInput(e);
-  return [inp.new_string, inp.content, inp.new_str, inp.patch].filter((v): v is string => typeof v === "string").join("\n");
+  return [inp.new_string, inp.content, inp.new_str, inp.patch]
+    .filter((v): v is string => typeof v === "string")
+    .join("\n");
 }
 
 /** The fact's sentence for a path, its methods and files (also used to merge two versions). */
 export function endpointContent(path: string, methods: readonly string[], files: readonly string[]): string {
   const m = [...new Set(methods)].sort();
   const f = [...new Set(files)].sort();
-  return `Endpoint \`${m.length ? `${m.join(", ")} ` : ""}${path}\`${f.length ? ` is handled in ${f.slice(0, 3).map((x) => `\`${x}\``).join(", ")}` : ""}.`;
+  return `Endpoint \`${m.length ? `${m.join(", ")} ` : ""}${path}\`${
+    f.length
+      ? ` is handled in ${f
+          .slice(0, 3)
+          .map((x) => `\`${x}\``)
+          .join(", ")}`
+      : ""
+  }.`;
 }
 
 /** Merge two versions of an endpoint fact: the union of methods and files. */
@@ -83,7 +103,10 @@ export function mergeEndpointContent(a: string, b: string): string | null {
   const pb = parse(b);
   if (!pa || !pb || pa[2] !== pb[2]) return null;
   const methods = [...(pa[1]?.split(", ") ?? []), ...(pb[1]?.split(", ") ?? [])];
-  const files = [...[...(pa[3] ?? "").matchAll(/`([^`]+)`/g)].map((x) => x[1]!), ...[...(pb[3] ?? "").matchAll(/`([^`]+)`/g)].map((x) => x[1]!)];
+  const files = [
+    ...[...(pa[3] ?? "").matchAll(/`([^`]+)`/g)].map((x) => x[1]!),
+    ...[...(pb[3] ?? "").matchAll(/`([^`]+)`/g)].map((x) => x[1]!),
+  ];
   return endpointContent(pa[2]!, methods, files);
 }
 
@@ -91,7 +114,8 @@ export const projectEndpoints: Rule = (input) => {
   const map = new Map<string, Endpoint>();
   for (const e of appliedChanges(input.events)) scanCode(map, codeOf(e), e.filePaths[0], e.id);
   for (const e of input.events) {
-    if (e.type === "tool_result" && /^(?:Read|read_file|View|view)$/.test(e.tool) && e.output) scanCode(map, e.output.replace(/^\s*\d+→/gm, ""), e.filePaths[0], e.id);
+    if (e.type === "tool_result" && /^(?:Read|read_file|View|view)$/.test(e.tool) && e.output)
+      scanCode(map, e.output.replace(/^\s*\d+→/gm, ""), e.filePaths[0], e.id);
   }
   const out: Candidate[] = [];
   for (const ep of [...map.values()].sort((a, b) => a.path.localeCompare(b.path)).slice(0, 15)) {

@@ -1,12 +1,11 @@
-import { dirname, isAbsolute, posix } from "node:path";
-import type { Candidate, Rule } from "./candidate.ts";
-import { appliedChanges, type EngineEvent } from "../../events/event-view.ts";
-import { languageOf } from "./pitfalls.ts";
-
 /**
  * Rule `project-modules`: the folders the sessions change (and read around). One fact per folder with
  * at least one applied edit, naming its files and language — the map a newcomer would want.
  */
+import { dirname, isAbsolute, posix } from "node:path";
+import type { Candidate, Rule } from "./candidate.ts";
+import { appliedChanges, type EngineEvent } from "../../events/event-view.ts";
+import { languageOf } from "./pitfalls.ts";
 
 const READ_TOOLS = /^(?:Read|read_file|View|view|cat|Glob|Grep|NotebookRead)$/;
 const MAX_MODULES = 3;
@@ -71,7 +70,9 @@ export const projectModules: Rule = (input) => {
     if (ev.type !== "tool_call" || !READ_TOOLS.test(ev.tool)) continue;
     for (const p of ev.filePaths) if (inRepo(p) && dirs.has(dirname(p))) bump(dirs, p, ev, false);
   }
-  const ranked = [...dirs.values()].filter((d) => d.edits > 0).sort((a, b) => b.edits * 3 + b.reads - (a.edits * 3 + a.reads));
+  const ranked = [...dirs.values()]
+    .filter((d) => d.edits > 0)
+    .sort((a, b) => b.edits * 3 + b.reads - (a.edits * 3 + a.reads));
   const out: Candidate[] = [];
   for (const d of ranked.slice(0, MAX_MODULES)) {
     const lang = languageName(d.files);
@@ -83,7 +84,10 @@ export const projectModules: Rule = (input) => {
       importance: Math.min(0.6, 0.35 + 0.05 * d.edits),
       confidence: 0.7,
       scope: "project",
-      file_paths: [...d.files].sort().slice(0, 10).map((f) => `${d.dir}/${f}`),
+      file_paths: [...d.files]
+        .sort()
+        .slice(0, 10)
+        .map((f) => `${d.dir}/${f}`),
       source_episode_id: input.episodeId,
       source_event_ids: [...d.ids].slice(0, 20),
       rule: "project-modules",

@@ -1,7 +1,3 @@
-import type { Candidate, Rule } from "./candidate.ts";
-import { commandRuns, sameCheck, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
-import { appliedChanges, clip } from "../../events/event-view.ts";
-
 /**
  * Rule `recipes`: the sequence of checks run after the episode's last change that ended green — how
  * this repo verifies a change, builds, migrates or releases. When a check failed after the change and
@@ -9,8 +5,21 @@ import { appliedChanges, clip } from "../../events/event-view.ts";
  * attempt and whatever was tried between are not part of it). Single commands are left to the
  * habits rule; a sequence that did not end green, or left a failure unresolved, is not a recipe.
  */
+import type { Candidate, Rule } from "./candidate.ts";
+import { commandRuns, sameCheck, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
+import { appliedChanges, clip } from "../../events/event-view.ts";
 
-const RECIPE_KINDS: ReadonlySet<CommandKind> = new Set(["install", "format", "lint", "typecheck", "test", "build", "generate", "migrate", "release"]);
+const RECIPE_KINDS: ReadonlySet<CommandKind> = new Set([
+  "install",
+  "format",
+  "lint",
+  "typecheck",
+  "test",
+  "build",
+  "generate",
+  "migrate",
+  "release",
+]);
 
 /** The runs after the last failure, when every failure of the tail has a later passing run of the same check; else null. */
 function greenSuffix(tail: readonly CommandRun[]): CommandRun[] | null {
@@ -78,17 +87,24 @@ export const recipes: Rule = (input) => {
     source_event_ids: tail.map((r) => r.ev.id),
     value: chosen.map((s) => s.base).join(" && "),
     rule: "recipes",
-    ...(complete ? {} : { gate: { kind: "recipe" as const, signature: `${purpose.key}:${[...kinds].sort().join("+")}` } }),
+    ...(complete
+      ? {}
+      : { gate: { kind: "recipe" as const, signature: `${purpose.key}:${[...kinds].sort().join("+")}` } }),
   };
   return [recipe, ...hookRecipe(input)];
 };
 
 /** What a commit's hook ran, from the task-runner echo lines (`$ bun test src/`) in the output of a commit that landed. */
-export function hookRecipe(input: { episodeId: string; events: readonly import("../../events/event-view.ts").EngineEvent[] }): Candidate[] {
+export function hookRecipe(input: {
+  episodeId: string;
+  events: readonly import("../../events/event-view.ts").EngineEvent[];
+}): Candidate[] {
   for (const ev of input.events) {
     if ((ev.type !== "command_run" && ev.type !== "test_run") || !/\bgit\s+commit\b/.test(ev.command)) continue;
     if (!/^\[[\w./-]+(?: \([^)]*\))? [0-9a-f]{7,}\]/m.test(ev.output)) continue; // the commit landed
-    const ran = [...ev.output.matchAll(/^\$ (.{2,80})$/gm)].map((m) => m[1]!.trim()).filter((c, i, a) => a.indexOf(c) === i);
+    const ran = [...ev.output.matchAll(/^\$ (.{2,80})$/gm)]
+      .map((m) => m[1]!.trim())
+      .filter((c, i, a) => a.indexOf(c) === i);
     if (ran.length === 0) continue;
     return [
       {

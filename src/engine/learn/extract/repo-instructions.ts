@@ -1,8 +1,3 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { proseSentences, statedRule } from "./style-preferences.ts";
-
 /**
  * Rule `repo-instructions`: the knowledge a team already keeps in its repository, read offline —
  * agent instruction files (CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/*,
@@ -12,6 +7,10 @@ import { proseSentences, statedRule } from "./style-preferences.ts";
  * session, so the update step merges them instead of storing it twice. Read with the manifests
  * (once per processing call), so an edited file refreshes its items.
  */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { proseSentences, statedRule } from "./style-preferences.ts";
 
 const MAX_FILE = 256 * 1024;
 const MAX_RULES_PER_FILE = 40;
@@ -40,14 +39,32 @@ function list(root: string, rel: string, re: RegExp): string[] {
 
 /** Files whose every line is guidance, and files where only some sections are. */
 function guidanceFiles(root: string): Array<{ rel: string; sections: RegExp | null }> {
-  const whole = ["CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", ".github/copilot-instructions.md", "CONTRIBUTING.md", ".github/CONTRIBUTING.md", ...list(root, ".cursor/rules", /\.mdc?$/), ...list(root, ".claude/rules", /\.md$/)];
+  const whole = [
+    "CLAUDE.md",
+    ".claude/CLAUDE.md",
+    "AGENTS.md",
+    "GEMINI.md",
+    ".cursorrules",
+    ".github/copilot-instructions.md",
+    "CONTRIBUTING.md",
+    ".github/CONTRIBUTING.md",
+    ...list(root, ".cursor/rules", /\.mdc?$/),
+    ...list(root, ".claude/rules", /\.md$/),
+  ];
   const docs = list(root, "docs", /(?:convention|contribut|style|guideline|develop|coding|standards?)[\w-]*\.md$/i);
   const sectioned = /convention|guideline|contribut|development|coding style|code style|rules|standards|workflow/i;
-  return [...whole.map((rel) => ({ rel, sections: null })), ...docs.map((rel) => ({ rel, sections: null })), { rel: "README.md", sections: sectioned }];
+  return [
+    ...whole.map((rel) => ({ rel, sections: null })),
+    ...docs.map((rel) => ({ rel, sections: null })),
+    { rel: "README.md", sections: sectioned },
+  ];
 }
 
 /** The rules a guidance file states, with their line numbers. */
-function rulesIn(text: string, sections: RegExp | null): Array<{ line: number; key: string; value?: string; polarity: 1 | -1; content: string }> {
+function rulesIn(
+  text: string,
+  sections: RegExp | null,
+): Array<{ line: number; key: string; value?: string; polarity: 1 | -1; content: string }> {
   const out: Array<{ line: number; key: string; value?: string; polarity: 1 | -1; content: string }> = [];
   let inSection = sections === null;
   let fence = false;
@@ -79,12 +96,23 @@ function hookCandidate(root: string): { content: string; rel: string } | null {
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith("#") && !/^(?:\.|source)\s|husky\.sh|^#!/.test(l))
       .flatMap((l) => l.split(/\s*&&\s*/));
-    if (cmds.length > 0) return { rel: ".husky/pre-commit", content: `The pre-commit hook runs ${cmds.map((c) => `\`${c}\``).join(" → ")}; a commit lands only when all pass (.husky/pre-commit).` };
+    if (cmds.length > 0)
+      return {
+        rel: ".husky/pre-commit",
+        content: `The pre-commit hook runs ${cmds.map((c) => `\`${c}\``).join(" → ")}; a commit lands only when all pass (.husky/pre-commit).`,
+      };
   }
   const pc = read(root, ".pre-commit-config.yaml");
   if (pc) {
     const ids = [...pc.matchAll(/^\s*-\s*id:\s*([\w.-]+)/gm)].map((m) => m[1]!);
-    if (ids.length > 0) return { rel: ".pre-commit-config.yaml", content: `The pre-commit hooks run ${ids.slice(0, 8).map((c) => `\`${c}\``).join(", ")} on every commit (.pre-commit-config.yaml).` };
+    if (ids.length > 0)
+      return {
+        rel: ".pre-commit-config.yaml",
+        content: `The pre-commit hooks run ${ids
+          .slice(0, 8)
+          .map((c) => `\`${c}\``)
+          .join(", ")} on every commit (.pre-commit-config.yaml).`,
+      };
   }
   return null;
 }
@@ -111,6 +139,16 @@ export const repoInstructions: Rule = (input: RuleInput) => {
     }
   }
   const hook = hookCandidate(input.projectRoot);
-  if (hook) out.push({ ...base, type: "recipe", key: "recipe:pre-commit", content: hook.content, tags: ["recipe", "pre-commit", "hook", "repo-file"], importance: 0.7, file_paths: [hook.rel], rule: "repo-instructions" });
+  if (hook)
+    out.push({
+      ...base,
+      type: "recipe",
+      key: "recipe:pre-commit",
+      content: hook.content,
+      tags: ["recipe", "pre-commit", "hook", "repo-file"],
+      importance: 0.7,
+      file_paths: [hook.rel],
+      rule: "repo-instructions",
+    });
   return out;
 };

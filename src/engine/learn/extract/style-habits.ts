@@ -1,18 +1,22 @@
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { commandRuns, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
-import { clip, type EngineEvent } from "../../events/event-view.ts";
-
 /**
  * Rule `style-habits`: what the sessions actually RUN — package manager, test command and its flags,
  * linter, formatter, type checker, build and dev-server commands — and how commits are written.
  * These are repo conventions (scope `project`): the same person uses npm in one repo and pnpm in another.
  */
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { commandRuns, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
+import { clip, type EngineEvent } from "../../events/event-view.ts";
 
 const JS_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 const PY_MANAGERS = new Set(["pip", "uv", "poetry", "pipenv"]);
-const MANAGER_USE = /^(?:npm|pnpm|yarn|bun)\s+(?:install|i|add|ci|run|test|exec|x|dlx|remove|rm|update|up|build|dev|start|lint|create)\b|^(?:pnpm|yarn|bun)\s*$|^bunx?\s|^(?:uv|poetry|pipenv)\s+\w+|^(?:pip3?|python3?\s+-m\s+pip)\s+install/;
+const MANAGER_USE =
+  /^(?:npm|pnpm|yarn|bun)\s+(?:install|i|add|ci|run|test|exec|x|dlx|remove|rm|update|up|build|dev|start|lint|create)\b|^(?:pnpm|yarn|bun)\s*$|^bunx?\s|^(?:uv|poetry|pipenv)\s+\w+|^(?:pip3?|python3?\s+-m\s+pip)\s+install/;
 
-function base(partial: Omit<Candidate, "rule" | "source_episode_id" | "file_paths"> & { file_paths?: string[] }, input: RuleInput, rule: string): Candidate {
+function base(
+  partial: Omit<Candidate, "rule" | "source_episode_id" | "file_paths"> & { file_paths?: string[] },
+  input: RuleInput,
+  rule: string,
+): Candidate {
   return { file_paths: [], ...partial, source_episode_id: input.episodeId, rule };
 }
 
@@ -135,7 +139,8 @@ function kindCandidate(input: RuleInput, runs: CommandRun[], spec: KindSpec): Ca
 
 const CONVENTIONAL = /^(?:feat|fix|chore|docs|refactor|test|tests|perf|build|ci|style|revert)(?:\([^)]*\))?!?:\s/;
 const TICKET = /^\[?[A-Z][A-Z0-9]+-\d+\]?[:\s]/;
-const IMPERATIVE = /^(?:Add|Fix|Update|Remove|Refactor|Move|Make|Use|Implement|Improve|Rename|Bump|Support|Allow|Handle|Introduce|Drop|Replace|Simplify|Extract|Clean|Document|Set|Create|Delete|Enable|Disable|Avoid|Ensure|Show|Change)\b/;
+const IMPERATIVE =
+  /^(?:Add|Fix|Update|Remove|Refactor|Move|Make|Use|Implement|Improve|Rename|Bump|Support|Allow|Handle|Introduce|Drop|Replace|Simplify|Extract|Clean|Document|Set|Create|Delete|Enable|Disable|Avoid|Ensure|Show|Change)\b/;
 
 function commitMessages(input: RuleInput, runs: CommandRun[]): Array<{ msg: string; id: string }> {
   const out: Array<{ msg: string; id: string }> = [];
@@ -157,7 +162,10 @@ function commitStyle(input: RuleInput, runs: CommandRun[]): Candidate | null {
   const msgs = commitMessages(input, runs);
   if (msgs.length < 2) return null;
   const share = (re: RegExp) => msgs.filter((m) => re.test(m.msg)).length / msgs.length;
-  const examples = msgs.slice(0, 2).map((m) => `"${clip(m.msg, 60)}"`).join(", ");
+  const examples = msgs
+    .slice(0, 2)
+    .map((m) => `"${clip(m.msg, 60)}"`)
+    .join(", ");
   let content: string | null = null;
   let value = "";
   if (share(CONVENTIONAL) >= 0.6) {
@@ -198,4 +206,3 @@ export const styleHabits: Rule = (input) => {
   ];
   return out.filter((c): c is Candidate => c !== null);
 };
-

@@ -1,22 +1,33 @@
-import { isAbsolute, relative } from "node:path";
-import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { parseCommand, type CommandKind } from "../../events/commands.ts";
-import { clip, isPlanMessage, rejectedCalls, slug, toolInput, userMessages, type EngineEvent } from "../../events/event-view.ts";
-
 /**
  * Rule `style-preferences`: what the user SAID they want. Standing instructions in the user's own
  * messages ("always…", "never…", "don't…", "please stop…", "prefer X", "use X instead of Y", "we use…",
  * "keep our X in Y"), and corrections right after a refused tool call. Questions, one-off
  * instructions ("don't commit yet") and narration ("I never thought…") are not preferences.
  */
+import { isAbsolute, relative } from "node:path";
+import type { Candidate, Rule, RuleInput } from "./candidate.ts";
+import { parseCommand, type CommandKind } from "../../events/commands.ts";
+import {
+  clip,
+  isPlanMessage,
+  rejectedCalls,
+  slug,
+  toolInput,
+  userMessages,
+  type EngineEvent,
+} from "../../events/event-view.ts";
 
-const FILLER = /^(?:please|pls|also|and|so|ok(?:ay)?|but|btw|note|remember|important|one more thing|from now on|going forward|in the future|in future|for the future|as a rule|generally|in general)[,:]?\s+/i;
+const FILLER =
+  /^(?:please|pls|also|and|so|ok(?:ay)?|but|btw|note|remember|important|one more thing|from now on|going forward|in the future|in future|for the future|as a rule|generally|in general)[,:]?\s+/i;
 const NOT_A_PREFERENCE =
   /\b(?:don'?t|do not) (?:know|think|understand|worry|see|have|care|mind|get|remember|recall|want to proceed|believe)\b|\bnever mind\b|\bnever (?:was|were|did|had|got|worked|been|happened|seen|heard|thought)\b/i;
-const ONE_OFF = /\b(?:yet|right now|for now|this time|today|at the moment|until|before (?:i|we|you) |in this (?:file|function|pr|commit|change|case))\b/i;
-const STANDING = /\b(?:always|never|ever|anymore|any more|again|from now on|going forward|in the future|every time|whenever|everywhere|by default|in (?:this|our|the) (?:repo|repository|project|codebase|code base))\b/i;
+const ONE_OFF =
+  /\b(?:yet|right now|for now|this time|today|at the moment|until|before (?:i|we|you) |in this (?:file|function|pr|commit|change|case))\b/i;
+const STANDING =
+  /\b(?:always|never|ever|anymore|any more|again|from now on|going forward|in the future|every time|whenever|everywhere|by default|in (?:this|our|the) (?:repo|repository|project|codebase|code base))\b/i;
 /** "we …" states the team's convention, i.e. this project's. */
-const PROJECT_MARKERS = /\b(?:this|our|the) (?:repo|repository|project|codebase|code base|package|monorepo|app)\b|\bhere\b|\bwe (?:always |never |all )?(?:use|prefer|keep|write|run|generate|do not|don'?t)\b|\bwe (?:always|never)\b/i;
+const PROJECT_MARKERS =
+  /\b(?:this|our|the) (?:repo|repository|project|codebase|code base|package|monorepo|app)\b|\bhere\b|\bwe (?:always |never |all )?(?:use|prefer|keep|write|run|generate|do not|don'?t)\b|\bwe (?:always|never)\b/i;
 const PATHISH = /(?:^|\s)[\w@.-]+\/[\w./-]+|\.(?:ts|tsx|js|jsx|py|go|rs|rb|ex|exs|java|kt|swift|md|json|toml|ya?ml)\b/;
 
 /** Most specific first: "run the tests with vitest" is about the test runner, though vitest may run through pnpm. */
@@ -39,7 +50,11 @@ const COMMAND_KEYS: Partial<Record<CommandKind, string>> = {
 /** A backticked span of several words: a command line, not a name. */
 const QUOTED_COMMAND = /`([^`\s]+(?:\s+[^`]+)+)`/g;
 
-const STOPWORDS = new Set("a an the to of in on for with and or our my your we i you it its this that these those be is are use using used please just really also all any some every then".split(" "));
+const STOPWORDS = new Set(
+  "a an the to of in on for with and or our my your we i you it its this that these those be is are use using used please just really also all any some every then".split(
+    " ",
+  ),
+);
 
 interface Directive {
   polarity: 1 | -1;
@@ -78,7 +93,8 @@ function refersBack(object: string): boolean {
 }
 
 /** Lines that are pasted material, not the user's prose: logs, prompts, stack traces, review-bot text, diffs. */
-const PASTED_LINE = /^\s*(?:\[\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}[T ]\d|\$ |> |at \S+ \(|[+-]{1,3}\s|@@|\w*(?:Error|Exception):|(?:high|medium|low|critical) severity\b|warning:|error(?:\[|:)|\d+ \||\s{4,}\S)/i;
+const PASTED_LINE =
+  /^\s*(?:\[\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}[T ]\d|\$ |> |at \S+ \(|[+-]{1,3}\s|@@|\w*(?:Error|Exception):|(?:high|medium|low|critical) severity\b|warning:|error(?:\[|:)|\d+ \||\s{4,}\S)/i;
 
 /** The user's own prose in a message: pasted lines dropped, at most the first 3,000 characters. */
 export function userProse(text: string): string {
@@ -109,15 +125,24 @@ function cutObject(s: string): string {
 /** "we always generate before migrating": the team's standing practice. */
 const TEAM_HABIT = /^we\s+(always|never)\s+(.+)$/i;
 /** "we always end up with conflicts": what keeps happening to the team, not what it does on purpose. */
-const TEAM_NARRATION = /^we\s+(?:always|never)\s+(?:get|got|end(?:ed)? up|forget|forgot|run into|ran into|hit|see|saw|had|have had|seem|manage|managed|wonder|struggle|fail(?:ed)?|lose|lost|break|broke|need(?:ed)? to fix)\b/i;
+const TEAM_NARRATION =
+  /^we\s+(?:always|never)\s+(?:get|got|end(?:ed)? up|forget|forgot|run into|ran into|hit|see|saw|had|have had|seem|manage|managed|wonder|struggle|fail(?:ed)?|lose|lost|break|broke|need(?:ed)? to fix)\b/i;
 /** A clause that can carry an instruction inside a longer sentence: a team practice or a polite imperative. */
 const CLAUSE_DIRECTIVE = /^(?:we\s+(?:always|never|use|prefer|don'?t|do not)|please)\b/i;
 
 /** Parse one sentence into a directive, or null when it is not a standing instruction. */
 export function parseDirective(sentence: string): Directive | null {
   if (/\?\s*$/.test(sentence) || NOT_A_PREFERENCE.test(sentence)) return null;
-  const s = stripFillers(sentence).replace(/^in (?:this|our|the) (?:repo|repository|project|codebase|code base),?\s+/i, "");
-  if (/^(?:if|when|can|could|would|should|is|are|does|do you|why|how|what|where|did|have you|i think|i thought|maybe|perhaps)\b/i.test(s)) return null;
+  const s = stripFillers(sentence).replace(
+    /^in (?:this|our|the) (?:repo|repository|project|codebase|code base),?\s+/i,
+    "",
+  );
+  if (
+    /^(?:if|when|can|could|would|should|is|are|does|do you|why|how|what|where|did|have you|i think|i thought|maybe|perhaps)\b/i.test(
+      s,
+    )
+  )
+    return null;
   const standing = STANDING.test(sentence);
   let m: RegExpExecArray | null;
   if ((m = /^(?:(?:we|i)\s+)?(?:always\s+)?use\s+(.+?)\s+(?:instead of|rather than|over)\s+(.+)$/i.exec(s))) {
@@ -126,45 +151,73 @@ export function parseDirective(sentence: string): Directive | null {
   if ((m = /^(?:(?:we|i)\s+)?(?:always\s+)?prefer\s+(.+?)\s+(?:over|to|rather than|instead of)\s+(.+)$/i.exec(s))) {
     return { polarity: 1, object: cutObject(m[1]!), replaced: cutObject(m[2]!), standing: true, form: "prefer-over" };
   }
-  if ((m = /^(?:(?:we|i)\s+)?prefer\s+(.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "prefer" };
-  if ((m = /^always\s+(.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "always" };
-  if ((m = /^never\s+(?:ever\s+)?(.+)$/i.exec(s))) return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "never" };
-  if ((m = /^(?:please\s+)?stop\s+(\w+ing\b.*)$/i.exec(s))) return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "stop" };
-  if ((m = /^no more\s+(.+)$/i.exec(s))) return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "stop" };
+  if ((m = /^(?:(?:we|i)\s+)?prefer\s+(.+)$/i.exec(s)))
+    return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "prefer" };
+  if ((m = /^always\s+(.+)$/i.exec(s)))
+    return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "always" };
+  if ((m = /^never\s+(?:ever\s+)?(.+)$/i.exec(s)))
+    return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "never" };
+  if ((m = /^(?:please\s+)?stop\s+(\w+ing\b.*)$/i.exec(s)))
+    return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "stop" };
+  if ((m = /^no more\s+(.+)$/i.exec(s)))
+    return { polarity: -1, object: cutObject(m[1]!), standing: true, form: "stop" };
   if ((m = /^avoid\s+(.+)$/i.exec(s))) return { polarity: -1, object: cutObject(m[1]!), standing, form: "avoid" };
   if ((m = /^(?:don'?t|do not|dont)\s+(?:ever\s+)?(.+)$/i.exec(s))) {
     if (ONE_OFF.test(sentence) && !standing) return null;
     return { polarity: -1, object: cutObject(m[1]!), standing, form: "dont" };
   }
-  if ((m = /^we\s+(?:always\s+)?use\s+(.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "we-use" };
+  if ((m = /^we\s+(?:always\s+)?use\s+(.+)$/i.exec(s)))
+    return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "we-use" };
   // "please use the british spelling": a polite imperative about how to write, not a task on a file.
-  if ((m = /^please\s+use\s+(?:the\s+|a\s+)?([\w-]+(?:\s+[\w-]+){0,3})\s*[.!]?$/i.exec(sentence.trim())) && !PATHISH.test(sentence)) return { polarity: 1, object: `use the ${m[1]!}`, standing, form: "please-use" };
+  if (
+    (m = /^please\s+use\s+(?:the\s+|a\s+)?([\w-]+(?:\s+[\w-]+){0,3})\s*[.!]?$/i.exec(sentence.trim())) &&
+    !PATHISH.test(sentence)
+  )
+    return { polarity: 1, object: `use the ${m[1]!}`, standing, form: "please-use" };
   if (TEAM_HABIT.test(s) && !TEAM_NARRATION.test(s)) {
     m = TEAM_HABIT.exec(s)!;
-    return { polarity: m[1]!.toLowerCase() === "always" ? 1 : -1, object: cutObject(m[2]!), standing: true, form: m[1]!.toLowerCase() === "always" ? "always" : "never" };
+    return {
+      polarity: m[1]!.toLowerCase() === "always" ? 1 : -1,
+      object: cutObject(m[2]!),
+      standing: true,
+      form: m[1]!.toLowerCase() === "always" ? "always" : "never",
+    };
   }
-  if ((m = /^keep\s+((?:our|the|all)\s+.+?\s+in\s+.+)$/i.exec(s))) return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "keep-in" };
+  if ((m = /^keep\s+((?:our|the|all)\s+.+?\s+in\s+.+)$/i.exec(s)))
+    return { polarity: 1, object: cutObject(m[1]!), standing: true, form: "keep-in" };
   return memoRule(s, sentence) ?? modalRule(s, sentence);
 }
 
 /** "update CLAUDE.md that we should always run fmt with lint", "remember that X": a rule the user wants kept. */
-const MEMO_REQUEST = /^(?:(?:please\s+)?(?:update|add (?:to|in)|write (?:in|into|to)|put (?:in|into)|note (?:in|down in)|document in)\s+(?:the\s+)?(?:claude|agents|gemini|copilot-instructions)\.md(?:\s+file)?\s*(?:that|to say(?: that)?|so that|:)\s+|remember(?: that)?\s+|note that\s+|keep in mind(?: that)?\s+)(.{6,220})$/i;
+const MEMO_REQUEST =
+  /^(?:(?:please\s+)?(?:update|add (?:to|in)|write (?:in|into|to)|put (?:in|into)|note (?:in|down in)|document in)\s+(?:the\s+)?(?:claude|agents|gemini|copilot-instructions)\.md(?:\s+file)?\s*(?:that|to say(?: that)?|so that|:)\s+|remember(?: that)?\s+|note that\s+|keep in mind(?: that)?\s+)(.{6,220})$/i;
 
 function memoRule(s: string, sentence: string): Directive | null {
   const m = MEMO_REQUEST.exec(s);
   if (!m || /\?\s*$/.test(sentence)) return null;
   const rest = stripLeadIns(m[1]!);
-  return { polarity: /\b(?:never|don'?t|do not|should not|shouldn'?t|must not|mustn'?t|avoid)\b/i.test(rest) ? -1 : 1, object: rest.replace(/[.!;,:]+$/, ""), standing: true, form: "memo" };
+  return {
+    polarity: /\b(?:never|don'?t|do not|should not|shouldn'?t|must not|mustn'?t|avoid)\b/i.test(rest) ? -1 : 1,
+    object: rest.replace(/[.!;,:]+$/, ""),
+    standing: true,
+    form: "memo",
+  };
 }
 
 /** Lead-ins that introduce the statement itself ("Mention also that …", "Note that …"). */
 function stripLeadIns(s: string): string {
-  return s.replace(/^(?:(?:also\s+)?(?:mention|say|state|add|note|explain|document)(?:\s+also)?(?:\s+that)+\s+|make sure(?:\s+that)?\s+(?=\S+\s+(?:is|are|does|do|has|have|gets?|runs?)\b))/i, "").trim();
+  return s
+    .replace(
+      /^(?:(?:also\s+)?(?:mention|say|state|add|note|explain|document)(?:\s+also)?(?:\s+that)+\s+|make sure(?:\s+that)?\s+(?=\S+\s+(?:is|are|does|do|has|have|gets?|runs?)\b))/i,
+      "",
+    )
+    .trim();
 }
 
 const MODAL = /\b(should|must|shall|needs? to|ha(?:s|ve) to)(\s+not|n't)?\s+(?:always\s+|never\s+|only\s+)?(\w+)/i;
 /** The condition that makes a "should" a standing rule rather than a one-off request. */
-const CONDITION = /\b(?:in\s+[\w"'`-]+\s+mode|when(?:ever)?\b|for (?:the\s+)?[\w.@/"'`-]+\s+(?:target|agent|provider|users?|mode|case|files?|tests?|builds?|releases?|projects?)|for (?:all|every|any|each)\b|every\b|any\b|all\s+\w+s\b|by default|default)/i;
+const CONDITION =
+  /\b(?:in\s+[\w"'`-]+\s+mode|when(?:ever)?\b|for (?:the\s+)?[\w.@/"'`-]+\s+(?:target|agent|provider|users?|mode|case|files?|tests?|builds?|releases?|projects?)|for (?:all|every|any|each)\b|every\b|any\b|all\s+\w+s\b|by default|default)/i;
 const PRONOUN_SUBJECT = /^(?:it|this|that|these|those|they|them|he|she|one)\b/i;
 const NOW = /^(?:now|then|so|first|next|also)\b|\b(?:right now|for now|this time|yet|today|at the moment)\b/i;
 
@@ -188,7 +241,12 @@ function modalRule(s: string, sentence: string): Directive | null {
   const negative = m[2] !== undefined || /\bnever\b/i.test(m[0]);
   const strong = /^must|^shall|^ha/i.test(m[1]!);
   // "X should (not) display/show …" asks for a change to what a page shows: a task, not a rule.
-  if (/^(?:display|show|render|appear|hide|be (?:hidden|shown|displayed|visible)|include|mention|say|read|look)$/i.test(m[3]!)) return null;
+  if (
+    /^(?:display|show|render|appear|hide|be (?:hidden|shown|displayed|visible)|include|mention|say|read|look)$/i.test(
+      m[3]!,
+    )
+  )
+    return null;
   const reasoned = /\b(?:because|since|as they|so that)\b/i.test(body.slice(m.index)); // "… since they consume tokens"
   if (!negative && !strong && !reasoned && !CONDITION.test(body) && !STANDING.test(sentence)) return null;
   return { polarity: negative ? -1 : 1, object: body.replace(/[.!;,:]+$/, ""), standing: true, form: "modal" };
@@ -248,7 +306,8 @@ function keyFor(d: Directive): { key: string; value?: string } {
     const pair = [keyWords(d.object, 3), keyWords(d.replaced, 3)].sort();
     return { key: `pref:${pair.join("_vs_")}`.slice(0, 100), value: d.object };
   }
-  if (d.form === "modal" || d.form === "memo") return { key: `rule:${keyWords(d.object.replace(QUOTED_COMMAND, " "), 6) || keyWords(d.object, 6)}`.slice(0, 100) };
+  if (d.form === "modal" || d.form === "memo")
+    return { key: `rule:${keyWords(d.object.replace(QUOTED_COMMAND, " "), 6) || keyWords(d.object, 6)}`.slice(0, 100) };
   // Quoted commands make poor key words ("pnpm", "db"): key by the words around them when there are any.
   const words = keyWords(d.object.replace(QUOTED_COMMAND, " "), 5);
   return { key: `pref:${words || keyWords(d.object, 5)}`.slice(0, 100) };
@@ -260,11 +319,13 @@ function scopeFor(sentence: string, key: string, d: Directive, aboutRepoFiles: b
   if (d.form === "we-use" || d.form === "keep-in" || d.form === "modal" || d.form === "memo") return "project";
   if (PROJECT_MARKERS.test(sentence) || PATHISH.test(sentence) || aboutRepoFiles) return "project";
   // How the person works anywhere needs a general phrasing: names, quotes and identifiers tie it to this repo.
-  if (/[`"“]|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b\w+\.(?:md|json|ya?ml|toml)\b/.test(d.object)) return "project";
+  if (/[`"“]|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b\w+\.(?:md|json|ya?ml|toml)\b/.test(d.object))
+    return "project";
   return "user";
 }
 
-const MENTIONED_PATH = /(?:^|[\s`'"(])((?:\/|\.\/)?(?:[\w@.-]+\/)+[\w@.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s`'"),:;]|\.(?:\s|$))/g;
+const MENTIONED_PATH =
+  /(?:^|[\s`'"(])((?:\/|\.\/)?(?:[\w@.-]+\/)+[\w@.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s`'"),:;]|\.(?:\s|$))/g;
 
 /** Repo-relative file paths a user message names (`src/auth/jwt.ts`, an absolute path inside the repo). */
 export function mentionedPaths(text: string, root: string): string[] {
@@ -287,7 +348,12 @@ function directiveIn(sentence: string): { d: Directive; text: string } | null {
   const whole = parseDirective(sentence);
   if (whole) return { d: whole, text: sentence };
   if (/\?\s*$/.test(sentence) || NOT_A_PREFERENCE.test(sentence)) return null;
-  if (/^(?:if|when|can|could|would|should|is|are|does|do you|why|how|what|where|did|have you|i think|i thought|maybe|perhaps)\b/i.test(stripFillers(sentence))) return null;
+  if (
+    /^(?:if|when|can|could|would|should|is|are|does|do you|why|how|what|where|did|have you|i think|i thought|maybe|perhaps)\b/i.test(
+      stripFillers(sentence),
+    )
+  )
+    return null;
   const [first, ...clauses] = sentence.split(/,\s+(?:and|but|so)\s+/i);
   const ref = referent(first!);
   for (const raw of clauses) {
@@ -295,19 +361,25 @@ function directiveIn(sentence: string): { d: Directive; text: string } | null {
     // "the client is generated, and we always regenerate it": "it" is the first clause's subject.
     const c = ref && REFERS_BACK.test(raw) ? raw.replace(REFERS_BACK, ref) : raw;
     const d = parseDirective(c);
-    if (d && d.standing) return { d, text: c };
+    if (d?.standing) return { d, text: c };
   }
   return null;
 }
 
 /** The subject a first clause introduces ("Right, the client is generated" → "the client"), for a later "it". */
 function referent(clause: string): string | null {
-  const m = /^(?:(?:right|ok(?:ay)?|so|yes|well|note)[,:]?\s+)?((?:the|our|this|that)\s+[\w.@/-]+(?:\s+[\w.@/-]+)?)\s+(?:is|are|was|were|lives?|gets?|has|have|comes?)\b/i.exec(clause.trim());
+  const m =
+    /^(?:(?:right|ok(?:ay)?|so|yes|well|note)[,:]?\s+)?((?:the|our|this|that)\s+[\w.@/-]+(?:\s+[\w.@/-]+)?)\s+(?:is|are|was|were|lives?|gets?|has|have|comes?)\b/i.exec(
+      clause.trim(),
+    );
   return m ? m[1]!.replace(/^(?:this|that)\b/i, "the").toLowerCase() : null;
 }
 
 /** The refused call a user message answers (the first message after the refusal), by message event id. */
-function refusalsAnswered(events: readonly EngineEvent[], msgs: ReadonlyArray<{ ev: EngineEvent }>): Map<string, { call: EngineEvent; result: EngineEvent }> {
+function refusalsAnswered(
+  events: readonly EngineEvent[],
+  msgs: ReadonlyArray<{ ev: EngineEvent }>,
+): Map<string, { call: EngineEvent; result: EngineEvent }> {
   const out = new Map<string, { call: EngineEvent; result: EngineEvent }>();
   for (const r of rejectedCalls(events)) {
     const next = msgs.find((m) => m.ev.ms >= r.result.ms && m.ev.id !== r.result.id);
@@ -320,14 +392,26 @@ function refusalsAnswered(events: readonly EngineEvent[], msgs: ReadonlyArray<{ 
  * The stated rule in one sentence of written guidance (a CLAUDE.md bullet, a CONTRIBUTING line):
  * its key, value, polarity and the statement as stored; null when the sentence states none.
  */
-export function statedRule(sentence: string): { key: string; value?: string; polarity: 1 | -1; content: string } | null {
+export function statedRule(
+  sentence: string,
+): { key: string; value?: string; polarity: 1 | -1; content: string } | null {
   const found = directiveIn(sentence);
   if (!found) return null;
   const { d, text } = found;
-  if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > 40 || (d.form !== "modal" && d.form !== "memo" && refersBack(d.object))) return null;
+  if (
+    contentWords(d.object).length === 0 ||
+    d.object.split(/\s+/).length > 40 ||
+    (d.form !== "modal" && d.form !== "memo" && refersBack(d.object))
+  )
+    return null;
   const { key, value } = keyFor(d);
   if (key === "pref:" || key.endsWith(":") || key === "rule:") return null;
-  return { key, value, polarity: d.polarity, content: sentenceContent(d.form === "modal" || d.form === "memo" ? d.object : text) };
+  return {
+    key,
+    value,
+    polarity: d.polarity,
+    content: sentenceContent(d.form === "modal" || d.form === "memo" ? d.object : text),
+  };
 }
 
 /** Sentences of written prose (fences, quotes and tables skipped; list markers dropped). */
@@ -363,8 +447,14 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
       // "Don't give it a number": what "it" is lives in another turn; stored alone it would mean nothing.
       // (A modal statement names its subject before the modal — checked in modalRule — so a later "them" is that subject.)
       const stated = d.form === "modal" || d.form === "memo";
-      if (contentWords(d.object).length === 0 || d.object.split(/\s+/).length > maxWords || (!stated && refersBack(d.object))) continue;
-      if (long && !(d.standing && STANDING.test(sentence)) && d.form !== "use-instead" && d.form !== "prefer-over") continue;
+      if (
+        contentWords(d.object).length === 0 ||
+        d.object.split(/\s+/).length > maxWords ||
+        (!stated && refersBack(d.object))
+      )
+        continue;
+      if (long && !(d.standing && STANDING.test(sentence)) && d.form !== "use-instead" && d.form !== "prefer-over")
+        continue;
       const { key, value } = keyFor(d);
       if (key === "pref:" || key.endsWith(":")) continue;
       const paths = [...new Set([...(refusal?.call.filePaths ?? []), ...msgPaths])].filter((p) => !isAbsolute(p));
@@ -373,7 +463,12 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
         type: "user_style",
         key,
         content: sentenceContent(d.form === "modal" || d.form === "memo" ? d.object : said),
-        tags: ["preference", d.polarity === 1 ? "do" : "dont", ...(key.startsWith("pref:") ? [] : [key]), ...(refusal ? ["correction"] : [])],
+        tags: [
+          "preference",
+          d.polarity === 1 ? "do" : "dont",
+          ...(key.startsWith("pref:") ? [] : [key]),
+          ...(refusal ? ["correction"] : []),
+        ],
         // Importance grows with the user's emphasis ("always", "must", "IMPORTANT", "!").
         importance: Math.min(1, (d.standing ? 0.8 : 0.6) + (EMPHASIS.test(sentence) ? 0.1 : 0)),
         confidence: d.standing ? 0.85 : 0.6,
@@ -390,17 +485,20 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
   return out;
 }
 
-const SUPPRESSION = /(?:\/\/\s*nolint|eslint-disable|@ts-ignore|@ts-expect-error|@ts-nocheck|#\s*noqa|#\s*type:\s*ignore|\/\/\s*exhaustive:ignore|#\[allow\(|rubocop:disable|biome-ignore|istanbul ignore|@SuppressWarnings|#\s*pylint:\s*disable|\/\/\s*@?lint-ignore|credo:disable)/i;
+const SUPPRESSION =
+  /(?:\/\/\s*nolint|eslint-disable|@ts-ignore|@ts-expect-error|@ts-nocheck|#\s*noqa|#\s*type:\s*ignore|\/\/\s*exhaustive:ignore|#\[allow\(|rubocop:disable|biome-ignore|istanbul ignore|@SuppressWarnings|#\s*pylint:\s*disable|\/\/\s*@?lint-ignore|credo:disable)/i;
 
 function addedText(call: EngineEvent): { added: string; removed: string } {
   const inp = toolInput(call);
-  const added = [inp.new_string, inp.content, inp.new_str, inp.patch].filter((v): v is string => typeof v === "string").join("\n");
+  const added = [inp.new_string, inp.content, inp.new_str, inp.patch]
+    .filter((v): v is string => typeof v === "string")
+    .join("\n");
   const removed = [inp.old_string, inp.old_str].filter((v): v is string => typeof v === "string").join("\n");
   return { added, removed };
 }
 
-
-const CORRECTION_FORM = /\bnot (?:as|via|with|using|in|through|by|the)\b.+\bbut\b|\binstead\b|\brather than\b|\bshould (?:be|go|use)\b/i;
+const CORRECTION_FORM =
+  /\bnot (?:as|via|with|using|in|through|by|the)\b.+\bbut\b|\binstead\b|\brather than\b|\bshould (?:be|go|use)\b/i;
 
 /** A refused edit that added a lint-suppression directive, followed by the user's instruction: fix the code instead. */
 export function rejectionCorrections(input: RuleInput): Candidate[] {

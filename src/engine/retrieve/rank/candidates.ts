@@ -1,3 +1,8 @@
+/**
+ * Candidate retrieval that scales: never a scan of every item. The FTS5 index proposes the items
+ * whose text matches the query (ranker), path look-ups propose items about the active files, and only
+ * those (a few hundred at most) are loaded and scored in JS.
+ */
 import type { Database } from "bun:sqlite";
 import type { MemoryType } from "../../../shared/api.ts";
 import { splitIdentifier } from "../../../shared/code-tokens.ts";
@@ -6,11 +11,6 @@ import { listUserStyle, type UserStyleItem } from "../../../sql/user-style.ts";
 import { indexStamp } from "../../../ranker/fts-stats.ts";
 import { rankLexical } from "../../../ranker/lexical.ts";
 
-/**
- * Candidate retrieval that scales: never a scan of every item. The FTS5 index proposes the items
- * whose text matches the query (ranker), path look-ups propose items about the active files, and only
- * those (a few hundred at most) are loaded and scored in JS.
- */
 export const LEXICAL_CANDIDATES = 60;
 export const PATH_CANDIDATES = 30;
 
@@ -22,7 +22,11 @@ export interface LexicalCandidate {
 }
 
 /** Item ids proposed by the lexical ranker, with its score and the query words each contains. */
-export function lexicalCandidates(db: Database, text: string, limit = LEXICAL_CANDIDATES): Map<string, LexicalCandidate> {
+export function lexicalCandidates(
+  db: Database,
+  text: string,
+  limit = LEXICAL_CANDIDATES,
+): Map<string, LexicalCandidate> {
   const out = new Map<string, LexicalCandidate>();
   for (const hit of rankLexical(db, text, { table: "memory_fts", idColumn: "memory_id", limit })) {
     if (!out.has(hit.id)) out.set(hit.id, { score: hit.score, matched: hit.matched });
@@ -37,10 +41,21 @@ export function lexicalCandidates(db: Database, text: string, limit = LEXICAL_CA
  * index lacks — so a one-item project would never match.) Candidates only; scoring stays the same.
  */
 function plainMatch(db: Database, text: string, limit: number): string[] {
-  const words = [...new Set(text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1))].slice(0, 32);
+  const words = [
+    ...new Set(
+      text
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((w) => w.length > 1),
+    ),
+  ].slice(0, 32);
   if (words.length === 0) return [];
   try {
-    return (db.query(`SELECT memory_id AS id FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`).all(words.map((w) => `"${w}"`).join(" OR "), limit) as Array<{ id: string }>).map((r) => r.id);
+    return (
+      db
+        .query(`SELECT memory_id AS id FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`)
+        .all(words.map((w) => `"${w}"`).join(" OR "), limit) as Array<{ id: string }>
+    ).map((r) => r.id);
   } catch {
     return [];
   }
@@ -56,7 +71,9 @@ export function pathCandidates(db: Database, paths: readonly string[], limit = P
   const out = new Set<string>();
   // Newest rows first: FTS5 walks the doclist backwards and stops at the limit, so a folder with
   // 20,000 items costs what a file with 20 does (ORDER BY rank would score every row).
-  const stmt = db.query<{ id: string }, [string, number]>(`SELECT memory_id AS id FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?`);
+  const stmt = db.query<{ id: string }, [string, number]>(
+    `SELECT memory_id AS id FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?`,
+  );
   for (const raw of paths.slice(0, 20)) {
     const p = raw.replace(/\\/g, "/").replace(/\/+$/, "");
     const last = p.slice(p.lastIndexOf("/") + 1);
@@ -90,15 +107,23 @@ const ITEM_CACHE_MAX = 20_000;
  * connection while `indexStamp` holds (every item write touches memory_fts or is made on this
  * connection), frozen: callers share them.
  */
-export function loadItems(db: Database, projectId: string, ids: Iterable<string>, types: readonly MemoryType[] = []): MemoryItem[] {
+export function loadItems(
+  db: Database,
+  projectId: string,
+  ids: Iterable<string>,
+  types: readonly MemoryType[] = [],
+): MemoryItem[] {
   const list = [...new Set(ids)];
   if (list.length === 0) return [];
   const stamp = indexStamp(db, "memory_fts");
   let cache = itemCache.get(db);
-  if (!cache || cache.stamp !== stamp || cache.items.size > ITEM_CACHE_MAX) itemCache.set(db, (cache = { stamp, items: new Map() }));
+  if (!cache || cache.stamp !== stamp || cache.items.size > ITEM_CACHE_MAX)
+    itemCache.set(db, (cache = { stamp, items: new Map() }));
   const missing = list.filter((id) => !cache.items.has(id));
   if (missing.length > 0) {
-    const rows = db.query(`${SELECT_ITEMS} WHERE m.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(missing)) as Array<Record<string, unknown>>;
+    const rows = db
+      .query(`${SELECT_ITEMS} WHERE m.id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(missing)) as Array<Record<string, unknown>>;
     for (const id of missing) cache.items.set(id, null);
     for (const row of rows) {
       const item = frozen(rowToItem(row));
@@ -120,9 +145,16 @@ function frozen(item: MemoryItem): MemoryItem {
 }
 
 /** All valid items of some types (views: bounded by type, ordered by importance then recency). */
-export function itemsOfTypes(db: Database, projectId: string, types: readonly MemoryType[], limit: number): MemoryItem[] {
+export function itemsOfTypes(
+  db: Database,
+  projectId: string,
+  types: readonly MemoryType[],
+  limit: number,
+): MemoryItem[] {
   const rows = db
-    .query(`${SELECT_ITEMS} WHERE m.project_id = ? AND m.deleted = 0 AND m.type IN (SELECT value FROM json_each(?)) ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?`)
+    .query(
+      `${SELECT_ITEMS} WHERE m.project_id = ? AND m.deleted = 0 AND m.type IN (SELECT value FROM json_each(?)) ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?`,
+    )
     .all(projectId, JSON.stringify(types), limit) as Array<Record<string, unknown>>;
   return rows.map(rowToItem);
 }
@@ -165,7 +197,13 @@ function styleAsItem(g: UserStyleItem, projectId: string): MemoryItem {
  * the rows worth scoring (e.g. those sharing a word with the task); of those, a key this project has
  * its own user_style item for is left out (the project's wins, as in the view). One row per key.
  */
-export function globalStyleItems(db: Database, userDb: Database | undefined, projectId: string, userId: string, keep: (item: MemoryItem) => boolean): MemoryItem[] {
+export function globalStyleItems(
+  db: Database,
+  userDb: Database | undefined,
+  projectId: string,
+  userId: string,
+  keep: (item: MemoryItem) => boolean,
+): MemoryItem[] {
   if (!userDb) return [];
   const picked = listUserStyle(userDb, userId)
     .slice(0, 500)
@@ -175,7 +213,9 @@ export function globalStyleItems(db: Database, userDb: Database | undefined, pro
   const own = new Set(
     (
       db
-        .query(`SELECT key FROM memory_items WHERE project_id = ? AND key IN (SELECT value FROM json_each(?)) AND type = 'user_style' AND deleted = 0`)
+        .query(
+          `SELECT key FROM memory_items WHERE project_id = ? AND key IN (SELECT value FROM json_each(?)) AND type = 'user_style' AND deleted = 0`,
+        )
         .all(projectId, JSON.stringify(picked.map((g) => g.key))) as Array<{ key: string }>
     ).map((r) => r.key),
   );

@@ -1,8 +1,23 @@
+/**
+ * The relevance formula applied to items: 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path,
+ * explained.
+ */
 import type { MemoryItem } from "../../../sql/memory-items.ts";
-import { cosine, itemVectors, queryVector } from "../../llm/embeddings.ts";
+import { cosine, itemVectors, queryVector } from "./vectors.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 import type { LexicalCandidate } from "./candidates.ts";
-import { buildQueryModel, combine, explain, itemStems, pathMatch, recencyScore, stemsOfWords, termCoverage, type QueryModel, type ScoreParts } from "./scoring.ts";
+import {
+  buildQueryModel,
+  combine,
+  explain,
+  itemStems,
+  pathMatch,
+  recencyScore,
+  stemsOfWords,
+  termCoverage,
+  type QueryModel,
+  type ScoreParts,
+} from "./scoring.ts";
 
 /** One item scored by the relevance formula, with its explanation. */
 export interface Scored {
@@ -34,13 +49,17 @@ export interface ScoreOptions {
 }
 
 /** Score items by 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match, best first. */
-export async function scoreItems(ctx: RetrievalContext, items: readonly MemoryItem[], opts: ScoreOptions): Promise<Scored[]> {
+export async function scoreItems(
+  ctx: RetrievalContext,
+  items: readonly MemoryItem[],
+  opts: ScoreOptions,
+): Promise<Scored[]> {
   const model = opts.model ?? buildQueryModel(ctx.db, opts.text);
   let qv = opts.queryVec;
   let vectors: Map<string, Float32Array> | undefined;
   if (ctx.embedder && items.length > 0) {
     qv ??= await queryVector(ctx.embedder, opts.text);
-    if (qv) vectors = await itemVectors(ctx.db, items, ctx.embedder);
+    if (qv) vectors = await itemVectors(ctx.db, ctx.projectId, items, ctx.embedder);
   }
   let maxLex = 0;
   if (opts.lexical) for (const v of opts.lexical.values()) maxLex = Math.max(maxLex, v.score);
@@ -58,7 +77,12 @@ export async function scoreItems(ctx: RetrievalContext, items: readonly MemoryIt
     const cos = vec && qv ? Math.max(0, cosine(qv, vec)) : undefined;
     const similarity = cos === undefined ? lexSim : 0.5 * lexSim + 0.5 * cos;
     const pm = pathMatch(item.file_paths, opts.paths);
-    const parts: ScoreParts = { similarity, importance: clamp01(item.importance), recency: recencyScore(item.updated_at, ctx.nowMs), path: pm.score };
+    const parts: ScoreParts = {
+      similarity,
+      importance: clamp01(item.importance),
+      recency: recencyScore(item.updated_at, ctx.nowMs),
+      path: pm.score,
+    };
     const score = combine(parts);
     const why = { matchedTerms: cov.matched, matchedPaths: pm.matched, ...(cos === undefined ? {} : { cosine: cos }) };
     let reason: string | undefined;
@@ -75,7 +99,10 @@ export async function scoreItems(ctx: RetrievalContext, items: readonly MemoryIt
       ...(cos === undefined ? {} : { cosine: cos }),
     });
   }
-  out.sort((a, b) => b.score - a.score || b.item.updated_at.localeCompare(a.item.updated_at) || a.item.id.localeCompare(b.item.id));
+  out.sort(
+    (a, b) =>
+      b.score - a.score || b.item.updated_at.localeCompare(a.item.updated_at) || a.item.id.localeCompare(b.item.id),
+  );
   return out;
 }
 

@@ -1,3 +1,10 @@
+/**
+ * The relevance model shared by task_context, search and the pitfalls view (reference §5.5):
+ *   score = 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
+ * similarity is absolute (not relative to the best hit), so a threshold on it can abstain: it is the
+ * IDF-weighted share of the query's informative terms that the item contains (stemmed like the FTS5
+ * index), optionally blended with embedding cosine.
+ */
 import type { Database } from "bun:sqlite";
 import type { MemoryType } from "../../../shared/api.ts";
 import { isoToMs, relativeTime } from "../../../shared/time.ts";
@@ -7,13 +14,6 @@ import { analyzeQuery, bodyStems, foldToken, stemCached } from "../../../ranker/
 import { identifiersIn } from "../../../shared/code-tokens.ts";
 import { TYPE_NOUN } from "../render/markdown.ts";
 
-/**
- * The relevance model shared by task_context, search and the pitfalls view (reference §5.5):
- *   score = 0.6·similarity + 0.2·importance + 0.1·recency + 0.1·path_match
- * similarity is absolute (not relative to the best hit), so a threshold on it can abstain: it is the
- * IDF-weighted share of the query's informative terms that the item contains (stemmed like the FTS5
- * index), optionally blended with embedding cosine.
- */
 export const WEIGHTS = { similarity: 0.6, importance: 0.2, recency: 0.1, path: 0.1 } as const;
 
 /** Recency halves every this many days since the item was last confirmed (updated_at). */
@@ -52,7 +52,10 @@ export function moduleOf(p: string): string {
  * How closely an item's paths match the active/scope paths: 1 same file (or the item lies inside a
  * scope folder), 0.7 same folder, 0.4 same module, 0 otherwise; plus which active paths matched.
  */
-export function pathMatch(itemPaths: readonly string[], activePaths: readonly string[]): { score: number; matched: string[] } {
+export function pathMatch(
+  itemPaths: readonly string[],
+  activePaths: readonly string[],
+): { score: number; matched: string[] } {
   let best = 0;
   const matched = new Set<string>();
   for (const rawA of activePaths) {
@@ -75,8 +78,8 @@ export function pathMatch(itemPaths: readonly string[], activePaths: readonly st
 
 /** Words that say nothing about which memory is relevant (English function words, task verbs). */
 const STOP = new Set(
+  // English function words
   (
-    // English function words
     "a about above after again against all also am an and any are as at be because been before being below " +
     "between both but by can could did do does doing down during each few for from further had has have having " +
     "he her here hers herself him himself his how i if in into is it its itself just me more most my myself no " +
@@ -106,7 +109,11 @@ const SYNONYM_GROUPS: readonly (readonly string[])[] = [
 const SYNONYMS = new Map<string, string[]>();
 for (const group of SYNONYM_GROUPS) {
   const stems = [...new Set(group.map((w) => stemCached(w)))];
-  for (const w of group) SYNONYMS.set(stemCached(w), stems.filter((s) => s !== stemCached(w)));
+  for (const w of group)
+    SYNONYMS.set(
+      stemCached(w),
+      stems.filter((s) => s !== stemCached(w)),
+    );
 }
 
 export interface QueryTerm {
@@ -172,9 +179,17 @@ export function buildQueryModel(db: Database, text: string): QueryModel {
     const df = [s, ...alts].reduce((a, x) => a + (dfs.get(x) ?? 0), 0);
     // BM25's idf, kept positive; a term no item contains counts like a rare one.
     const idf = Math.log(1 + (n - Math.max(df, 1) + 0.5) / (Math.max(df, 1) + 0.5));
-    const altWords = SYNONYM_GROUPS.find((g) => g.some((x) => stemCached(x) === s))?.filter((x) => stemCached(x) !== s) ?? [];
+    const altWords =
+      SYNONYM_GROUPS.find((g) => g.some((x) => stemCached(x) === s))?.filter((x) => stemCached(x) !== s) ?? [];
     // An optional part is weak evidence (a word inside some other name): half the weight of a word of the task.
-    terms.push({ word: w, stem: s, weight: Math.max(0.05, idf) * (optional.has(s) ? 0.5 : (unitWeight.get(s) ?? 1)), alts, altWords, optional: optional.has(s) });
+    terms.push({
+      word: w,
+      stem: s,
+      weight: Math.max(0.05, idf) * (optional.has(s) ? 0.5 : (unitWeight.get(s) ?? 1)),
+      alts,
+      altWords,
+      optional: optional.has(s),
+    });
   }
   return { terms, totalWeight: terms.reduce((a, t) => a + (t.optional ? 0 : t.weight), 0) };
 }
@@ -185,7 +200,9 @@ const itemStemCache = new Map<string, Set<string>>();
  * The stems of an item's indexed text (content, key, tags, paths, type). Cached per item id and
  * `updated_at` (every content change moves updated_at), so repeated queries do not re-tokenize.
  */
-export function itemStems(item: Pick<MemoryItem, "content" | "key" | "tags" | "file_paths" | "type"> & { id?: string; updated_at?: string }): Set<string> {
+export function itemStems(
+  item: Pick<MemoryItem, "content" | "key" | "tags" | "file_paths" | "type"> & { id?: string; updated_at?: string },
+): Set<string> {
   const cacheKey = item.id && item.updated_at ? `${item.id}|${item.updated_at}` : undefined;
   const hit = cacheKey ? itemStemCache.get(cacheKey) : undefined;
   if (hit) return hit;
@@ -230,7 +247,12 @@ export interface ScoreParts {
 }
 
 export function combine(p: ScoreParts): number {
-  return WEIGHTS.similarity * p.similarity + WEIGHTS.importance * p.importance + WEIGHTS.recency * p.recency + WEIGHTS.path * p.path;
+  return (
+    WEIGHTS.similarity * p.similarity +
+    WEIGHTS.importance * p.importance +
+    WEIGHTS.recency * p.recency +
+    WEIGHTS.path * p.path
+  );
 }
 
 export interface Explained {
@@ -240,18 +262,31 @@ export interface Explained {
 }
 
 /** A one-sentence reason built from what actually matched. */
-export function explain(item: Pick<MemoryItem, "type" | "importance" | "updated_at">, parts: ScoreParts, why: Explained, nowMs: number): string {
+export function explain(
+  item: Pick<MemoryItem, "type" | "importance" | "updated_at">,
+  parts: ScoreParts,
+  why: Explained,
+  nowMs: number,
+): string {
   const bits: string[] = [];
-  const words = [...why.matchedTerms].sort((a, b) => b.weight - a.weight).slice(0, 4).map((t) => t.word);
+  const words = [...why.matchedTerms]
+    .sort((a, b) => b.weight - a.weight)
+    .slice(0, 4)
+    .map((t) => t.word);
   if (words.length > 0) bits.push(`Mentions ${words.join(", ")}`);
   if (why.cosine !== undefined && why.cosine >= 0.5) bits.push(`semantically close (cosine ${why.cosine.toFixed(2)})`);
-  if (why.matchedPaths.length > 0) bits.push(`${parts.path >= 1 ? "touches" : "is near"} ${why.matchedPaths.slice(0, 2).join(", ")}`);
+  if (why.matchedPaths.length > 0)
+    bits.push(`${parts.path >= 1 ? "touches" : "is near"} ${why.matchedPaths.slice(0, 2).join(", ")}`);
   const age = ageDays(item.updated_at, nowMs);
   const when = age <= 14 ? `, updated ${relativeTime(item.updated_at, nowMs)}` : "";
   const weight = item.importance >= 0.8 ? "high-importance " : "";
   const lead = bits.length > 0 ? `${bits.join("; ")}. ` : "";
   const noun = `${weight}${TYPE_NOUN[item.type as MemoryType]}`;
   // "Your style preference", never "A your style preference".
-  const phrase = noun.startsWith("your ") ? `Your ${noun.slice(5)}` : noun.includes("your ") ? `Your ${noun.replace("your ", "")}` : `A ${noun}`;
+  const phrase = noun.startsWith("your ")
+    ? `Your ${noun.slice(5)}`
+    : noun.includes("your ")
+      ? `Your ${noun.replace("your ", "")}`
+      : `A ${noun}`;
   return `${lead}${phrase}${when}.`;
 }

@@ -1,7 +1,3 @@
-import { UsageError } from "../../../shared/errors.ts";
-import { singularOf } from "../../../shared/plural.ts";
-import type { TokenCounter } from "../../../shared/tokens.ts";
-
 /**
  * Budget packing: the one place that decides what fits in `context_budget_tokens`.
  *
@@ -18,20 +14,9 @@ import type { TokenCounter } from "../../../shared/tokens.ts";
  * nothing at all fits, it refuses with one line that says so and what budget would do (a
  * UsageError, code `budget_too_small`) instead of answering with empty text.
  */
-
-/**
- * Share of the budget kept free when counting with the `accurate` estimator: on the real transcripts
- * its rendered answers undercount o200k by up to 3.8 % (recall of an episode full of Go and shell
- * output); 6 % holds that with room. The exact counters (o200k) need none; chars4 is a rough
- * counter by choice and is not corrected.
- */
-export const ESTIMATOR_MARGIN = 0.06;
-
-/** The count the packer fills to for a budget: the budget minus the estimator's safety margin. */
-export function packLimit(budget: number, counter: Pick<TokenCounter, "name">): number {
-  const b = Math.max(0, Math.floor(budget));
-  return counter.name === "accurate" ? b - Math.ceil(b * ESTIMATOR_MARGIN) : b;
-}
+import { UsageError } from "../../../shared/errors.ts";
+import { singularOf } from "../../../shared/plural.ts";
+import { packLimit, type TokenCounter } from "../../../shared/tokens.ts";
 
 /** The smallest budget whose limit holds `tokens`. */
 function budgetFor(tokens: number, counter: Pick<TokenCounter, "name">): number {
@@ -93,7 +78,14 @@ const FRAMES: Frame[] = [
   { header: false, headings: false, footer: false },
 ];
 
-export function footerLine(n: number, budget: number, shown: number, total: number, noun: string, omittedSeen: number): string {
+export function footerLine(
+  n: number,
+  budget: number,
+  shown: number,
+  total: number,
+  noun: string,
+  omittedSeen: number,
+): string {
   const seen = omittedSeen > 0 ? ` · ${omittedSeen} omitted as already shown` : "";
   return `Budget: ~${n}/${budget} tokens · ${shown} of ${total} ${total === 1 ? singularOf(noun) : noun} shown${seen}`;
 }
@@ -161,7 +153,11 @@ function fill(input: PackInput, frame: Frame): { shown: Block[]; text: string; t
   const { counter } = input;
   const budget = input.limit ?? input.budget;
   const total = input.total ?? input.blocks.length;
-  const footerCost = frame.footer ? counter.count(footerLine(input.budget, input.budget, total, total, input.noun ?? "items", input.omittedSeen ?? 0)) + 2 : 0;
+  const footerCost = frame.footer
+    ? counter.count(
+        footerLine(input.budget, input.budget, total, total, input.noun ?? "items", input.omittedSeen ?? 0),
+      ) + 2
+    : 0;
   const headerCost = frame.header && input.header ? counter.count(input.header) + 2 : 0;
   const headingCost = new Map<string, number>();
   const groupKeys = new Set(input.groups ? Object.keys(input.groups) : []);
@@ -231,14 +227,21 @@ export function packBlocks(input: PackInput): Packed {
   for (const b of inp.blocks) answers.push(inp.counter.count(b.text));
   // Nothing fits at all: say so in one line instead of answering with empty text.
   const needed = budgetFor(Math.min(...answers, Number.POSITIVE_INFINITY), inp.counter);
-  throw new UsageError(`context_budget_tokens ${budget} is too small for any answer here; the smallest needs ${Number.isFinite(needed) ? needed : "more"} tokens.`, "budget_too_small");
+  throw new UsageError(
+    `context_budget_tokens ${budget} is too small for any answer here; the smallest needs ${Number.isFinite(needed) ? needed : "more"} tokens.`,
+    "budget_too_small",
+  );
 }
 
 /**
  * Re-render only the footer of a packed markdown for another budget (cached views). Undefined when
  * the text has no footer or no longer fits.
  */
-export function refooter(markdown: string, budget: number, counter: TokenCounter): { markdown: string; tokens: number } | undefined {
+export function refooter(
+  markdown: string,
+  budget: number,
+  counter: TokenCounter,
+): { markdown: string; tokens: number } | undefined {
   const re = /Budget: ~\d+\/\d+ tokens · (\d+) of (\d+) (\w+) shown( · (\d+) omitted as already shown)?$/;
   const m = re.exec(markdown);
   if (!m) return undefined;

@@ -1,10 +1,9 @@
-import type { MemoryType } from "../../../shared/api.ts";
-import { relativeTime } from "../../../shared/time.ts";
-
 /**
  * Markdown pieces shared by the read endpoints: one list line per memory, grouped by kind, with a
  * relative time. Short on purpose — every character here is a token the model pays for.
  */
+import type { MemoryType } from "../../../shared/api.ts";
+import { relativeTime } from "../../../shared/time.ts";
 
 /** Group headings by memory type, in the order groups are shown (what can go wrong first). */
 export const TYPE_HEADINGS: Record<MemoryType, string> = {

@@ -54,7 +54,12 @@ function stillValid(c: Cached, root: string, repoStamp: string, anchorKey: strin
 
 type Checkable = Pick<MemoryItem, "id" | "content" | "file_paths" | "updated_at">;
 
-function anchorFor(root: string, item: Checkable, stored: string | undefined, nowMs: number): { key: string; anchor: Anchor } | null {
+function anchorFor(
+  root: string,
+  item: Checkable,
+  stored: string | undefined,
+  nowMs: number,
+): { key: string; anchor: Anchor } | null {
   if (stored !== undefined) {
     const parsed = Anchor.safeParse(JSON.parse(stored));
     return parsed.success ? { key: stored, anchor: parsed.data } : null;
@@ -69,7 +74,12 @@ function anchorFor(root: string, item: Checkable, stored: string | undefined, no
 }
 
 /** Check items against the repository at `root` (ids of global style items are skipped: they are not about code). */
-export function verifyItems(root: string, db: RetrievalContext["db"], items: readonly Checkable[], nowMs = Date.now()): Map<string, Verification> {
+export function verifyItems(
+  root: string,
+  db: RetrievalContext["db"],
+  items: readonly Checkable[],
+  nowMs = Date.now(),
+): Map<string, Verification> {
   const out = new Map<string, Verification>();
   const project = items.filter((i) => !i.id.startsWith("ust_"));
   if (project.length === 0) return out;
@@ -77,9 +87,13 @@ export function verifyItems(root: string, db: RetrievalContext["db"], items: rea
   let stored: Map<string, string>;
   try {
     repo = new RepoState(root);
-    stored = anchorJsonOf(db, project.map((i) => i.id));
+    stored = anchorJsonOf(
+      db,
+      project.map((i) => i.id),
+    );
   } catch (err) {
-    for (const i of project) out.set(i.id, { status: "unverifiable", reason: `check failed: ${(err as Error).message}`, moves: [] });
+    for (const i of project)
+      out.set(i.id, { status: "unverifiable", reason: `check failed: ${(err as Error).message}`, moves: [] });
     return out;
   }
   const cache = mapOf(results, root);
@@ -92,7 +106,8 @@ export function verifyItems(root: string, db: RetrievalContext["db"], items: rea
         continue;
       }
       const hit = cache.get(item.id);
-      if (hit && stillValid(hit, root, repo.stamp, a.key)) out.set(item.id, { status: hit.result.status, reason: hit.result.reason, moves: hit.result.moves });
+      if (hit && stillValid(hit, root, repo.stamp, a.key))
+        out.set(item.id, { status: hit.result.status, reason: hit.result.reason, moves: hit.result.moves });
       else todo.push({ item, a });
     } catch (err) {
       log.debug(`memory anchor of ${item.id} failed: ${(err as Error).message}`);
@@ -118,10 +133,17 @@ export function checkRoot(ctx: Pick<RetrievalContext, "projectId" | "workTree">)
 }
 
 /** The item as served: moved paths and renamed identifiers written as they are today. */
-export function asServed<T extends Pick<MemoryItem, "content" | "file_paths">>(item: T, v: Verification | undefined): T {
+export function asServed<T extends Pick<MemoryItem, "content" | "file_paths">>(
+  item: T,
+  v: Verification | undefined,
+): T {
   if (!v || v.moves.length === 0) return item;
   const files = new Map(v.moves.filter((m) => m.kind === "file").map((m) => [m.from, m.to]));
-  return { ...item, content: applyMoves(item.content, v.moves), file_paths: [...new Set(item.file_paths.map((p) => files.get(p) ?? p))] };
+  return {
+    ...item,
+    content: applyMoves(item.content, v.moves),
+    file_paths: [...new Set(item.file_paths.map((p) => files.get(p) ?? p))],
+  };
 }
 
 /** Short words for reasons and markdown. */
@@ -133,7 +155,9 @@ export function statusNote(v: Verification | undefined): string {
   return `not checked against the code: ${v.reason}`;
 }
 
-export function verificationField(v: Verification | undefined): { verification?: { status: VerificationStatus; reason: string } } {
+export function verificationField(v: Verification | undefined): {
+  verification?: { status: VerificationStatus; reason: string };
+} {
   return v ? { verification: { status: v.status, reason: v.reason } } : {};
 }
 
@@ -144,9 +168,17 @@ export function clearVerificationCache(): void {
 }
 
 /** What a view's cache compares: the check results of the items it showed or held back. */
-export function checkSignature(root: string, db: RetrievalContext["db"], items: readonly Checkable[], nowMs = Date.now()): string {
+export function checkSignature(
+  root: string,
+  db: RetrievalContext["db"],
+  items: readonly Checkable[],
+  nowMs = Date.now(),
+): string {
   const checks = verifyItems(root, db, items, nowMs);
-  return [...items].sort((a, b) => (a.id < b.id ? -1 : 1)).map((i) => `${i.id}:${checks.get(i.id)?.status ?? "-"}:${checks.get(i.id)?.reason ?? ""}`).join("|");
+  return [...items]
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+    .map((i) => `${i.id}:${checks.get(i.id)?.status ?? "-"}:${checks.get(i.id)?.reason ?? ""}`)
+    .join("|");
 }
 
 /** A full-mode line for a held-back item: shown apart, with why it may be out of date. */

@@ -1,21 +1,29 @@
+/**
+ * `GET /views/pitfalls` (reference §5.4): known pitfalls whose file paths (or tags) meet
+ * `scope_paths`, ranked by the relevance formula against `task_description` (importance, recency and
+ * path closeness when there is no task). Core mode: 5 items; full: 50.
+ */
 import { PitfallsView, type ViewQuery } from "../../../shared/api.ts";
 import { splitIdentifier } from "../../../shared/code-tokens.ts";
 import { nowIso } from "../../../shared/time.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { packBlocks, type Block } from "../render/budget.ts";
 import { itemsOfTypes, loadItems } from "../rank/candidates.ts";
-import { asServed, checkRoot, checkSignature, outOfDateLine, verificationField, verifyItems } from "../verify/verify.ts";
+import {
+  asServed,
+  checkRoot,
+  checkSignature,
+  outOfDateLine,
+  verificationField,
+  verifyItems,
+} from "../verify/verify.ts";
 import { memoryLine } from "../render/markdown.ts";
 import { scoreItems } from "../rank/relevance.ts";
+import { clipQuery } from "../query-text.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 import { pathMatch } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
 
-/**
- * `GET /views/pitfalls` (reference §5.4): known pitfalls whose file paths (or tags) meet
- * `scope_paths`, ranked by the relevance formula against `task_description` (importance, recency and
- * path closeness when there is no task). Core mode: 5 items; full: 50.
- */
 const HEADER = "## Known pitfalls";
 const LIMITS = { core: 5, full: 50 } as const;
 
@@ -23,17 +31,29 @@ const LIMITS = { core: 5, full: 50 } as const;
 export function inScope(item: Pick<MemoryItem, "file_paths" | "tags">, scope: readonly string[]): boolean {
   if (scope.length === 0) return true;
   if (pathMatch(item.file_paths, scope).score >= 0.7) return true;
-  const names = new Set(scope.flatMap((p) => splitIdentifier(p.replace(/\.[a-z0-9]+$/i, "").split("/").pop() ?? "")).filter((w) => w.length > 2));
+  const names = new Set(
+    scope
+      .flatMap((p) =>
+        splitIdentifier(
+          p
+            .replace(/\.[a-z0-9]+$/i, "")
+            .split("/")
+            .pop() ?? "",
+        ),
+      )
+      .filter((w) => w.length > 2),
+  );
   return item.tags.some((t) => names.has(t.toLowerCase()));
 }
 
 export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise<PitfallsView> {
   const budget = q.context_budget_tokens ?? ctx.budgets.view;
   const scope = [...q.scope_paths].sort();
+  const task = clipQuery(q.task_description ?? "").text; // a ranking hint: clipped quietly, the view does not echo it
   return cachedView({
     ctx,
     name: "pitfalls",
-    key: `${q.mode}|scope=${scope.join(",")}|task=${q.task_description ?? ""}${ctx.workTree ? `|tree=${ctx.workTree}` : ""}`,
+    key: `${q.mode}|scope=${scope.join(",")}|task=${task}${ctx.workTree ? `|tree=${ctx.workTree}` : ""}`,
     budget,
     exclude: q.exclude_memory_ids,
     schema: PitfallsView,
@@ -42,7 +62,7 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
     build: async () => {
       const excluded = new Set(q.exclude_memory_ids);
       const candidates = itemsOfTypes(ctx.db, ctx.projectId, ["pitfall"], 2000).filter((i) => inScope(i, scope));
-      const scored = await scoreItems(ctx, candidates, { text: q.task_description ?? "", paths: scope, similarity: "absolute" });
+      const scored = await scoreItems(ctx, candidates, { text: task, paths: scope, similarity: "absolute" });
       let omitted = 0;
       const picked: MemoryItem[] = [];
       const outOfDate: MemoryItem[] = [];
@@ -88,7 +108,14 @@ export async function pitfallsView(ctx: RetrievalContext, q: ViewQuery): Promise
           generated_at: nowIso(ctx.nowMs),
           token_estimate: packed.tokens,
           has_relevant_pitfalls: picked.length > 0 || omitted > 0,
-          items: shown.map((i) => ({ key: i.key, content: i.content, tags: i.tags, importance: i.importance, file_paths: i.file_paths, ...verificationField(checks.get(i.id)) })),
+          items: shown.map((i) => ({
+            key: i.key,
+            content: i.content,
+            tags: i.tags,
+            importance: i.importance,
+            file_paths: i.file_paths,
+            ...verificationField(checks.get(i.id)),
+          })),
           markdown: packed.markdown,
           memory_ids: shown.map((i) => i.id),
           omitted_seen: omitted,

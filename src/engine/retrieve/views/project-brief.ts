@@ -1,3 +1,10 @@
+/**
+ * `GET /views/project_brief` (reference §5.3): key facts (project_fact items), the decisions taken
+ * (facts tagged `decision`, under their own heading; in `key_facts` too) and the project's main
+ * modules. Modules come from `module:<path>` facts when the extractor wrote them, else from where the
+ * recorded episodes actually worked (files per module, how often, how recently). Core mode: 5 facts
+ * and 3 modules; full: 30 and 10.
+ */
 import { ProjectBriefView, type ViewQuery } from "../../../shared/api.ts";
 import { isoToMs, nowIso, relativeTime } from "../../../shared/time.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
@@ -9,17 +16,18 @@ import type { RetrievalContext } from "../retrieval-context.ts";
 import { moduleOf, recencyScore } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
 
-/**
- * `GET /views/project_brief` (reference §5.3): key facts (project_fact items), the decisions taken
- * (facts tagged `decision`, under their own heading; in `key_facts` too) and the project's main
- * modules. Modules come from `module:<path>` facts when the extractor wrote them, else from where the
- * recorded episodes actually worked (files per module, how often, how recently). Core mode: 5 facts
- * and 3 modules; full: 30 and 10.
- */
 const HEADER = "## Project overview";
-const GROUPS = { facts: "### Key facts", decisions: "### Decisions", modules: "### Modules", stale: "### May be out of date" };
+const GROUPS = {
+  facts: "### Key facts",
+  decisions: "### Decisions",
+  modules: "### Modules",
+  stale: "### May be out of date",
+};
 /** Decisions (facts tagged `decision`: a choice and its reason) get a group of their own, beside the facts. */
-const LIMITS = { core: { facts: 5, decisions: 3, modules: 3 }, full: { facts: 30, decisions: 15, modules: 10 } } as const;
+const LIMITS = {
+  core: { facts: 5, decisions: 3, modules: 3 },
+  full: { facts: 30, decisions: 15, modules: 10 },
+} as const;
 const isDecision = (f: MemoryItem) => f.tags.includes("decision");
 const MODULE_KEY = /^module:(.+)$/;
 
@@ -36,7 +44,9 @@ export interface BriefModule {
 /** Modules from episodes: files touched per module, ranked by episodes touching it, recency-weighted. */
 export function modulesFromEpisodes(ctx: RetrievalContext, limit: number): BriefModule[] {
   const rows = ctx.db
-    .query(`SELECT s.file_paths AS files, e.end_ts AS end_ts FROM episodes e JOIN episode_state s ON s.episode_id = e.id WHERE e.project_id = ? ORDER BY e.start_ts DESC LIMIT 300`)
+    .query(
+      `SELECT s.file_paths AS files, e.end_ts AS end_ts FROM episodes e JOIN episode_state s ON s.episode_id = e.id WHERE e.project_id = ? ORDER BY e.start_ts DESC LIMIT 300`,
+    )
     .all(ctx.projectId) as Array<{ files: string; end_ts: string }>;
   const mods = new Map<string, { episodes: number; weight: number; files: Map<string, number>; last: string }>();
   for (const r of rows) {
@@ -77,7 +87,18 @@ export function modulesFromEpisodes(ctx: RetrievalContext, limit: number): Brief
 function modulesFromFacts(items: readonly MemoryItem[]): BriefModule[] {
   return items.flatMap((i) => {
     const m = MODULE_KEY.exec(i.key);
-    return m ? [{ name: m[1]!, paths: i.file_paths.length > 0 ? i.file_paths : [m[1]!], summary: i.content, id: i.id, weight: i.importance, last: i.updated_at }] : [];
+    return m
+      ? [
+          {
+            name: m[1]!,
+            paths: i.file_paths.length > 0 ? i.file_paths : [m[1]!],
+            summary: i.content,
+            id: i.id,
+            weight: i.importance,
+            last: i.updated_at,
+          },
+        ]
+      : [];
   });
 }
 
@@ -87,7 +108,9 @@ function moduleLine(m: BriefModule): string {
 
 export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Promise<ProjectBriefView> {
   const budget = q.context_budget_tokens ?? ctx.budgets.view;
-  const episodesStamp = ctx.db.query("SELECT COUNT(*) AS n, MAX(end_ts) AS last FROM episodes WHERE project_id = ?").get(ctx.projectId) as { n: number; last: string | null };
+  const episodesStamp = ctx.db
+    .query("SELECT COUNT(*) AS n, MAX(end_ts) AS last FROM episodes WHERE project_id = ?")
+    .get(ctx.projectId) as { n: number; last: string | null };
   return cachedView({
     ctx,
     name: "project_brief",
@@ -104,7 +127,12 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
       const factModules = modulesFromFacts(facts);
       const plainFacts = facts
         .filter((f) => !MODULE_KEY.test(f.key))
-        .sort((a, b) => b.importance + 0.1 * recencyScore(b.updated_at, ctx.nowMs) - (a.importance + 0.1 * recencyScore(a.updated_at, ctx.nowMs)));
+        .sort(
+          (a, b) =>
+            b.importance +
+            0.1 * recencyScore(b.updated_at, ctx.nowMs) -
+            (a.importance + 0.1 * recencyScore(a.updated_at, ctx.nowMs)),
+        );
       let omitted = 0;
       const keptFacts: MemoryItem[] = [];
       const outOfDate: MemoryItem[] = [];
@@ -123,15 +151,31 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
           taken[group]++;
         }
       }
-      const modules = (factModules.length > 0 ? factModules.sort((a, b) => b.weight - a.weight) : modulesFromEpisodes(ctx, limits.modules + 5))
+      const modules = (
+        factModules.length > 0
+          ? factModules.sort((a, b) => b.weight - a.weight)
+          : modulesFromEpisodes(ctx, limits.modules + 5)
+      )
         .filter((m) => !(m.id && excluded.has(m.id)))
         .slice(0, limits.modules);
       const blocks: Block[] = [
-        ...keptFacts.map((f) => ({ id: f.id, group: isDecision(f) ? "decisions" : "facts", text: memoryLine(f, ctx.nowMs, { paths: false }) })),
+        ...keptFacts.map((f) => ({
+          id: f.id,
+          group: isDecision(f) ? "decisions" : "facts",
+          text: memoryLine(f, ctx.nowMs, { paths: false }),
+        })),
         ...modules.map((m, i) => ({ id: m.id ?? `module:${i}`, group: "modules", text: moduleLine(m) })),
         ...outOfDate.map((f) => ({ id: f.id, group: "stale", text: outOfDateLine(f.content, checks.get(f.id)!) })),
       ];
-      const packed = packBlocks({ header: HEADER, groups: GROUPS, blocks, budget, counter: ctx.counter, omittedSeen: omitted, emptyText: "No project facts recorded yet." });
+      const packed = packBlocks({
+        header: HEADER,
+        groups: GROUPS,
+        blocks,
+        budget,
+        counter: ctx.counter,
+        omittedSeen: omitted,
+        emptyText: "No project facts recorded yet.",
+      });
       const shownIds = new Set(packed.shown.map((b) => b.id));
       const shownFacts = keptFacts.filter((f) => shownIds.has(f.id));
       const shownStale = outOfDate.filter((f) => shownIds.has(f.id));
@@ -148,7 +192,11 @@ export async function projectBriefView(ctx: RetrievalContext, q: ViewQuery): Pro
           modules: shownModules.map((m) => ({ name: m.name, paths: m.paths, summary: m.summary })),
           key_facts: shownFacts.map((f) => f.content),
           markdown: packed.markdown,
-          memory_ids: [...shownFacts.map((f) => f.id), ...shownModules.flatMap((m) => (m.id ? [m.id] : [])), ...shownStale.map((f) => f.id)],
+          memory_ids: [
+            ...shownFacts.map((f) => f.id),
+            ...shownModules.flatMap((m) => (m.id ? [m.id] : [])),
+            ...shownStale.map((f) => f.id),
+          ],
           omitted_seen: omitted,
         },
       };

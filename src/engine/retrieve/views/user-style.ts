@@ -1,3 +1,8 @@
+/**
+ * `GET /views/user_style` (reference §5.2): the user's coding style — project-scoped style items of
+ * this project merged over the global ones in ~/.sqrl/user.db (same key: the project's wins), sorted
+ * by importance then recency, 5 items in core mode, up to 50 in full, packed into the budget.
+ */
 import type { Database } from "bun:sqlite";
 import { UserStyleView, type ViewQuery } from "../../../shared/api.ts";
 import { nowIso } from "../../../shared/time.ts";
@@ -8,11 +13,6 @@ import type { RetrievalContext } from "../retrieval-context.ts";
 import { recencyScore } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
 
-/**
- * `GET /views/user_style` (reference §5.2): the user's coding style — project-scoped style items of
- * this project merged over the global ones in ~/.sqrl/user.db (same key: the project's wins), sorted
- * by importance then recency, 5 items in core mode, up to 50 in full, packed into the budget.
- */
 export const CORE_ITEMS = 5;
 export const FULL_ITEMS = 50;
 const HEADER = "## Your coding style";
@@ -31,8 +31,17 @@ interface StyleEntry {
 function globalStyle(userDb: Database | undefined, userId: string): StyleEntry[] {
   if (!userDb) return [];
   const rows = userDb
-    .query(`SELECT id, key, content, tags, importance, updated_at FROM user_style_items WHERE user_id = ? ORDER BY importance DESC, updated_at DESC LIMIT 500`)
-    .all(userId) as Array<{ id: string; key: string; content: string; tags: string; importance: number; updated_at: string }>;
+    .query(
+      `SELECT id, key, content, tags, importance, updated_at FROM user_style_items WHERE user_id = ? ORDER BY importance DESC, updated_at DESC LIMIT 500`,
+    )
+    .all(userId) as Array<{
+    id: string;
+    key: string;
+    content: string;
+    tags: string;
+    importance: number;
+    updated_at: string;
+  }>;
   return rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[], origin: "global" as const }));
 }
 
@@ -40,7 +49,15 @@ function globalStyle(userDb: Database | undefined, userId: string): StyleEntry[]
 export function mergedStyle(ctx: RetrievalContext, userId: string): StyleEntry[] {
   const project: StyleEntry[] = itemsOfTypes(ctx.db, ctx.projectId, ["user_style"], 500)
     .filter((i) => i.user_id === null || i.user_id === userId)
-    .map((i) => ({ id: i.id, key: i.key, content: i.content, tags: i.tags, importance: i.importance, updated_at: i.updated_at, origin: "project" as const }));
+    .map((i) => ({
+      id: i.id,
+      key: i.key,
+      content: i.content,
+      tags: i.tags,
+      importance: i.importance,
+      updated_at: i.updated_at,
+      origin: "project" as const,
+    }));
   const byKey = new Map<string, StyleEntry>();
   for (const g of globalStyle(ctx.userDb, userId)) byKey.set(g.key, g);
   for (const p of project) {
@@ -54,7 +71,9 @@ export function mergedStyle(ctx: RetrievalContext, userId: string): StyleEntry[]
 function styleFingerprint(ctx: RetrievalContext, userId: string): string {
   const local = memoryFingerprint(ctx.db, ctx.projectId, ["user_style"]);
   if (!ctx.userDb) return local;
-  const g = ctx.userDb.query("SELECT COUNT(*) AS n, MAX(updated_at) AS latest FROM user_style_items WHERE user_id = ?").get(userId) as { n: number; latest: string | null };
+  const g = ctx.userDb
+    .query("SELECT COUNT(*) AS n, MAX(updated_at) AS latest FROM user_style_items WHERE user_id = ?")
+    .get(userId) as { n: number; latest: string | null };
   return `${local}|${g.n}@${g.latest ?? "-"}`;
 }
 
@@ -80,8 +99,20 @@ export async function userStyleView(ctx: RetrievalContext, q: ViewQuery): Promis
         if (excluded.has(e.id)) omitted++;
         else picked.push(e);
       }
-      const blocks: Block[] = picked.map((e) => ({ id: e.id, group: e.origin, text: memoryLine(e, ctx.nowMs, { paths: false }) }));
-      const packed = packBlocks({ header: HEADER, groups: GROUPS, blocks, budget, counter: ctx.counter, omittedSeen: omitted, emptyText: "No coding style recorded yet." });
+      const blocks: Block[] = picked.map((e) => ({
+        id: e.id,
+        group: e.origin,
+        text: memoryLine(e, ctx.nowMs, { paths: false }),
+      }));
+      const packed = packBlocks({
+        header: HEADER,
+        groups: GROUPS,
+        blocks,
+        budget,
+        counter: ctx.counter,
+        omittedSeen: omitted,
+        emptyText: "No coding style recorded yet.",
+      });
       const byId = new Map(picked.map((e) => [e.id, e]));
       const shown = packed.shown.map((b) => byId.get(b.id)!);
       return {
@@ -93,7 +124,14 @@ export async function userStyleView(ctx: RetrievalContext, q: ViewQuery): Promis
           user_id: userId,
           generated_at: nowIso(ctx.nowMs),
           token_estimate: packed.tokens,
-          items: shown.map((e) => ({ key: e.key, summary: e.content, tags: e.tags, importance: e.importance, last_updated_at: e.updated_at, source_memory_ids: [e.id] })),
+          items: shown.map((e) => ({
+            key: e.key,
+            summary: e.content,
+            tags: e.tags,
+            importance: e.importance,
+            last_updated_at: e.updated_at,
+            source_memory_ids: [e.id],
+          })),
           markdown: packed.markdown,
           memory_ids: shown.map((e) => e.id),
           omitted_seen: omitted,

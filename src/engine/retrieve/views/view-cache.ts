@@ -1,15 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { existsSync, readFileSync } from "node:fs";
-import type { z } from "zod";
-import type { ViewName } from "../../../shared/api.ts";
-import { writeJsonAtomic } from "../../../shared/fs-atomic.ts";
-import { log } from "../../../shared/log.ts";
-import { projectPaths } from "../../../shared/paths.ts";
-import { nowIso } from "../../../shared/time.ts";
-import { refooter } from "../render/budget.ts";
-import type { RetrievalContext } from "../retrieval-context.ts";
-import { isViewStale, VIEW_STALENESS, type ViewMetaRow } from "./view-staleness.ts";
-
 /**
  * Cached views (reference §5.2–§5.4): the last generated view JSON lives in `.ctx/views/<name>.json`
  * and `view_meta` says when it was made and at which event count. A cached view is served again only
@@ -24,6 +12,20 @@ import { isViewStale, VIEW_STALENESS, type ViewMetaRow } from "./view-staleness.
  * - the items it checked against the code still check the same (HEAD, files' mtime and size).
  * Views built with exclusions are answered but not cached.
  */
+import type { Database } from "bun:sqlite";
+import { existsSync, readFileSync } from "node:fs";
+import type { z } from "zod";
+import type { ViewName } from "../../../shared/api.ts";
+import { writeJsonAtomic } from "../../../shared/fs-atomic.ts";
+import { log as rootLog } from "../../../shared/log.ts";
+import { projectPaths } from "../../../shared/paths.ts";
+import { nowIso } from "../../../shared/time.ts";
+import { refooter } from "../render/budget.ts";
+import type { RetrievalContext } from "../retrieval-context.ts";
+import { isViewStale, VIEW_STALENESS, type ViewMetaRow } from "./view-staleness.ts";
+
+const log = rootLog.child({ service: "retrieve" });
+
 export interface CacheStamp {
   /** Mode, filters and counter the view was made with. */
   key: string;
@@ -131,7 +133,9 @@ export async function cachedView<V extends CacheableView>(req: CachedViewRequest
 /** Count and newest update of the valid items of some types: changes whenever those items change. */
 export function memoryFingerprint(db: Database, projectId: string, types: readonly string[]): string {
   const r = db
-    .query(`SELECT COUNT(*) AS n, MAX(updated_at) AS latest FROM memory_items WHERE project_id = ? AND deleted = 0 AND type IN (SELECT value FROM json_each(?))`)
+    .query(
+      `SELECT COUNT(*) AS n, MAX(updated_at) AS latest FROM memory_items WHERE project_id = ? AND deleted = 0 AND type IN (SELECT value FROM json_each(?))`,
+    )
     .get(projectId, JSON.stringify(types)) as { n: number; latest: string | null };
   return `${r.n}@${r.latest ?? "-"}`;
 }

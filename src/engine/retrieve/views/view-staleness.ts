@@ -1,3 +1,6 @@
+/**
+ * When a cached view is stale (reference §5.2–§5.4): TTL and new-event thresholds per view.
+ */
 import type { ViewName } from "../../../shared/api.ts";
 import { isoToMs } from "../../../shared/time.ts";
 
