@@ -57,29 +57,30 @@ function events(root: string, list: readonly Ev[], baseIso = "2026-03-02T09:00:0
 }
 const ROOT = "/work/repo";
 const said = (...texts: string[]) =>
-  /** A fresh store where the user said `text` once (an episode of two events), and a read context on it. */
-  async function storeWhereUserSaid(text: string): Promise<{ sb: Sandbox; ctx: ReturnType<typeof retrievalContext> }> {
-    const sb = sandbox();
-    const evs = events(sb.root, [
-      { type: "user_message", text },
-      { type: "assistant_response", text: "Noted." },
-    ]);
-    await processEvents(request(sb.root, evs), sb.deps());
-    const ctx = retrievalContext(sb.db, sb.root, {
-      nowMs: Date.parse("2026-06-01T00:00:00Z"),
-      userId: USER,
-      userDb: sb.userDb(),
-    });
-    return { sb, ctx };
-  };
-ruleInput(
-  "ep_q",
-  ROOT,
-  events(
+  ruleInput(
+    "ep_q",
     ROOT,
-    texts.map((text) => ({ type: "user_message", text })),
-  ),
-);
+    events(
+      ROOT,
+      texts.map((text) => ({ type: "user_message", text })),
+    ),
+  );
+
+/** A fresh store where the user said `text` once (an episode of two events), and a read context on it. */
+async function storeWhereUserSaid(text: string): Promise<{ sb: Sandbox; ctx: ReturnType<typeof retrievalContext> }> {
+  const sb = sandbox();
+  const evs = events(sb.root, [
+    { type: "user_message", text },
+    { type: "assistant_response", text: "Noted." },
+  ]);
+  await processEvents(request(sb.root, evs), sb.deps());
+  const ctx = retrievalContext(sb.db, sb.root, {
+    nowMs: Date.parse("2026-06-01T00:00:00Z"),
+    userId: USER,
+    userDb: sb.userDb(),
+  });
+  return { sb, ctx };
+}
 
 describe("stated rules: anywhere in a message, standing, standing alone", () => {
   test("real standing instructions become rules in the user's words, with the right scope", () => {
