@@ -3,13 +3,13 @@
  * replaced it) and its evidence (episodes and the events they came from). Reads the project's
  * data.db (and user.db for global style items) read-only: no daemon needed.
  */
+import { memoryEvidence } from "../engine/retrieve/event-text.ts";
 import { summaryWithOutcome } from "../engine/retrieve/render/markdown.ts";
 import { plural } from "../shared/plural.ts";
 import type { Database } from "bun:sqlite";
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { NotFoundError, ProjectNotRegisteredError } from "../shared/errors.ts";
-import type { EventDTO } from "../shared/event.ts";
 import { homePaths, projectPaths } from "../shared/paths.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { relativeTime } from "../shared/time.ts";
@@ -47,26 +47,8 @@ export interface ShowResult {
   outcome?: { flag: string | null; flag_reason: string | null; decay_steps: number };
 }
 
-function eventText(e: EventDTO): string {
-  let c: Record<string, unknown> = {};
-  try {
-    c = JSON.parse(e.content_json) as Record<string, unknown>;
-  } catch {
-    c = {};
-  }
-  const pick = (k: string) => (typeof c[k] === "string" ? (c[k] as string) : "");
-  const raw =
-    e.event_type === "command_run" || e.event_type === "test_run"
-      ? `$ ${pick("command")} (exit ${String(c.exit_code ?? "?")})`
-      : pick("text") || pick("diff_summary") || pick("command") || pick("tool") || pick("output");
-  const one = raw.replace(/\s+/g, " ").trim();
-  return one.length > 160 ? `${one.slice(0, 159)}…` : one;
-}
-
 async function showProjectItem(db: Database, id: string): Promise<ShowResult | null> {
   const { getMemoryItem, predecessors } = await import("../sql/memory-items.ts");
-  const { getEpisode } = await import("../sql/episodes.ts");
-  const { eventsByIds } = await import("../sql/events.ts");
   const item = getMemoryItem(db, id);
   if (!item) return null;
   const version = (m: NonNullable<ReturnType<typeof getMemoryItem>>): ShownVersion => ({
@@ -86,21 +68,7 @@ async function showProjectItem(db: Database, id: string): Promise<ShowResult | n
     successors.push(version(s));
     next = s.superseded_by;
   }
-  const episodeIds = [
-    ...new Set(
-      [item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"),
-    ),
-  ];
-  const episodes = episodeIds
-    .map((eid) => getEpisode(db, eid))
-    .filter((e) => e !== undefined)
-    .map((e) => ({ id: e.id, start_ts: e.start_ts, end_ts: e.end_ts, summary: e.summary, outcome: e.outcome }));
-  const events = eventsByIds(db, item.source_event_ids).map((e) => ({
-    id: e.id,
-    timestamp: e.timestamp,
-    event_type: e.event_type,
-    text: eventText(e),
-  }));
+  const { episodes, events } = memoryEvidence(db, item, 160);
   const { embedding: _e, ...plain } = item;
   const shown: ShowResult = {
     scope: "project",

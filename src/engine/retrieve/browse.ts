@@ -17,7 +17,6 @@ import {
 } from "../../shared/api.ts";
 import { homePaths } from "../../shared/paths.ts";
 import { utcDay } from "../../shared/time.ts";
-import { getEpisode } from "../../sql/episodes.ts";
 import { eventsByIds } from "../../sql/events.ts";
 import { getMemoryItem, predecessors, rowToItem, type MemoryItem } from "../../sql/memory-items.ts";
 import { marksOf } from "../../sql/memory-marks.ts";
@@ -25,7 +24,7 @@ import { openDatabase } from "../../sql/open.ts";
 import { countToolCalls, listToolCalls } from "../../sql/tool-calls.ts";
 import { NotFoundError } from "../../shared/errors.ts";
 import { styleDetail, styleRows } from "./browse-user.ts";
-import { eventText } from "./event-text.ts";
+import { eventText, memoryEvidence } from "./event-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import { searchMemory } from "./search.ts";
 import { isViewStale, type ViewMetaRow } from "./views/view-staleness.ts";
@@ -271,21 +270,9 @@ export function memoryDetail(db: Database, projectId: string, id: string, userDb
     status: statusOf(m),
     superseded_by_episode: m.superseded_by_episode,
   });
-  const episodeIds = [
-    ...new Set(
-      [item.source_episode_id, ...item.evidence_episode_ids].filter((x): x is string => typeof x === "string"),
-    ),
-  ];
-  const episodes = episodeIds
-    .map((eid) => getEpisode(db, eid))
-    .filter((e) => e !== undefined)
-    .map((e) => ({ episode_id: e.id, start_ts: e.start_ts, end_ts: e.end_ts, summary: e.summary, outcome: e.outcome }));
-  const events = eventsByIds(db, item.source_event_ids).map((e) => ({
-    event_id: e.id,
-    timestamp: e.timestamp,
-    event_type: e.event_type,
-    text: eventText(e, 400),
-  }));
+  const evidence = memoryEvidence(db, item, 400);
+  const episodes = evidence.episodes.map(({ id, ...e }) => ({ episode_id: id, ...e }));
+  const events = evidence.events.map(({ id, ...e }) => ({ event_id: id, ...e }));
   return MemoryDetail.parse({
     type: "memory_detail",
     project_id: projectId,

@@ -66,6 +66,22 @@ const said = (...texts: string[]) =>
     ),
   );
 
+/** A fresh store where the user said `text` once (an episode of two events), and a read context on it. */
+async function storeWhereUserSaid(text: string): Promise<{ sb: Sandbox; ctx: ReturnType<typeof retrievalContext> }> {
+  const sb = sandbox();
+  const evs = events(sb.root, [
+    { type: "user_message", text },
+    { type: "assistant_response", text: "Noted." },
+  ]);
+  await processEvents(request(sb.root, evs), sb.deps());
+  const ctx = retrievalContext(sb.db, sb.root, {
+    nowMs: Date.parse("2026-06-01T00:00:00Z"),
+    userId: USER,
+    userDb: sb.userDb(),
+  });
+  return { sb, ctx };
+}
+
 describe("stated rules: anywhere in a message, standing, standing alone", () => {
   test("real standing instructions become rules in the user's words, with the right scope", () => {
     const got = (text: string) => explicitPreferences(said(text));
@@ -158,23 +174,10 @@ describe("decisions: a choice with its reason", () => {
   });
 
   test("a decision is served in the project brief, under its own heading, and in task context", async () => {
-    const sb = sandbox();
+    const { sb, ctx } = await storeWhereUserSaid(
+      "For orders let's keep soft deletes because finance needs the audit trail.",
+    );
     try {
-      await processEvents(
-        request(
-          sb.root,
-          events(sb.root, [
-            { type: "user_message", text: "For orders let's keep soft deletes because finance needs the audit trail." },
-            { type: "assistant_response", text: "Noted." },
-          ]),
-        ),
-        sb.deps(),
-      );
-      const ctx = retrievalContext(sb.db, sb.root, {
-        nowMs: Date.parse("2026-06-01T00:00:00Z"),
-        userId: USER,
-        userDb: sb.userDb(),
-      });
       const brief = await projectBriefView(ctx, ViewQuery.parse({ project_id: sb.root, mode: "core" }));
       expect(brief.markdown).toContain("### Decisions");
       expect(brief.key_facts.join("\n")).toContain("soft deletes because finance needs the audit trail");
@@ -189,26 +192,10 @@ describe("decisions: a choice with its reason", () => {
   });
 
   test("a stated rule about a kind of work is served for a task doing that work, though they share one word", async () => {
-    const sb = sandbox();
+    const { sb, ctx } = await storeWhereUserSaid(
+      "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.",
+    );
     try {
-      await processEvents(
-        request(
-          sb.root,
-          events(sb.root, [
-            {
-              type: "user_message",
-              text: "Deletes must run inside a Postgres transaction: wrap them in withTransaction() from src/db/tx.ts.",
-            },
-            { type: "assistant_response", text: "Noted." },
-          ]),
-        ),
-        sb.deps(),
-      );
-      const ctx = retrievalContext(sb.db, sb.root, {
-        nowMs: Date.parse("2026-06-01T00:00:00Z"),
-        userId: USER,
-        userDb: sb.userDb(),
-      });
       const tc = await taskContext(
         ctx,
         TaskContextRequest.parse({ project_id: sb.root, task_description: "Add a bulk delete endpoint for items" }),
