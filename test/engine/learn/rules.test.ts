@@ -8,11 +8,8 @@ import { projectManifests } from "../../../src/engine/learn/extract/project-mani
 import { projectModules } from "../../../src/engine/learn/extract/project-modules.ts";
 import { recipes } from "../../../src/engine/learn/extract/recipes.ts";
 import { styleHabits } from "../../../src/engine/learn/extract/style-habits.ts";
-import {
-  explicitPreferences,
-  parseDirective,
-  rejectionCorrections,
-} from "../../../src/engine/learn/extract/style-preferences.ts";
+import { rejectionCorrections } from "../../../src/engine/learn/extract/lint-suppression.ts";
+import { explicitPreferences, parseDirective } from "../../../src/engine/learn/extract/style-preferences.ts";
 import { toEngineEvent } from "../../../src/engine/events/event-view.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
 import { fixtureEvents } from "./helpers.ts";
