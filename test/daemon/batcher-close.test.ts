@@ -1,32 +1,16 @@
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Batcher } from "../../src/daemon/batcher.ts";
-import { startEngineServer, type EngineServer } from "../../src/engine/server.ts";
+import { startEngineServer } from "../../src/engine/server.ts";
 import type { EventDTO } from "../../src/shared/event.ts";
 import { insertEvents } from "../../src/sql/events.ts";
 import { initProject } from "../../src/cli/init-project.ts";
 import { openProjectDb } from "../../src/sql/open.ts";
-import { tempDir } from "../helpers/sqrl.ts";
+import { batcherWorld } from "./batcher-world.ts";
 
-let dir: ReturnType<typeof tempDir>;
-let savedHome: string | undefined;
-let engine: EngineServer | undefined;
-let batcher: Batcher | undefined;
-
-beforeEach(() => {
-  dir = tempDir();
-  savedHome = process.env.SQRL_HOME;
-  process.env.SQRL_HOME = join(dir.path, "sqrl");
-});
-afterEach(async () => {
-  await batcher?.stop();
-  await engine?.stop();
-  if (savedHome === undefined) delete process.env.SQRL_HOME;
-  else process.env.SQRL_HOME = savedHome;
-  dir.cleanup();
-});
+const w = batcherWorld();
 
 function event(
   root: string,
@@ -61,7 +45,7 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 test("a finished session's episode is closed and extracted once the project is quiet, without new events", async () => {
-  const root = join(dir.path, "repo");
+  const root = join(w.dir.path, "repo");
   mkdirSync(root, { recursive: true });
   initProject(root);
   const db = openProjectDb(root);
@@ -73,20 +57,20 @@ test("a finished session's episode is closed and extracted once the project is q
     event(root, 3, last - 20_000, "command_run", { command: "pnpm install", exit_code: 0, output: "done" }),
     event(root, 4, last, "assistant_response", { text: "Installed." }),
   ]);
-  engine = await startEngineServer();
+  w.engine = await startEngineServer();
   const info = {
     pid: process.pid,
     host: "127.0.0.1" as const,
-    port: engine.port,
-    token: engine.token,
+    port: w.engine.port,
+    token: w.engine.token,
     started_at: new Date().toISOString(),
   };
-  batcher = new Batcher({
+  w.batcher = new Batcher({
     engine: () => info,
     projects: () => [root],
     settings: () => ({ intervalMs: 200, minEvents: 1, maxEvents: 200, closeAfterMs: 5_000, userId: "u" }),
   });
-  batcher.start();
+  w.batcher!.start();
   const status = () =>
     db
       .query(

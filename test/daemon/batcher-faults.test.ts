@@ -2,37 +2,21 @@
  * Issue 13 item 5: one corrupt project database must not stop memory processing for the projects
  * after it. A real engine (in-process) and real data.db files, one of them damaged in place.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { Batcher } from "../../src/daemon/batcher.ts";
-import { startEngineServer, type EngineServer } from "../../src/engine/server.ts";
+import { startEngineServer } from "../../src/engine/server.ts";
 import type { EventDTO } from "../../src/shared/event.ts";
 import { projectPaths } from "../../src/shared/paths.ts";
 import { insertEvents } from "../../src/sql/events.ts";
 import { initProject } from "../../src/cli/init-project.ts";
 import { openProjectDb } from "../../src/sql/open.ts";
 import { checkProjectDb } from "../../src/cli/doctor.ts";
-import { tempDir } from "../helpers/sqrl.ts";
+import { batcherWorld } from "./batcher-world.ts";
 
-let dir: ReturnType<typeof tempDir>;
-let savedHome: string | undefined;
-let engine: EngineServer | undefined;
-let batcher: Batcher | undefined;
-
-beforeEach(() => {
-  dir = tempDir();
-  savedHome = process.env.SQRL_HOME;
-  process.env.SQRL_HOME = join(dir.path, "sqrl");
-});
-afterEach(async () => {
-  await batcher?.stop();
-  await engine?.stop();
-  if (savedHome === undefined) delete process.env.SQRL_HOME;
-  else process.env.SQRL_HOME = savedHome;
-  dir.cleanup();
-});
+const w = batcherWorld();
 
 function events(root: string, n: number, pad: number): EventDTO[] {
   const base = Date.now() - 3_600_000;
@@ -56,7 +40,7 @@ function events(root: string, n: number, pad: number): EventDTO[] {
 }
 
 function project(name: string, n: number, pad = 0): string {
-  const root = join(dir.path, name);
+  const root = join(w.dir.path, name);
   mkdirSync(root, { recursive: true });
   initProject(root);
   const db = openProjectDb(root);
@@ -88,25 +72,25 @@ test("a corrupt data.db is named and marked in status; the projects listed after
   const broken = project("a-broken", 600, 1500);
   const fine = project("b-fine", 20);
   corrupt(projectPaths.db(broken));
-  engine = await startEngineServer();
+  w.engine = await startEngineServer();
   const info = {
     pid: process.pid,
     host: "127.0.0.1" as const,
-    port: engine.port,
-    token: engine.token,
+    port: w.engine.port,
+    token: w.engine.token,
     started_at: new Date().toISOString(),
   };
-  batcher = new Batcher({
+  w.batcher = new Batcher({
     engine: () => info,
     projects: () => [broken, fine],
     settings: () => ({ intervalMs: 200, minEvents: 1, maxEvents: 200, closeAfterMs: 60_000, userId: "u" }),
     requestTimeoutMs: 10_000,
   });
-  batcher.start();
+  w.batcher!.start();
   const end = Date.now() + 15_000;
   while (Date.now() < end && unprocessed(fine) > 0) await Bun.sleep(100);
   expect(unprocessed(fine)).toBe(0);
-  const status = batcher.status();
+  const status = w.batcher!.status();
   const bad = status.find((s) => s.project_id === broken)!;
   expect(bad.last_error).toContain(projectPaths.db(broken));
   expect(bad.last_error).toContain("sqrl doctor");
