@@ -42,6 +42,21 @@ function embed(text: string): number[] {
   return v;
 }
 
+/** The memory the hybrid tests look for: it shares no word with their tasks. */
+function addLoginPitfall(p: ReturnType<typeof tempProject>, now: number) {
+  return addItem(
+    p.db,
+    p.root,
+    {
+      type: "pitfall",
+      key: "login_csrf",
+      content: "Login form posts need the CSRF header or the session is dropped.",
+      importance: 0.6,
+    },
+    now,
+  );
+}
+
 let server: ReturnType<typeof Bun.serve>;
 const requests: Array<{ model: string; input: string[]; auth: string | null }> = [];
 beforeAll(() => {
@@ -67,17 +82,7 @@ describe("embeddings (OpenAI-compatible /v1/embeddings)", () => {
     const p = tempProject();
     try {
       const now = Date.now();
-      const login = addItem(
-        p.db,
-        p.root,
-        {
-          type: "pitfall",
-          key: "login_csrf",
-          content: "Login form posts need the CSRF header or the session is dropped.",
-          importance: 0.6,
-        },
-        now,
-      );
+      const login = addLoginPitfall(p, now);
       addItem(
         p.db,
         p.root,
@@ -156,17 +161,7 @@ describe("embeddings (OpenAI-compatible /v1/embeddings)", () => {
       );
       addProject(p.root);
       const now = Date.now();
-      addItem(
-        p.db,
-        p.root,
-        {
-          type: "pitfall",
-          key: "login_csrf",
-          content: "Login form posts need the CSRF header or the session is dropped.",
-          importance: 0.6,
-        },
-        now,
-      );
+      addLoginPitfall(p, now);
       addItem(
         p.db,
         p.root,
