@@ -13,6 +13,8 @@
  * that are noise (match a must_not) or unlabelled; median and p95 tokens per item; and, for each
  * labelled task, what a 400-token task context serves (items, tokens, whether the labelled memory is
  * among them). `--quick`: scenarios only. `--dump FILE`: every stored item with its verdict as JSON.
+ * `--review FILE`: a reviewer's packet (memory-review.ts): each stored item of the real sessions with the
+ * events it was drawn from, for a fresh reader to judge.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,9 +23,11 @@ import { retrievalContext } from "../src/engine/retrieve/retrieval-context.ts";
 import { taskContext } from "../src/engine/retrieve/task-context.ts";
 import { TaskContextRequest } from "../src/shared/api.ts";
 import { estimateTokens } from "../src/shared/tokens.ts";
+import { eventsByIds } from "../src/sql/events.ts";
 import { currentItems } from "../src/sql/memory-items.ts";
 import { openProjectDb } from "../src/sql/open.ts";
 import { listUserStyle } from "../src/sql/user-style.ts";
+import { reviewPacket, toEvidence, type Evidence } from "./memory-review.ts";
 import { fmt, table, type Bench, type BenchReport } from "./report.ts";
 import { buildProjects, processOffline, USER } from "./replay.ts";
 
@@ -126,6 +130,8 @@ export interface StoredItem {
   tokens: number;
   verdict: "must" | "noise" | "unlabelled";
   matched: string[];
+  /** The events the item was drawn from (for the review packet). */
+  evidence: Evidence[];
 }
 
 const compiled = new Map<string, RegExp>();
@@ -176,7 +182,14 @@ export async function memoryQuality(quick: boolean): Promise<QualityResult> {
     const userDb = openUser();
     const stored: StoredItem[] = [];
     const tasks: TaskRow[] = [];
-    const classify = (project: string, type: string, key: string, scope: string, content: string): StoredItem => {
+    const classify = (
+      project: string,
+      type: string,
+      key: string,
+      scope: string,
+      content: string,
+      evidence: Evidence[] = [],
+    ): StoredItem => {
       const own = labels.filter((l) => project === "user.db" || l.origin === project);
       const matched = own.flatMap((l) => l.must.filter((m) => matchesMust(m, content)).map((m) => m.id));
       const noise = matched.length === 0 && own.some((l) => l.must_not.some((n) => re(n.pattern).test(content)));
@@ -189,16 +202,31 @@ export async function memoryQuality(quick: boolean): Promise<QualityResult> {
         tokens: estimateTokens(content),
         verdict: matched.length > 0 ? "must" : noise ? "noise" : "unlabelled",
         matched,
+        evidence,
       };
     };
     try {
-      for (const s of listUserStyle(userDb, USER))
-        stored.push(classify("user.db", "user_style", s.key, "user", s.content));
+      const projectOf = new Map(projects.map((p) => [p.root, p]));
+      for (const s of listUserStyle(userDb, USER)) {
+        const evidence = s.evidence.flatMap((e) => {
+          const p = projectOf.get(e.project_id);
+          if (!p) return [];
+          const db = openProjectDb(p.root);
+          try {
+            return eventsByIds(db, e.event_ids).map((ev) => toEvidence(p.name, ev));
+          } finally {
+            db.close();
+          }
+        });
+        stored.push(classify("user.db", "user_style", s.key, "user", s.content, evidence));
+      }
       for (const p of projects) {
         const db = openProjectDb(p.root);
         try {
-          for (const it of currentItems(db, p.root))
-            stored.push(classify(p.name, it.type, it.key, it.scope, it.content));
+          for (const it of currentItems(db, p.root)) {
+            const evidence = eventsByIds(db, it.source_event_ids).map((ev) => toEvidence(p.name, ev));
+            stored.push(classify(p.name, it.type, it.key, it.scope, it.content, evidence));
+          }
           const rctx = retrievalContext(db, p.root, { nowMs: clockMs, userId: USER, userDb });
           for (const l of labels.filter((x) => x.origin === p.name)) {
             for (const m of l.must) {
@@ -317,6 +345,8 @@ const bench: Bench = async ({ quick, args }) => {
   const dumpAt = args.indexOf("--dump");
   const dump = dumpAt >= 0 ? args[dumpAt + 1] : process.env.SQRL_MQ_DUMP;
   if (dump) writeFileSync(dump, JSON.stringify({ stored: r.stored, recall: r.recall, tasks: r.tasks }, null, 1));
+  const reviewAt = args.indexOf("--review");
+  if (reviewAt >= 0 && args[reviewAt + 1]) writeFileSync(args[reviewAt + 1]!, reviewPacket(r.stored, r.labels));
   return render(r);
 };
 export default bench;

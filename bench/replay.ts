@@ -50,7 +50,7 @@ import { fmt, table, type Bench } from "./report.ts";
 const REPO = resolve(import.meta.dir, "..");
 const SCENARIOS = join(REPO, "test", "fixtures", "scenarios");
 const SCENARIO_CWD = "/workspace/inventory-api";
-const SHARED_CLAUDE = resolve(REPO, "..", "shared", "fixtures", "transcripts", "claude-code");
+export const SHARED_CLAUDE = resolve(REPO, "..", "shared", "fixtures", "transcripts", "claude-code");
 export const USER = "bench@example.com";
 const SECRET_SHAPES =
   /sk-ant-[A-Za-z0-9_-]{12,}|\bsk-[A-Za-z0-9]{24,}|ghp_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
@@ -156,7 +156,7 @@ export interface Project {
   expectations: Expectations;
 }
 
-function jsonlFiles(dir: string): string[] {
+export function jsonlFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);

@@ -26,7 +26,8 @@ const quick = argv.includes("--quick");
 const noWrite = argv.includes("--no-write");
 const positional = argv.filter((a) => !a.startsWith("--"));
 const wanted = positional[0] && BENCHES[positional[0]] ? [positional[0]] : Object.keys(BENCHES);
-const extra = positional[0] && BENCHES[positional[0]] ? positional.slice(1) : positional;
+// What the benchmark itself reads (`--dump FILE`, `--review FILE`): everything but the name and the runner's flags.
+const extra = argv.filter((a) => a !== positional[0] && a !== "--quick" && a !== "--no-write");
 if (positional[0] && !BENCHES[positional[0]]) {
   console.error(`Unknown benchmark "${positional[0]}". Known: ${Object.keys(BENCHES).join(", ")}`);
   process.exit(2);
