@@ -41,4 +41,12 @@ describe("memory quality on real sessions", () => {
     const total = train.reduce((a, x) => a + x.total, 0);
     expect(found / total).toBeGreaterThanOrEqual(0.25);
   });
+
+  test.skipIf(!HAVE)("task contexts serve the labelled memory that is stored, and no labelled noise", () => {
+    // The words tasks use ("the test suite", "the linter") reach the items about those checks
+    // (concept tags): 32 of 116 labelled tasks are served their memory (22 before).
+    const hits = r.tasks.filter((t) => t.hit).length;
+    expect(hits).toBeGreaterThanOrEqual(30);
+    expect(r.tasks.reduce((a, t) => a + t.noiseServed, 0)).toBe(0);
+  });
 });

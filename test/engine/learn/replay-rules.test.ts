@@ -263,6 +263,12 @@ describe("concept tags and manifest scripts", () => {
     expect(conceptTags("recipe:verify:format+lint+test")).toContain("checks");
     expect(conceptTags("pitfall:migrate:x")).toContain("database");
     expect(conceptTags("pref:early_return_vs_nest_ifs")).toEqual([]);
+    expect(conceptTags("lint_command")).toContain("linter");
+    expect(conceptTags("test_command")).toContain("suite");
+    // A command's own pitfall takes the concept of the check the command runs.
+    expect(conceptTags("pitfall:command:rtk_bun_run_test")).toContain("tests");
+    expect(conceptTags("pitfall:command:rtk_bun_run_lint")).toContain("linter");
+    expect(conceptTags("pitfall:command:gh_pr_create")).toEqual([]);
     const byKey = new Map(extractOffline(input("habits")).map((c) => [c.key, c]));
     expect(byKey.get("package_manager")!.tags).toContain("dependencies");
   });

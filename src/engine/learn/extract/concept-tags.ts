@@ -7,11 +7,11 @@
 const CONCEPTS: Record<string, readonly string[]> = {
   package_manager: ["dependencies", "packages", "install"],
   python_package_manager: ["dependencies", "packages", "install"],
-  test_runner: ["tests", "testing"],
-  test_command: ["tests", "testing"],
-  test_framework: ["tests", "testing"],
-  lint_command: ["lint", "linting"],
-  linter: ["lint", "linting"],
+  test_runner: ["tests", "testing", "suite"],
+  test_command: ["tests", "testing", "suite"],
+  test_framework: ["tests", "testing", "suite"],
+  lint_command: ["lint", "linting", "linter"],
+  linter: ["lint", "linting", "linter"],
   format_command: ["formatting", "format"],
   formatter: ["formatting", "format"],
   typecheck_command: ["types", "typecheck"],
@@ -23,7 +23,7 @@ const CONCEPTS: Record<string, readonly string[]> = {
 
 /** Recipes by purpose (`recipe:verify:lint+test` → verify). */
 const RECIPE_CONCEPTS: Record<string, readonly string[]> = {
-  verify: ["checks", "verify", "validate"],
+  verify: ["checks", "verify", "validate", "tests", "linter"],
   migrate: ["migrations", "database", "schema"],
   build: ["build", "compile"],
   release: ["release", "publish", "deploy"],
@@ -31,8 +31,8 @@ const RECIPE_CONCEPTS: Record<string, readonly string[]> = {
 
 /** Pitfalls by the kind of check that failed (`pitfall:migrate:…` → migrate). */
 const PITFALL_CONCEPTS: Record<string, readonly string[]> = {
-  test: ["tests"],
-  lint: ["lint"],
+  test: ["tests", "suite"],
+  lint: ["lint", "linter"],
   typecheck: ["types", "typecheck"],
   build: ["build"],
   migrate: ["migrations", "database", "schema"],
@@ -45,6 +45,11 @@ const PITFALL_CONCEPTS: Record<string, readonly string[]> = {
 export function conceptTags(key: string): string[] {
   const [head, kind] = key.split(":");
   if (head === "recipe" && kind) return [...(RECIPE_CONCEPTS[kind] ?? [])];
+  if (head === "pitfall" && kind === "command") {
+    // A command's own pitfall (`pitfall:command:rtk_bun_run_test`): the check it runs names the concept.
+    const check = /(?:^|_)(test|lint|typecheck|build|migrate|install|format)(?:_|$)/.exec(key.split(":")[2] ?? "")?.[1];
+    return check ? [...(PITFALL_CONCEPTS[check] ?? [])] : [];
+  }
   if (head === "pitfall" && kind) return [...(PITFALL_CONCEPTS[kind] ?? [])];
   return [...(CONCEPTS[key] ?? [])];
 }
