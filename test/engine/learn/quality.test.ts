@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commandCorrections } from "../../../src/engine/learn/extract/command-corrections.ts";
+import { lintMessage } from "../../../src/engine/learn/extract/pitfalls.ts";
 import { decisions } from "../../../src/engine/learn/extract/decisions.ts";
 import { capTokens, distilText, HARD_CAP_TOKENS } from "../../../src/engine/learn/extract/distil.ts";
 import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
@@ -303,6 +304,34 @@ describe("command corrections", () => {
   });
 });
 
+describe("a lint rule's example is the linter's own message", () => {
+  test("golangci-lint, eslint and Biome lines give the message without location, rule tag or name list", () => {
+    expect(
+      lintMessage(
+        "exhaustive",
+        "[lint:go] cmd/entire/cli/summarize/summarize.go:116:2: missing cases in switch of type agent.AgentType: agent.AgentTypeClaudeCode, agent.AgentTypeUnknown (exhaustive)",
+      ),
+    ).toBe("missing cases in switch of type agent.AgentType");
+    expect(
+      lintMessage("errcheck", "internal/x.go:12:15: Error return value of `repo.Worktree` is not checked (errcheck)"),
+    ).toBe("Error return value of `repo.Worktree` is not checked");
+    expect(
+      lintMessage(
+        "@typescript-eslint/no-floating-promises",
+        "src/routes/items.ts\n  42:5  error  Promises must be awaited, end with a call to .catch, or end with a call to .then with a rejection handler  @typescript-eslint/no-floating-promises",
+      ),
+    ).toBe("Promises must be awaited");
+    expect(
+      lintMessage(
+        "lint/correctness/useExhaustiveDependencies",
+        "src/Tabs.tsx:12:3 lint/correctness/useExhaustiveDependencies ━━━━\n\n  ✖ This hook specifies more dependencies than necessary: tabs",
+      ),
+    ).toBe("This hook specifies more dependencies than necessary");
+    // No location line, no example.
+    expect(lintMessage("exhaustive", "1 issues:\n* exhaustive: 1")).toBeNull();
+  });
+});
+
 describe("the recurrence gate", () => {
   let sb: Sandbox | null = null;
   afterEach(() => {
@@ -345,7 +374,9 @@ describe("the recurrence gate", () => {
     const pits = currentItems(sb.db, sb.root, ["pitfall"]);
     expect(pits).toHaveLength(1);
     expect(pits[0]!.key).toBe("pitfall:lint-rule:lint_suspicious_noemptyblockstatements");
-    expect(pits[0]!.content).toStartWith("Lint rule `lint/suspicious/noEmptyBlockStatements`:");
+    expect(pits[0]!.content).toStartWith(
+      'Lint rule `lint/suspicious/noEmptyBlockStatements` ("Unexpected empty block."):',
+    );
     expect(pits[0]!.evidence_episode_ids).toHaveLength(2);
     expect(pits[0]!.tags).toContain("recurring");
   });

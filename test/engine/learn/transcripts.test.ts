@@ -95,12 +95,10 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     // a lesson at once, keyed by the lint rule so later violations of it meet on one item.
     expect(pit.key).toBe("pitfall:lint-rule:exhaustive");
     expect(pit.tags).toContain("user-remarked");
-    expect(pit.content).toStartWith(
-      "Lint rule `exhaustive`: The `exhaustive` linter requires all enum cases to be explicitly handled.",
-    );
-    // "We can list them explicitly…" needs the transcript to make sense: the lesson is told without it.
+    // The linter's own message is the example, so a task that meets it ("missing cases in switch")
+    // finds the rule; "We can list them explicitly…" needs the transcript to make sense: left out.
     expect(pit.content).toBe(
-      "Lint rule `exhaustive`: The `exhaustive` linter requires all enum cases to be explicitly handled.",
+      'Lint rule `exhaustive` ("missing cases in switch of type agent.AgentType"): The `exhaustive` linter requires all enum cases to be explicitly handled.',
     );
     expect(pit.file_paths).toEqual(["cmd/entire/cli/summarize/summarize.go"]);
     expect(pit.source_episode_id).toBe(episodes[0]!.id);

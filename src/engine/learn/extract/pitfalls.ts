@@ -386,7 +386,7 @@ function chainCandidate(
     // A lint rule's lesson is its cause; the fix of one episode ("POST /x now awaits …") is that episode's.
     content: capTokens(
       lintRule
-        ? `Lint rule \`${lintRule}\`: ${cause ? stop(shorten(cause.text, 150).replace(/[.!]$/, "")) : `flagged ${failLine ? `"${clip(failLine, 80)}"` : "this code"}.`}`
+        ? lintLesson(lintRule, cause?.text ?? null, `${c.first.ev.output}\n${c.lastFail.ev.output}`, failLine)
         : parts.join(" "),
       90,
     ),
@@ -412,6 +412,40 @@ function chainCandidate(
             : { kind: "pitfall" as const, signature: `${c.first.kind}:${slug(sig, 8) || keyTail}` },
         }),
   };
+}
+
+/**
+ * A lint rule's lesson: the rule, why it fired, and the linter's own message as the example
+ * ("errcheck: check every error return, e.g. …"), so a task that meets the message finds the rule.
+ */
+function lintLesson(rule: string, cause: string | null, output: string, failLine: string): string {
+  const example = lintMessage(rule, output);
+  const why = cause
+    ? shorten(cause, 150).replace(/[.!]$/, "")
+    : `flagged ${failLine ? `"${clip(failLine, 80)}"` : "this code"}`;
+  const eg = example && !why.toLowerCase().includes(example.toLowerCase()) ? ` ("${example}")` : "";
+  return stop(`Lint rule \`${rule}\`${eg}: ${why}`);
+}
+
+/** The linter's message for `rule`, without its location, rule tag or list of names: "missing cases in switch of type agent.AgentType". */
+export function lintMessage(rule: string, output: string): string | null {
+  const lines = output.split(/\r?\n/);
+  const at = lines.findIndex((l) => l.includes(rule) && /:\d+(?::\d+)?:?\s/.test(l));
+  if (at < 0) return null;
+  const ruleTag = new RegExp(`\\s*\\(?${rule.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)?`);
+  let msg = lines[at]!.replace(/^.*?[\w./-]+:\d+(?::\d+)?:?\s+/, "") // path:line:col:
+    .replace(ruleTag, "")
+    .replace(/[━─]+/g, "")
+    .replace(/^(?:error|warning|warn)(?::|\s{2,})\s*/i, "")
+    .trim();
+  if (msg.length < 8) {
+    // Biome prints the rule on the location line and the message on the next one ("✖ This hook …").
+    const next = lines.slice(at + 1, at + 4).find((l) => /^\s*[✖×!]\s+\S/.test(l));
+    msg = next ? next.replace(/^\s*[✖×!]\s+/, "").trim() : "";
+  }
+  msg = msg.replace(/:\s+[^:]*$/, "").trim(); // "…: agent.AgentTypeClaudeCode, agent.AgentTypeUnknown"
+  if (msg.length > 90) msg = msg.split(/,\s+/)[0]!;
+  return msg.length >= 8 && msg.length <= 90 ? msg : null;
 }
 
 /**
