@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commandCorrections } from "../../../src/engine/learn/extract/command-corrections.ts";
-import { lintMessage } from "../../../src/engine/learn/extract/pitfalls.ts";
+import { lintMessage } from "../../../src/engine/learn/extract/pitfalls/lint-rule.ts";
 import { decisions } from "../../../src/engine/learn/extract/decisions.ts";
 import { capTokens, distilText, HARD_CAP_TOKENS } from "../../../src/engine/learn/extract/distil.ts";
 import { ruleInput } from "../../../src/engine/learn/extract/index.ts";

@@ -5,7 +5,7 @@ import { parseCommand, commandOutcome } from "../../../src/engine/events/command
 import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { pitfalls } from "../../../src/engine/learn/extract/pitfalls.ts";
 import { projectManifests } from "../../../src/engine/learn/extract/project-manifests.ts";
-import { projectModules } from "../../../src/engine/learn/extract/project-modules.ts";
+import { mergeModuleContent } from "../../../src/engine/learn/extract/project-modules.ts";
 import { recipes } from "../../../src/engine/learn/extract/recipes.ts";
 import { styleHabits } from "../../../src/engine/learn/extract/style-habits.ts";
 import { rejectionCorrections } from "../../../src/engine/learn/extract/lint-suppression.ts";
@@ -130,14 +130,15 @@ describe("rule style-habits", () => {
   });
 });
 
-describe("rule project-modules", () => {
-  test("folders with applied edits become module facts; root files and paths outside the repo do not", () => {
-    const cands = projectModules(input("modules"));
-    expect(cands.map((c) => c.key)).toEqual(["module:src/auth"]);
-    expect(cands[0]!.content).toBe(
+describe("module facts of earlier versions", () => {
+  test("two versions of one folder's fact merge into the union of their files; other folders do not merge", () => {
+    const a = "Module `src/auth/` (typescript): sessions work on `jwt.ts`, `login.ts`.";
+    const b = "Module `src/auth/` (typescript): sessions work on `login.ts`, `session.ts`.";
+    expect(mergeModuleContent(a, b)).toBe(
       "Module `src/auth/` (typescript): sessions work on `jwt.ts`, `login.ts`, `session.ts`.",
     );
-    expect(cands[0]!.type).toBe("project_fact");
+    expect(mergeModuleContent(a, "Module `src/jobs/`: sessions work on `queue.ts`.")).toBeNull();
+    expect(mergeModuleContent(a, "Uses bun as the package manager.")).toBeNull();
   });
 });
 
