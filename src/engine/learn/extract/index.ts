@@ -8,6 +8,7 @@ import { log } from "../../../shared/log.ts";
 import { dedupeCandidates, type Candidate, type Rule, type RuleInput } from "./candidate.ts";
 import { commandCorrections } from "./command-corrections.ts";
 import { decisions } from "./decisions.ts";
+import { diagnoses, withoutRestatedDiagnoses } from "./diagnoses.ts";
 import { distilCandidate } from "./distil.ts";
 import { withConcepts } from "./concept-tags.ts";
 import { toEngineEvent, type EngineEvent } from "../../events/event-view.ts";
@@ -27,6 +28,7 @@ export const EPISODE_RULES: ReadonlyArray<[string, Rule]> = [
   ["command-corrections", commandCorrections],
   ["project-endpoints", projectEndpoints],
   ["pitfalls", pitfalls],
+  ["diagnoses", diagnoses],
   ["recipes", recipes],
 ];
 
@@ -69,7 +71,7 @@ export function extractOffline(input: RuleInput, opts: OfflineOptions = { manife
       log.warn(`extract rule ${name} failed on episode ${input.episodeId}: ${(err as Error).message}`);
     }
   }
-  return finishCandidates(out, [input.projectRoot]);
+  return finishCandidates(withoutRestatedDiagnoses(out), [input.projectRoot]);
 }
 
 /**
