@@ -1,0 +1,274 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { findDiagnoses, lessonText, rejectReason } from "../../../src/engine/learn/extract/diagnoses.ts";
+import { extractOffline, ruleInput } from "../../../src/engine/learn/extract/index.ts";
+import type { EventDTO } from "../../../src/shared/event.ts";
+import { tempDir } from "../../helpers/sqrl.ts";
+import { TRANSCRIPTS, transcriptEvents, USER } from "./helpers.ts";
+
+/**
+ * Rule `diagnoses`: lessons from the assistant's root-cause explanations. Real train sessions of
+ * ../shared (each asserted text was checked by reading the transcript), then one small synthetic
+ * episode per filter.
+ */
+const tmp = tempDir("sqrl-diagnoses-");
+afterAll(() => tmp.cleanup());
+const ROOT = join(tmp.path, "repo");
+mkdirSync(ROOT, { recursive: true });
+
+const PACKMIND = join(TRANSCRIPTS, "claude-code", "packmindhub-context-evaluator");
+const HAVE = existsSync(PACKMIND);
+
+function real(rel: string) {
+  const events = transcriptEvents(`claude-code/packmindhub-context-evaluator/${rel}/full.jsonl`, "claude", ROOT);
+  const input = ruleInput(`ep_${rel}`, ROOT, events);
+  const trace: Array<[string, string]> = [];
+  const found = findDiagnoses(input, (s, v) => trace.push([s, v]));
+  return { found, trace, offline: extractOffline(input) };
+}
+
+describe.skipIf(!HAVE)("diagnoses on real train sessions (needs ../shared beside the repo)", () => {
+  test("be-1: a library's behaviour, the pronoun clause dropped, kept after the edit and a green run", () => {
+    const { found } = real("be/0878c3d75d/0");
+    expect(found.map((c) => c.content)).toEqual(["`Bun.spawn` doesn't throw on non-zero exit codes."]);
+    expect(found[0]!.key).toBe("pitfall:diagnosis:bun.spawn:doesnt_throw");
+    expect(found[0]!.tags).toContain("diagnosis");
+    expect(found[0]!.type).toBe("pitfall");
+  });
+
+  test("8b2-1: a sub-heading of a plan's root-cause section about code the fix left as it was", () => {
+    const { found, trace } = real("8b/c8fff8c659/2");
+    expect(found.map((c) => c.content)).toEqual(["`engine.ts` prioritizes `repositoryUrl` over `localPath`."]);
+    // "When both are provided, `repositoryUrl` wins …" needs the heading to say what "both" is.
+    expect(trace.find(([s]) => s.startsWith("When both are provided"))?.[1]).toBe("not standalone");
+  });
+
+  test("7e-4: a tool filtering output, and the command that bypassed it", () => {
+    const { found } = real("7e/b9199a878a/0");
+    expect(found.map((c) => c.content)).toEqual(["RTK filters the output; bypassed with `rtk proxy gh api`."]);
+  });
+
+  test("6b-1: an invalid CLI value completed by the valid ones; the announcing lead-in dropped", () => {
+    const { found } = real("6b/7fad164b2b/0");
+    expect(found.map((c) => c.content)).toEqual([
+      "`network-only` is not a valid `--sandbox` value for the Codex CLI. The valid values are `read-only`, `workspace-write`, `danger-full-access`.",
+    ]);
+    expect(found[0]!.key).toStartWith("pitfall:diagnosis:codex_cli:");
+  });
+
+  test("ba-2: the hook's scope, held because the blocked commit then landed", () => {
+    const { found } = real("ba/28f44c88f4/1");
+    expect(found.map((c) => c.content)).toEqual(["The pre-commit hook runs lint on the entire codebase."]);
+  });
+
+  test("5e: a plan's cause about the hook the fix then rewrote describes the code before the change", () => {
+    const { found, trace } = real("5e/d6fd664d05/0");
+    expect(found).toEqual([]);
+    expect(trace.find(([s]) => s.startsWith("This happens because `useEvaluationApi()`"))?.[1]).toBe(
+      "the fix changed it",
+    );
+  });
+
+  test("20b: an explanation never followed by a fix (the session ends on a question) is not kept", () => {
+    const { found, trace } = real("20/b41b43efc7/0");
+    expect(found).toEqual([]);
+    expect(trace.find(([s]) => s.startsWith("The typecheck failure is from missing generated files"))?.[1]).toBe(
+      "no fix followed",
+    );
+  });
+
+  test("4a: before-state explanations of a bug ('still set') are not lessons", () => {
+    const { found, trace } = real("4a/ff29dfc8d7/1");
+    expect(found).toEqual([]);
+    expect(trace.filter(([, v]) => v === "before-state").length).toBeGreaterThan(3);
+  });
+
+  test("22c: a diagnosis the failed-commit pitfall already quotes as its cause is stored once", () => {
+    const { found, offline } = real("22/c6a4f4faf5/0");
+    expect(found.map((c) => c.content)).toEqual([
+      "The pre-commit hook runs `bun test` which picks up test files in `tmp/clones/` from previous evaluations.",
+    ]);
+    expect(offline.filter((c) => c.rule === "diagnoses")).toEqual([]);
+    expect(
+      offline.some((c) => c.rule === "pitfalls" && c.content.includes("picks up test files in `tmp/clones/`")),
+    ).toBe(true);
+  });
+});
+if (!HAVE) console.log("diagnoses: ../shared transcripts absent, real-session cases skipped");
+
+// ---- synthetic episodes ------------------------------------------------------------------------
+
+type Line = { t: number; type: EventDTO["event_type"]; paths?: string[] } & Record<string, unknown>;
+const BASE = Date.parse("2026-03-02T09:00:00Z");
+
+function episode(name: string, lines: readonly Line[]) {
+  const events: EventDTO[] = lines.map(({ t, type, paths, ...content }, i) => ({
+    id: `evt_${name}_${i}`,
+    project_id: ROOT,
+    user_id: USER,
+    source_tool: "claude_code",
+    session_id: name,
+    timestamp: new Date(BASE + t * 1000).toISOString(),
+    event_type: type,
+    content_json: JSON.stringify(content),
+    file_paths: paths ?? [],
+    hash: `h_${name}_${i}`,
+    processed_at: null,
+  }));
+  return ruleInput(`ep_${name}`, ROOT, events);
+}
+
+const say = (t: number, text: string): Line => ({ t, type: "assistant_response", text });
+const edit = (t: number, file: string, oldString = "a", newString = "b"): Line => ({
+  t,
+  type: "code_change",
+  tool: "Edit",
+  tool_use_id: `e${t}`,
+  input: { file_path: file, old_string: oldString, new_string: newString },
+  paths: [file],
+});
+const green = (t: number): Line => ({
+  t,
+  type: "test_run",
+  command: "bun test",
+  exit_code: 0,
+  output: " 4 pass\n 0 fail",
+  passed: 4,
+  failed: 0,
+});
+
+/** A statement, then an edit of src/cloner.ts and a green test run. */
+function fixed(statement: string, name = "syn") {
+  return findDiagnoses(episode(name, [say(0, statement), edit(10, "src/cloner.ts"), green(20)]));
+}
+
+describe("diagnoses: what a statement must be", () => {
+  test("a cause about a named library, followed by a fix, is kept without its lead", () => {
+    const [c] = fixed("The issue is that `Bun.spawn` doesn't throw on non-zero exit codes.");
+    expect(c?.content).toBe("`Bun.spawn` doesn't throw on non-zero exit codes.");
+    expect(c?.source_event_ids).toEqual(["evt_syn_0", "evt_syn_1", "evt_syn_2"]);
+  });
+
+  test("markdown bold is stripped", () => {
+    expect(fixed("The issue is that `Bun.spawn` **never throws** on a non-zero exit.")[0]?.content).toBe(
+      "`Bun.spawn` never throws on a non-zero exit.",
+    );
+  });
+
+  test.each([
+    ["question", "Does `Bun.spawn` not throw on non-zero exit codes?"],
+    ["hedge", "The issue might be that `Bun.spawn` doesn't throw on non-zero exit codes."],
+    ["hedge", "`Bun.spawn` probably doesn't throw on non-zero exit codes."],
+    ["slip", "The issue is that I forgot the `await` on `Bun.spawn`."],
+    ["slip", "The problem is that my change doesn't set `proc.exited`."],
+    ["before-state", "The current code only catches JS exceptions from `Bun.spawn`."],
+    ["before-state", "`cloneRepository` still doesn't check the exit code."],
+    ["compile", "The problem is a TS2307 error: `./prompts-assets` doesn't resolve."],
+    ["narration", "Let me check why `Bun.spawn` doesn't throw."],
+    ["no-marker", "`Bun.spawn` returned exit code 128 for the checkout."],
+  ])("%s: %s", (why, s) => {
+    expect(rejectReason(s)).toBe(why);
+    expect(fixed(s)).toEqual([]);
+  });
+
+  test("a statement with no named subject is not kept", () => {
+    expect(fixed("The problem is that the checkout never waits for the fetch.")).toEqual([]);
+  });
+
+  test("a pronoun without its subject: the clause is dropped, or the statement when nothing stands alone", () => {
+    expect(lessonText("The issue is that `Bun.spawn` doesn't throw — it just sets the exit code.")).toBe(
+      "`Bun.spawn` doesn't throw.",
+    );
+    expect(lessonText("This happens because it never sets `verbose`.")).toBeNull();
+    expect(fixed("The problem is that it never sets `verbose` on the provider.")).toEqual([]);
+  });
+});
+
+describe("diagnoses: evidence that the diagnosis held", () => {
+  const s = "The issue is that `Bun.spawn` doesn't throw on non-zero exit codes.";
+
+  test("no fix after the statement: nothing", () => {
+    expect(findDiagnoses(episode("nofix", [green(0), say(10, s)]))).toEqual([]);
+    expect(findDiagnoses(episode("noproof", [say(0, s), edit(10, "src/cloner.ts")]))).toEqual([]);
+  });
+
+  test("a later reply that dismisses the explanation: nothing", () => {
+    const input = episode("dismissed", [
+      say(0, s),
+      edit(10, "src/cloner.ts"),
+      green(20),
+      say(30, "That was not the issue: the fetch failed earlier."),
+    ]);
+    expect(findDiagnoses(input)).toEqual([]);
+  });
+
+  test("the user confirming the edit is evidence", () => {
+    const input = episode("confirmed", [
+      say(0, s),
+      edit(10, "src/cloner.ts"),
+      { t: 20, type: "user_message", text: "great, that works" },
+    ]);
+    expect(findDiagnoses(input).map((c) => c.source_event_ids)).toEqual([["evt_confirmed_0", "evt_confirmed_2"]]);
+  });
+
+  test("a workaround announced next and a command that worked: the command is part of the lesson", () => {
+    const input = episode("bypass", [
+      say(0, "RTK is filtering the output. Let me bypass it."),
+      { t: 10, type: "command_run", command: "rtk proxy gh run list --json status", exit_code: 0, output: "[]" },
+    ]);
+    expect(findDiagnoses(input).map((c) => c.content)).toEqual([
+      "RTK filters the output; bypassed with `rtk proxy gh run`.",
+    ]);
+  });
+});
+
+describe("diagnoses: lasting, not this episode's code", () => {
+  test("project code the fix left as it was is kept; code the fix changed is not", () => {
+    const s = "In a job request `repositoryUrl` wins over `localPath` in `engine.ts`.";
+    const kept = findDiagnoses(episode("kept", [say(0, s), edit(10, "src/api/remediation.ts"), green(20)]));
+    expect(kept.map((c) => c.key)).toEqual(["pitfall:diagnosis:repositoryurl:wins"]);
+    const changed = findDiagnoses(episode("changed", [say(0, s), edit(10, "src/engine.ts"), green(20)]));
+    expect(changed).toEqual([]);
+    const rewritten = findDiagnoses(
+      episode("rewritten", [say(0, s), edit(10, "src/x.ts", "if (repositoryUrl) clone()", "clone()"), green(20)]),
+    );
+    expect(rewritten).toEqual([]);
+  });
+
+  test("a name this episode wrote itself is its own new code, not a lesson", () => {
+    const input = episode("own", [
+      edit(0, "src/sync.ts", "", "export function syncAll() {}"),
+      say(10, "The problem is that `syncAll` never awaits the writes."),
+      edit(20, "src/other.ts"),
+      green(30),
+    ]);
+    expect(findDiagnoses(input)).toEqual([]);
+  });
+
+  test("a plan: only its root-cause section is read", () => {
+    const plan = [
+      "Implement the following plan:",
+      "",
+      "# Fix clones",
+      "",
+      "## Root Cause",
+      "",
+      "`git-cloner.ts` only checks out `commitSha` when `branch` is unset.",
+      "",
+      "## Changes",
+      "",
+      "`runner.ts` never retries the fetch.",
+    ].join("\n");
+    const input = episode("plan", [{ t: 0, type: "user_message", text: plan }, edit(10, "src/api/jobs.ts"), green(20)]);
+    expect(findDiagnoses(input).map((c) => c.content)).toEqual([
+      "`git-cloner.ts` only checks out `commitSha` when `branch` is unset.",
+    ]);
+  });
+
+  test("the same lesson told twice has one key", () => {
+    const a = fixed("The issue is that `Bun.spawn` doesn't throw on non-zero exit codes.", "a");
+    const b = fixed("`Bun.spawn` doesn't throw when the process fails.", "b");
+    expect(a[0]!.key).toBe(b[0]!.key);
+  });
+});
