@@ -236,6 +236,19 @@ describe("diagnoses: lasting, not this episode's code", () => {
     expect(rewritten).toEqual([]);
   });
 
+  test("a library API used in this code ('the `useEffect`', 'Line 46') is not the library's behaviour", () => {
+    const instance = episode("instance", [
+      say(0, "The `useEffect` only depends on `activeTab`."),
+      edit(10, "src/Tabs.tsx", "useEffect(() => measure(), [activeTab]);", "useResizeObserver(measure);"),
+      green(20),
+    ]);
+    expect(findDiagnoses(instance)).toEqual([]);
+    expect(rejectReason("Line 46 — `useEffect` only depends on `activeTab`.")).toBe("before-state");
+    expect(fixed("`useEffect` only runs after the browser has painted.").map((c) => c.key)).toEqual([
+      "pitfall:diagnosis:useeffect:only_runs",
+    ]);
+  });
+
   test("a name this episode wrote itself is its own new code, not a lesson", () => {
     const input = episode("own", [
       edit(0, "src/sync.ts", "", "export function syncAll() {}"),

@@ -79,7 +79,7 @@ const CAUSE_LEAD =
   /^(?:(?:so|and|but)\s+)?(?:the\s+)?(?:real\s+|actual\s+|underlying\s+)?(?:root\s+cause|issue|problem|bug|culprit|cause)\s+(?:here\s+)?(?:is|was)\s+(?:that\s+)?|^(?:this|that|it)\s+(?:happens|happened|occurs|fails|failed|breaks)\s+because\s+/i;
 /** A statement of how a named thing behaves, always (not what it did once). */
 const BEHAVIOUR =
-  /\b(?:wins|take?s? precedence|prioriti[sz]es\b.*\bover|overrides?|(?:does not|doesn't|do not|don't|never|won't|will not|cannot|can't)\s+(?:throw|fail|reject|return|accept|support|set|pass|run|read|load|pick|include|recogni[sz]e|have|allow|respect|expand|resolve|exit|wait|await|propagate|forward|inherit|work)\w*|only\s+(?:fires?|runs?|accepts?|supports?|reads?|loads?|checks?|works?|applies|happens?|triggers?)|always\s+(?:runs?|returns?|re-?creates?|clones?|overwrites?|resets?|uses?)|is\s+(?:gitignored|ignored by git|not (?:a )?valid|filtering|intercepting|rewriting|swallowing)|(?:filters|intercepts|rewrites|swallows)\s+(?:the\s+)?(?:output|stdout|stderr|arguments)|picks?\s+up|(?:runs?|lints?|checks?)\s+(?:lint\s+)?on\s+the\s+(?:entire|whole)|returns?\s+a\s+new\s+\w+\s+on\s+every|has\s+no\s+`?[\w-]+`?\s+subcommand|(?:are|is)\s+only\s+(?:created|generated|built|written)\s+(?:during|by|when))\b/i;
+  /\b(?:wins|take?s? precedence|prioriti[sz]es\b.*\bover|overrides?|(?:does not|doesn't|do not|don't|never|won't|will not|cannot|can't)\s+[a-z]{3,}|only\s+[a-z]{3,}s\b|always\s+[a-z]{3,}s\b|is\s+(?:gitignored|ignored by git|not (?:a )?valid|filtering|intercepting|rewriting|swallowing)|(?:filters|intercepts|rewrites|swallows)\s+(?:the\s+)?(?:output|stdout|stderr|arguments)|picks?\s+up|(?:runs?|lints?|checks?)\s+(?:lint\s+)?on\s+the\s+(?:entire|whole)|returns?\s+a\s+new\s+\w+\s+on\s+every|has\s+no\s+`?[\w-]+`?\s+subcommand|(?:are|is)\s+only\s+(?:created|generated|built|written)\s+(?:during|by|when))\b/i;
 
 const QUESTION = /\?\s*$/;
 const HEDGE =
@@ -90,6 +90,8 @@ const SLIP =
 /** Text about the code before the change (false once the fix is in). */
 const BEFORE_STATE =
   /\b(?:currently|still|the current (?:code|implementation|version|logic|behaviou?r)|previously|right now|at the moment|as it stands|at present|existing code|used to)\b/i;
+/** "Line 46 — …", "`README.md:108`", "(lines ~189-215)": a place in today's code, about to change. */
+const CODE_LOCATION = /\blines?\s+~?\d+|\.[a-z]{1,5}:\d+/i;
 /** Compile, type and syntax errors: fixed by the next edit, not lessons. */
 const COMPILE =
   /\bTS\d{4}\b|\b(?:type|compile|compilation|syntax|typescript|lint) errors?\b|\bunused (?:import|variable)s?\b|\bmissing import\b|\bcannot find name\b|\bis not assignable\b/i;
@@ -224,7 +226,10 @@ const OWNER_TOOL_RE = new RegExp(`\\b(?:for|of|by|in) (?:the )?(${alternation(KN
  */
 function subjectOf(text: string): { name: string; general: boolean } | null {
   const names = namesIn(text);
-  if (names[0] && LIBRARY_API.test(names[0])) return { name: names[0], general: true };
+  // `Bun.spawn` is the library; "the `useEffect`" is one call of it in this code.
+  const first = names[0];
+  if (first && LIBRARY_API.test(first) && !new RegExp(`\\bthe \`${escapeRe(first)}`, "i").test(text))
+    return { name: first, general: true };
   const marker = BEHAVIOUR.exec(text);
   const head = marker ? text.slice(0, marker.index) : text;
   // A backticked command counts by its first word (`bun run build` names bun).
@@ -234,6 +239,10 @@ function subjectOf(text: string): { name: string; general: boolean } | null {
     OWNER_TOOL_RE.exec(text);
   if (tool) return { name: tool[1]!.toLowerCase().replace(/\s+/g, " "), general: true };
   return names[0] ? { name: names[0], general: false } : null;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Key: the subject and what is said of it ("pre-commit hook" + "picks up"), so one lesson told again meets itself. */
@@ -340,7 +349,7 @@ export function rejectReason(s: string): string | null {
   if (NARRATION.test(s.replace(ANNOUNCE, ""))) return "narration";
   if (HEDGE.test(s)) return "hedge";
   if (SLIP.test(s)) return "slip";
-  if (BEFORE_STATE.test(s)) return "before-state";
+  if (BEFORE_STATE.test(s) || CODE_LOCATION.test(s)) return "before-state";
   if (COMPILE.test(s)) return "compile";
   if (!CAUSE_LEAD.test(s.replace(ANNOUNCE, "")) && !BEHAVIOUR.test(s)) return "no-marker";
   return null;
