@@ -46,7 +46,7 @@ describe.skipIf(!HAVE)("diagnoses on real train sessions (needs ../shared beside
 
   test("7e-4: a tool filtering output, and the command that bypassed it", () => {
     const { found } = real("7e/b9199a878a/0");
-    expect(found.map((c) => c.content)).toEqual(["RTK filters the output; bypassed with `rtk proxy gh api`."]);
+    expect(found.map((c) => c.content)).toEqual(["RTK filters the output; bypass it with `rtk proxy gh api …`."]);
   });
 
   test("6b-1: an invalid CLI value completed by the valid ones; the announcing lead-in dropped", () => {
@@ -203,6 +203,24 @@ describe("diagnoses: evidence that the diagnosis held", () => {
     expect(findDiagnoses(input)).toEqual([]);
   });
 
+  test("a failed command it explained, then the same command working, is evidence", () => {
+    const add = (t: number, command: string, exit: number): Line => ({
+      t,
+      type: "command_run",
+      command,
+      exit_code: exit,
+      output: exit ? "The following paths are ignored by one of your .gitignore files: dist" : "",
+    });
+    const statement = say(10, "`dist/` is gitignored, so the stylesheet there needs a forced add.");
+    const held = findDiagnoses(
+      episode("forced", [add(0, "git add dist/app.css", 1), statement, add(20, "git add -f dist/app.css", 0)]),
+    );
+    expect(held.map((c) => [c.content, c.source_event_ids])).toEqual([
+      ["`dist/` is gitignored.", ["evt_forced_1", "evt_forced_0", "evt_forced_2"]],
+    ]);
+    expect(findDiagnoses(episode("unforced", [add(0, "git add dist/app.css", 1), statement]))).toEqual([]);
+  });
+
   test("the user confirming the edit is evidence", () => {
     const input = episode("confirmed", [
       say(0, s),
@@ -218,7 +236,7 @@ describe("diagnoses: evidence that the diagnosis held", () => {
       { t: 10, type: "command_run", command: "rtk proxy gh run list --json status", exit_code: 0, output: "[]" },
     ]);
     expect(findDiagnoses(input).map((c) => c.content)).toEqual([
-      "RTK filters the output; bypassed with `rtk proxy gh run`.",
+      "RTK filters the output; bypass it with `rtk proxy gh run …`.",
     ]);
   });
 });

@@ -11,13 +11,14 @@
  *   identifier, a file, a known tool). Dropped: the assistant's own slips ("my change"), compile and
  *   type errors, before-state text ("currently", "still"), questions, hypotheses, narration, a
  *   pronoun left without its subject, and a statement a later reply dismisses.
- * - Held: a fix followed in the episode (an edit, then a passing check or a commit; a command that
- *   then worked; the user confirming).
+ * - Held: a fix followed in the episode (an edit, then a passing check or a commit; the failed
+ *   command it explained working afterwards; the workaround it announced working; the user confirming
+ *   an edit).
  * - Lasting: about a tool or library, or about project code the fix left as it was. A statement about
  *   a file or function the fix then changed described the code before the change and is dropped.
  */
 import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { CHECK_KINDS, commandRuns, sameCheck, type CommandRun } from "../../events/commands.ts";
+import { CHECK_KINDS, commandRuns, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
 import {
   appliedChanges,
   cleanUserText,
@@ -268,9 +269,21 @@ function worked(r: CommandRun): boolean {
   return r.outcome === "pass" || (r.ev.exitCode === 0 && !/\|\s*(?:tail|head|grep)\b/.test(r.ev.command));
 }
 
+/** The same check, or the same program and subcommand (`git commit`, `git add`, `gh api`), flags aside. */
+function sameProgram(a: CommandRun, b: CommandRun): boolean {
+  if (sameCheck(a, b)) return true;
+  const head = (r: CommandRun) =>
+    (mainStep(r)?.text ?? r.ev.command)
+      .split(/\s+/)
+      .filter((w) => !w.startsWith("-"))
+      .slice(0, 2)
+      .join(" ");
+  return head(a) === head(b);
+}
+
 /**
- * Did the diagnosis hold? An edit then a check or commit that worked; a failure it explained then
- * passing (the same command, or the commit landing); a workaround it announced that worked; or the
+ * Did the diagnosis hold? An edit then a check or commit that worked; a failed command it explained
+ * working afterwards (the same check, or the same program and subcommand: the commit landing); a workaround it announced that worked; or the
  * user confirming an edit. The evidence's event ids, or null.
  */
 function held(
@@ -278,28 +291,28 @@ function held(
   events: readonly EngineEvent[],
   runs: readonly CommandRun[],
   changes: readonly EngineEvent[],
-): string[] | null {
+): { ids: string[]; workaround?: CommandRun } | null {
   const at = st.ev.ms;
+  // A workaround announced next ("Let me bypass it.") and the command that then worked.
+  if (WORKAROUND.test(st.next)) {
+    const next = runs.find((r) => r.ev.ms > at);
+    if (next && worked(next)) return { ids: [next.ev.id], workaround: next };
+  }
   const isCommit = (r: CommandRun) => /\bgit\s+commit\b/.test(r.ev.command);
   const edit = changes.find((e) => e.ms >= at);
   if (edit) {
     const proof = runs.find((r) => r.ev.ms > edit.ms && worked(r) && (CHECK_KINDS.has(r.kind) || isCommit(r)));
-    if (proof) return [edit.id, proof.ev.id];
+    if (proof) return { ids: [edit.id, proof.ev.id] };
   }
-  // A failure shortly before the statement (one of the last three runs), passing afterwards.
+  // A command that failed shortly before the statement (one of the last three runs), working afterwards.
   const before = runs.filter((r) => r.ev.ms <= at).slice(-3);
-  for (const failed of before.filter((r) => r.outcome === "fail" && (CHECK_KINDS.has(r.kind) || isCommit(r)))) {
-    const again = runs.find(
-      (r) => r.ev.ms > at && worked(r) && (isCommit(failed) ? isCommit(r) : sameCheck(failed, r)),
-    );
-    if (again) return [failed.ev.id, again.ev.id];
-  }
-  if (WORKAROUND.test(st.next)) {
-    const next = runs.find((r) => r.ev.ms > at);
-    if (next && worked(next)) return [next.ev.id];
+  for (const failed of before.filter((r) => r.outcome === "fail")) {
+    const again = runs.find((r) => r.ev.ms > at && worked(r) && sameProgram(failed, r));
+    if (again) return { ids: [failed.ev.id, again.ev.id] };
   }
   const reply = userMessages(events).find((m) => m.ev.ms > at);
-  if (reply && CONFIRM.test(reply.text) && changes.some((e) => e.ms > at && e.ms < reply.ev.ms)) return [reply.ev.id];
+  if (reply && CONFIRM.test(reply.text) && changes.some((e) => e.ms > at && e.ms < reply.ev.ms))
+    return { ids: [reply.ev.id] };
   return null;
 }
 
@@ -414,10 +427,9 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
     let content = text;
     // "The valid values are `read-only`, `workspace-write` …" completes a "not a valid X" statement.
     if (/\bnot (?:a )?valid\b/i.test(text) && VALID_VALUES.test(st.next)) content = `${text} ${st.next}`;
-    if (WORKAROUND.test(st.next)) {
-      const run = runs.find((r) => r.ev.id === evidence[0]);
-      if (run)
-        content = `${text.replace(/\.$/, "")}; bypassed with \`${run.ev.command.split(/\s+/).slice(0, 4).join(" ")}\`.`;
+    if (evidence.workaround) {
+      const cmd = evidence.workaround.ev.command.split(/\s+/).slice(0, 4).join(" ");
+      content = `${text.replace(/\.$/, "")}; bypass it with \`${cmd} …\`.`;
     }
     out.push({
       type: "pitfall",
@@ -429,7 +441,7 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
       scope: "project",
       file_paths: namesIn(text).filter((n) => /\.[a-z]{1,5}$/i.test(n) && n.includes("/")),
       source_episode_id: input.episodeId,
-      source_event_ids: [st.ev.id, ...evidence],
+      source_event_ids: [st.ev.id, ...evidence.ids],
       rule: "diagnoses",
     });
   }
