@@ -126,7 +126,7 @@ describe("AskUserQuestion answers", () => {
     const evs = claudeEvents(ask([SCROLLING], { [SCROLLING.question]: "Virtual list (recommended)" }));
     const got = decisions(ruleInput("ep1", ROOT, evs));
     expect(got.map((c) => c.content)).toEqual([
-      "Scrolling approach: Virtual list (Render only visible rows with react-virtuoso), chosen over Plain overflow.",
+      "Scrolling approach: Virtual list (render only visible rows with react-virtuoso), chosen over Plain overflow.",
     ]);
     expect(got[0]!.tags).toEqual(["decision"]);
     expect(got[0]!.source_event_ids).toHaveLength(2); // the question and its answer
@@ -144,7 +144,7 @@ describe("AskUserQuestion answers", () => {
     );
     const got = decisions(ruleInput("ep2", ROOT, evs)).map((c) => c.content);
     expect(got).toEqual([
-      "Scrolling approach: Plain overflow (A scrolling div with scrollIntoView on new messages), chosen over Virtual list.",
+      "Scrolling approach: Plain overflow (a scrolling div with scrollIntoView on new messages), chosen over Virtual list.",
       `Scroll behavior when a new message arrives: ${own}.`,
     ]);
   });
@@ -175,6 +175,9 @@ describe("AskUserQuestion answers", () => {
     const got = parseAnswers(out, [SCROLLING, q2]);
     expect(got.get(SCROLLING)).toBe('Plain overflow, "really" simple');
     expect(got.get(q2)).toBe("Always follow");
+    // an answer the capture cut in the middle is not kept
+    const cut = `User has answered your questions: "${SCROLLING.question}"="Plain overflow …[truncated 812 chars]… end". You can now continue with the user's answers in mind.`;
+    expect(parseAnswers(cut, [SCROLLING]).size).toBe(0);
   });
 
   test("a multi-select answer resolves to every option it names", () => {
@@ -192,7 +195,7 @@ describe("AskUserQuestion answers", () => {
     const [a] = userAnswers(ruleInput("ep6", ROOT, evs).events);
     expect(a!.picked.map((o) => o.label)).toEqual(["PascalCase files", "Named exports"]);
     expect(answerDecision(a!)!.content).toBe(
-      "Naming conventions: PascalCase files (ChatView.tsx, not chat-view.tsx); Named exports (No default exports).",
+      "Naming conventions: PascalCase files (ChatView.tsx, not chat-view.tsx); Named exports (no default exports).",
     );
   });
 

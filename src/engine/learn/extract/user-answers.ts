@@ -89,7 +89,8 @@ export function parseAnswers(output: string, questions: readonly AskedQuestion[]
       .replace(/\s*,\s*$/, "")
       .replace(/"\s*$/, "")
       .trim();
-    if (answer) out.set(s.q, answer);
+    // an answer the capture cut (a very long result) is not the user's whole word
+    if (answer && !/…\[truncated \d+ chars\]…/.test(answer)) out.set(s.q, answer);
   });
   return out;
 }
@@ -185,12 +186,14 @@ export function answerDecision(a: UserAnswer): AnswerDecision | null {
   const chosen = a.picked
     .map((o) => {
       const label = cleanLabel(o.label);
-      const what = sentence(o.description.split(/(?<=[.!?])\s+/)[0] ?? "");
+      const first = sentence(o.description.split(/(?<=[.!?])\s+/)[0] ?? "");
+      // "Use existing components" reads on inside the parentheses: "(use existing components)"
+      const what = /^[A-Z][a-z]*\s/.test(first) ? `${first.charAt(0).toLowerCase()}${first.slice(1)}` : first;
       return what ? `${label} (${what})` : label;
     })
     .join("; ");
   const rejected = q.multiSelect ? [] : q.options.filter((o) => !a.picked.includes(o)).map((o) => cleanLabel(o.label));
-  const over = rejected.length > 0 && rejected.length <= 3 ? `, chosen over ${rejected.join(", ")}` : "";
+  const over = rejected.length > 0 && rejected.length <= 3 ? `, chosen over ${rejected.join(" and ")}` : "";
   const labels = a.picked.map((o) => cleanLabel(o.label)).join(" ");
   return { content: `${topic}: ${chosen}${over}.`, keyText: `${topic} ${labels}`, eventIds: a.eventIds };
 }
