@@ -96,9 +96,10 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     expect(pit.key).toBe("pitfall:lint-rule:exhaustive");
     expect(pit.tags).toContain("user-remarked");
     // The linter's own message is the example, so a task that meets it ("missing cases in switch")
-    // finds the rule; "We can list them explicitly…" needs the transcript to make sense: left out.
+    // finds the rule; the rule's name is said once; "We can list them explicitly…" needs the
+    // transcript to make sense: left out.
     expect(pit.content).toBe(
-      'Lint rule `exhaustive` ("missing cases in switch of type agent.AgentType"): The `exhaustive` linter requires all enum cases to be explicitly handled.',
+      'Lint rule `exhaustive` requires all enum cases to be explicitly handled (e.g. "missing cases in switch of type agent.AgentType").',
     );
     expect(pit.file_paths).toEqual(["cmd/entire/cli/summarize/summarize.go"]);
     expect(pit.source_episode_id).toBe(episodes[0]!.id);

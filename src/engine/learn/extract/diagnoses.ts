@@ -14,8 +14,9 @@
  * - Held: a fix followed in the episode (an edit, then a passing check or a commit; the failed
  *   command it explained working afterwards; the workaround it announced working; the user confirming
  *   an edit).
- * - Lasting: about a tool or library, or about project code the fix left as it was. A statement about
- *   a file or function the fix then changed described the code before the change and is dropped.
+ * - Lasting: about a tool or library (a CLI, a runtime API, the pre-commit hook). A statement about
+ *   this project's own code is not kept (the code moves on: a reviewer found the one such lesson
+ *   stored from the train sessions false nine days later), except which folders git ignores.
  */
 import type { Candidate, Rule, RuleInput } from "./candidate.ts";
 import { CHECK_KINDS, commandRuns, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
@@ -24,7 +25,6 @@ import {
   cleanUserText,
   isPlanMessage,
   slug,
-  toolInput,
   userMessages,
   type EngineEvent,
 } from "../../events/event-view.ts";
@@ -323,38 +323,8 @@ function dismissedLater(st: Statement, events: readonly EngineEvent[]): boolean 
   );
 }
 
-/** Base names (without extension) of files the episode changed after `at`. */
-function changedAfter(changes: readonly EngineEvent[], at: number): Set<string> {
-  const out = new Set<string>();
-  for (const e of changes) {
-    if (e.ms < at) continue;
-    for (const p of e.filePaths) {
-      const base = p.split("/").pop() ?? p;
-      out.add(base.toLowerCase());
-      out.add(base.replace(/\.[^.]+$/, "").toLowerCase());
-    }
-  }
-  return out;
-}
-
-/** The code a later edit replaced: a statement about it described the code before the fix. */
-function replacedAfter(changes: readonly EngineEvent[], at: number): string {
-  return changes
-    .filter((e) => e.ms >= at)
-    .map((e) => String(toolInput(e).old_string ?? ""))
-    .join("\n");
-}
-
-/** Names this episode wrote before the statement: the feature's own new code. */
-function writtenBefore(changes: readonly EngineEvent[], at: number): string {
-  return changes
-    .filter((e) => e.ms < at)
-    .map((e) => {
-      const i = toolInput(e);
-      return `${String(i.new_string ?? "")}\n${String(i.content ?? "")}`;
-    })
-    .join("\n");
-}
+/** A folder git ignores: repository configuration, not code that moves on. */
+const GITIGNORED = /\b(?:is|are) (?:gitignored|ignored by git)\b/i;
 
 /** Why a sentence is not a lesson, or null when it may be one. */
 export function rejectReason(s: string): string | null {
@@ -405,25 +375,16 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
       trace(st.text, "dismissed later");
       continue;
     }
-    if (!subject.general) {
-      // Project code: only when the fix left it as it was, and it is not this episode's own new code.
-      const changed = changedAfter(changes, st.ev.ms);
-      const names = namesIn(text);
-      if (names.some((n) => changed.has((n.split("/").pop() ?? n).toLowerCase()))) {
-        trace(st.text, "the fix changed it");
-        continue;
-      }
-      if (replacedAfter(changes, st.ev.ms).includes(subject.name)) {
-        trace(st.text, "the fix changed it");
-        continue;
-      }
-      const written = writtenBefore(changes, st.ev.ms);
-      if (names.some((n) => written.includes(n))) {
-        trace(st.text, "this episode's own code");
-        continue;
-      }
+    if (!subject.general && !GITIGNORED.test(text)) {
+      // Project code moves on: the one such lesson stored from the train sessions ("`engine.ts`
+      // prioritizes `repositoryUrl` over `localPath`") was too terse for a reviewer to act on, and a
+      // second reviewer found it false nine days later (engine.ts then checked localPath first).
+      // What a tool or library does lasts; what this project's code does is read in the code. How git
+      // treats a folder of the repo ("`priv/static/assets/` is gitignored") is configuration, and stays.
+      trace(st.text, "project code");
+      continue;
     }
-    trace(st.text, `KEPT ${subject.general ? "general" : "project"}: ${text}`);
+    trace(st.text, `KEPT: ${text}`);
     let content = text;
     // "The valid values are `read-only`, `workspace-write` …" completes a "not a valid X" statement.
     if (/\bnot (?:a )?valid\b/i.test(text) && VALID_VALUES.test(st.next)) content = `${text} ${st.next}`;
@@ -437,7 +398,7 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
       content: capTokens(content, 70),
       tags: ["pitfall", "diagnosis"],
       importance: 0.75,
-      confidence: subject.general ? 0.75 : 0.7,
+      confidence: 0.75,
       scope: "project",
       file_paths: namesIn(text).filter((n) => /\.[a-z]{1,5}$/i.test(n) && n.includes("/")),
       source_episode_id: input.episodeId,

@@ -14,8 +14,13 @@ export function lintLesson(rule: string, cause: string | null, output: string, f
   const why = cause
     ? shorten(cause, 150).replace(/[.!]$/, "")
     : `flagged ${failLine ? `"${clip(failLine, 80)}"` : "this code"}`;
-  const eg = example && !why.toLowerCase().includes(example.toLowerCase()) ? ` ("${example}")` : "";
-  return stop(`Lint rule \`${rule}\`${eg}: ${why}`);
+  const quoted = example && !why.toLowerCase().includes(example.toLowerCase()) ? `"${example}"` : "";
+  // "The `exhaustive` linter requires …" after "Lint rule `exhaustive`:" says the name twice: the
+  // rule becomes the sentence's subject ("Lint rule `exhaustive` requires …").
+  const escaped = rule.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const own = new RegExp(`^the \`?${escaped}\`? (?:linter|lint rule|rule|check)\\s+(?=[a-z])`, "i").exec(why);
+  if (own) return stop(`Lint rule \`${rule}\` ${why.slice(own[0].length)}${quoted ? ` (e.g. ${quoted})` : ""}`);
+  return stop(`Lint rule \`${rule}\`${quoted ? ` (${quoted})` : ""}: ${why}`);
 }
 
 /** Where a lint failure names its rule: `lint/suspicious/noEmptyBlockStatements`, `@typescript-eslint/no-floating-promises`, `(errcheck)`. */
