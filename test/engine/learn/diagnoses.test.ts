@@ -47,7 +47,10 @@ describe.skipIf(!HAVE)("diagnoses on real train sessions (needs ../shared beside
 
   test("7e-4: a tool filtering output, and the command that bypassed it", () => {
     const { found } = real("7e/b9199a878a/0");
-    expect(found.map((c) => c.content)).toEqual(["RTK filters the output; bypass it with `rtk proxy gh api …`."]);
+    // Which output: the command run just before the statement.
+    expect(found.map((c) => c.content)).toEqual([
+      "RTK filters the output of `gh api`; bypass it with `rtk proxy gh api …`.",
+    ]);
   });
 
   test("6b-1: an invalid CLI value completed by the valid ones; the announcing lead-in dropped", () => {

@@ -323,6 +323,17 @@ function dismissedLater(st: Statement, events: readonly EngineEvent[]): boolean 
   );
 }
 
+/**
+ * "RTK filters the output" says which output only in the transcript: the command run just before the
+ * statement names it ("RTK filters the output of `gh api`").
+ */
+function filteredCommand(text: string, runs: readonly CommandRun[], at: number): string {
+  if (!/\bfilter(?:s|ing) the output\b/i.test(text)) return text;
+  const before = runs.filter((r) => r.ev.ms < at).pop();
+  const words = before?.ev.command.split(/\s+/).filter((w) => /^[a-z][\w-]*$/.test(w)) ?? [];
+  return words.length >= 2 ? text.replace(/\bthe output\b/i, `the output of \`${words.slice(0, 2).join(" ")}\``) : text;
+}
+
 /** A folder git ignores: repository configuration, not code that moves on. */
 const GITIGNORED = /\b(?:is|are) (?:gitignored|ignored by git)\b/i;
 
@@ -390,7 +401,7 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
     if (/\bnot (?:a )?valid\b/i.test(text) && VALID_VALUES.test(st.next)) content = `${text} ${st.next}`;
     if (evidence.workaround) {
       const cmd = evidence.workaround.ev.command.split(/\s+/).slice(0, 4).join(" ");
-      content = `${text.replace(/\.$/, "")}; bypass it with \`${cmd} …\`.`;
+      content = `${filteredCommand(text, runs, st.ev.ms).replace(/\.$/, "")}; bypass it with \`${cmd} …\`.`;
     }
     out.push({
       type: "pitfall",
