@@ -5,7 +5,11 @@
  */
 import type { Database } from "bun:sqlite";
 
-export type ObservationKind = "pitfall" | "recipe" | "lint_rule";
+/**
+ * `name_change`: a later episode used a path one edit away from one a memory cites; `name_use`: it
+ * used the cited path itself (apply/follow-renames.ts).
+ */
+export type ObservationKind = "pitfall" | "recipe" | "lint_rule" | "name_change" | "name_use";
 
 export interface Observation {
   episode_id: string;

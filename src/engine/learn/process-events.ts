@@ -53,6 +53,7 @@ import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts"
 import { recordAnchors } from "./apply/record-anchors.ts";
 import { gradeOutcomes } from "./outcomes.ts";
 import { followMoves } from "./apply/follow-moves.ts";
+import { followRenames } from "./apply/follow-renames.ts";
 
 const log = rootLog.child({ service: "learn" });
 
@@ -187,6 +188,14 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   if (d.embedder) await backfillEmbeddings(db, body.project_id, d.embedder, memoryIds);
   // What happened next grades what was stored: failing recipes flagged, unused memories decayed.
   if (ready.length > 0) gradeOutcomes(db, body.project_id, nowMs, d.config["memory.decay_days"]);
+  // A path the later sessions stopped using, for one edit away from it: the memory follows the new name.
+  if (ready.length > 0)
+    followRenames(
+      db,
+      body.project_id,
+      ready.map((e) => e.id),
+      nowMs,
+    );
   // Code moved since the last batch (HEAD changed): moved memories get a version with today's names.
   followMoves(db, body.project_id, nowMs);
   if (d.summaryLimit > 0 && d.llm) {

@@ -13,6 +13,7 @@ import { supersedeMemoryItem } from "../../sql/memory-items.ts";
 import { unanchoredIds } from "../../sql/memory-anchors.ts";
 import { clearObservations } from "../../sql/observations.ts";
 import { recordAnchors } from "./apply/record-anchors.ts";
+import { followRenames } from "./apply/follow-renames.ts";
 import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from "./process-events.ts";
 
 export interface ReprocessProgress {
@@ -88,6 +89,8 @@ export async function reprocessProject(
     let manifests = d.manifests;
     for (const [i, ep] of episodes.entries()) {
       await extractEpisode(db, projectId, ep.user_id, ep, d, manifests);
+      // Episode by episode, as the daemon would have: a path the later sessions renamed is followed.
+      followRenames(db, projectId, [ep.id], d.now());
       manifests = false;
       onProgress?.({ done: i + 1, total: episodes.length });
     }

@@ -1,0 +1,180 @@
+/**
+ * Names the later sessions use instead (issue 14: a memory checked against later sessions). A memory
+ * that cites a path — "the skills should be in `.agent/skills`" — goes stale when the project renames
+ * it: a reviewer rejected that very rule because every session after it, the same day, used
+ * `.agents/skills`. Code anchors (follow-moves.ts) cannot see it when the path is not a file of the
+ * repository (a generated layout, a target directory), but the sessions can: when the memory's path
+ * is no longer used (it appears later only beside its new name, in the edit or diff that renamed it)
+ * while a path one edit away from it appears in two or more later episodes, the
+ * memory gets a new version with that name (the old one kept as history, linked to it; a pinned
+ * memory is a person's choice and is left alone). Run where memory is written, after extraction,
+ * over the episodes just extracted: what each showed is kept as observations (`name_change`,
+ * `name_use`), so no pass reads more than its own batch.
+ */
+import type { Database } from "bun:sqlite";
+import { newId } from "../../../shared/ids.ts";
+import { log } from "../../../shared/log.ts";
+import { nowIso } from "../../../shared/time.ts";
+import { pinnedIds } from "../../../sql/memory-marks.ts";
+import { observationsOf, recordObservation } from "../../../sql/observations.ts";
+import { currentItems, insertMemoryItem, supersedeMemoryItem, type MemoryItem } from "../../../sql/memory-items.ts";
+
+/** Later episodes that must use the new name before the memory follows it. */
+export const RENAME_EPISODES = 2;
+
+/** A quoted or backticked path in a memory's text: `.agent/skills`, "src/db/tx.ts". */
+const QUOTED_PATH = /[`"']([\w.@~-]*\/[\w.@~/-]*\w)[`"']/g;
+/** Any path in an event's text. */
+const ANY_PATH = /[\w.@~-]*\/[\w.@~/-]*\w/g;
+
+export function citedPaths(content: string): string[] {
+  return [...new Set([...content.matchAll(QUOTED_PATH)].map((m) => m[1]!))].filter(
+    (p) => p.length >= 5 && /[a-z]/i.test(p),
+  );
+}
+
+/**
+ * Exactly one letter, digit, `-` or `_` inserted, deleted or changed (`.agent/skills` → `.agents/skills`);
+ * a separator added or dropped (`/.agents/skills`, `skills/`) is the same name in another spelling.
+ */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const name = (ch: string | undefined) => ch !== undefined && /[\w-]/.test(ch);
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1) && name(a[i]) && name(b[i]);
+  return a.length > b.length
+    ? a.slice(i + 1) === b.slice(i) && name(a[i])
+    : a.slice(i) === b.slice(i + 1) && name(b[i]);
+}
+
+/** Keys of an edit that hold the text it replaced. */
+const REPLACED = new Set(["old_string", "oldString", "originalFile", "original"]);
+
+/** An event's text without what an edit replaced and without a diff's removed lines. */
+export function currentText(body: string): string {
+  const out: string[] = [];
+  const walk = (v: unknown, key: string): void => {
+    if (REPLACED.has(key)) return;
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) for (const x of v) walk(x, "");
+    else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  try {
+    walk(JSON.parse(body) as unknown, "");
+  } catch {
+    out.push(body);
+  }
+  return out
+    .join("\n")
+    .split("\n")
+    .filter((l) => !/^\s*-(?!-)/.test(l))
+    .join("\n");
+}
+
+interface Rename {
+  item: MemoryItem;
+  from: string;
+  to: string;
+  episodes: number;
+}
+
+/**
+ * Record what the given episodes (just extracted) show of each cited path: the path itself in use, or
+ * a name one edit away. The memory's own episodes and anything before its last confirmation don't count.
+ */
+export function observeNames(db: Database, projectId: string, episodeIds: readonly string[]): void {
+  if (episodeIds.length === 0) return;
+  const pinned = pinnedIds(db);
+  const watched = currentItems(db, projectId)
+    .filter((i) => i.scope === "project" && !pinned.has(i.id))
+    .map((item) => ({ item, paths: citedPaths(item.content) }))
+    .filter((w) => w.paths.length > 0);
+  if (watched.length === 0) return;
+  const rows = db
+    .query(
+      `SELECT e.timestamp AS ts, e.content_json AS body, ee.episode_id AS episode FROM events e
+       JOIN episode_events ee ON ee.event_id = e.id
+       WHERE ee.episode_id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(episodeIds)) as Array<{ ts: string; body: string; episode: string }>;
+  for (const { item, paths } of watched) {
+    const own = new Set([item.source_episode_id, ...item.evidence_episode_ids]);
+    for (const r of rows) {
+      if (r.ts <= item.updated_at || own.has(r.episode)) continue;
+      for (const from of paths) {
+        const variants = [...new Set((r.body.match(ANY_PATH) ?? []).filter((p) => oneEditApart(p, from)))];
+        for (const to of variants)
+          recordObservation(db, projectId, "name_change", `${item.id}\u0000${from}\u0000${to}`, r.episode, r.ts, "{}");
+        // Both names in one event is the rename itself; the old name in what an edit replaced or in a
+        // diff's removed lines is the rename too. Anywhere else it is still in use.
+        if (variants.length === 0 && r.body.includes(from) && currentText(r.body).includes(from))
+          recordObservation(db, projectId, "name_use", `${item.id}\u0000${from}`, r.episode, r.ts, "{}");
+      }
+    }
+  }
+}
+
+/** The renames the observations show, one per memory (its most used new name). */
+export function findRenames(db: Database, projectId: string): Rename[] {
+  const rows = db
+    .query(
+      `SELECT signature, COUNT(DISTINCT episode_id) AS n FROM observations
+       WHERE project_id = ? AND kind = 'name_change' GROUP BY signature`,
+    )
+    .all(projectId) as Array<{ signature: string; n: number }>;
+  if (rows.length === 0) return [];
+  const items = new Map(currentItems(db, projectId).map((i) => [i.id, i]));
+  const pinned = pinnedIds(db);
+  const best = new Map<string, Rename>();
+  for (const { signature, n } of rows) {
+    const [id, from, to] = signature.split("\u0000") as [string, string, string];
+    const item = items.get(id);
+    if (!item || pinned.has(id) || n < RENAME_EPISODES) continue;
+    if (observationsOf(db, projectId, "name_use", `${id}\u0000${from}`).length > 0) continue; // still in use
+    const prev = best.get(id);
+    if (!prev || n > prev.episodes) best.set(id, { item, from, to, episodes: n });
+  }
+  return [...best.values()];
+}
+
+/**
+ * Observe the episodes just extracted, then give each renamed memory a version with today's name;
+ * returns the ids of the new versions.
+ */
+export function followRenames(db: Database, projectId: string, episodeIds: readonly string[], nowMs: number): string[] {
+  try {
+    const at = nowIso(nowMs);
+    const made: string[] = [];
+    db.transaction(() => {
+      observeNames(db, projectId, episodeIds);
+      for (const { item, from, to } of findRenames(db, projectId)) {
+        const {
+          id: _old,
+          deleted: _d,
+          valid_to: _v,
+          superseded_by: _s,
+          superseded_by_episode: _e,
+          embedding: _m,
+          graph_neighbors: _g,
+          ...rest
+        } = item;
+        const next = insertMemoryItem(db, {
+          ...rest,
+          id: newId("mem", nowMs),
+          content: item.content.split(from).join(to),
+          file_paths: item.file_paths.map((p) => p.split(from).join(to)),
+          tags: [...new Set([...item.tags, "renamed-later"])],
+          valid_from: at,
+          decision: "UPDATE_EXISTING",
+        });
+        supersedeMemoryItem(db, item.id, next.id, null, at);
+        made.push(next.id);
+      }
+    }).immediate();
+    return made;
+  } catch (err) {
+    log.warn(`could not follow renamed paths for memories of ${projectId}: ${(err as Error).message}`);
+    return [];
+  }
+}

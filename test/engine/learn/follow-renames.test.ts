@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { citedPaths, currentText, oneEditApart } from "../../../src/engine/learn/apply/follow-renames.ts";
+import { processEvents } from "../../../src/engine/learn/process-events.ts";
+import { reprocessProject } from "../../../src/engine/learn/reprocess.ts";
+import type { EventDTO, EventType } from "../../../src/shared/event.ts";
+import { currentItems, predecessors } from "../../../src/sql/memory-items.ts";
+import { request, sandbox, transcriptEvents, TRANSCRIPTS, USER, type Sandbox } from "./helpers.ts";
+
+/**
+ * A memory checked against later sessions: a rule citing `.agent/skills` follows the project when
+ * every later session uses `.agents/skills` (the case a reviewer rejected in the context-evaluator
+ * sessions), and stays as it is while its own name is still in use or only one episode differs.
+ */
+
+let seq = 0;
+interface Ev {
+  type: EventType;
+  text?: string;
+  command?: string;
+  output?: string;
+  exit_code?: number;
+  input?: Record<string, unknown>;
+  paths?: string[];
+}
+/** One session's events, an hour apart from the next session (a new episode each). */
+function session(root: string, name: string, hour: number, list: readonly Ev[]): EventDTO[] {
+  const base = Date.parse("2026-02-17T09:00:00Z") + hour * 3_600_000;
+  return list.map((e, i) => {
+    const id = `evt_r${++seq}`;
+    const { type, paths, ...content } = e;
+    return {
+      id,
+      project_id: root,
+      user_id: USER,
+      source_tool: "claude_code",
+      session_id: name,
+      timestamp: new Date(base + i * 20_000).toISOString(),
+      event_type: type,
+      content_json: JSON.stringify(content),
+      file_paths: paths ?? [],
+      hash: `h_${id}`,
+      processed_at: null,
+    };
+  });
+}
+
+const RULE = 'Mention also that for AGENTS.md target, the skills should be in ".agent/skills" directory';
+const said = (text: string): Ev[] => [
+  { type: "user_message", text },
+  { type: "assistant_response", text: "Added the note." },
+  { type: "assistant_response", text: "Done." },
+];
+const uses = (path: string): Ev[] => [
+  { type: "user_message", text: "add the copilot target" },
+  {
+    type: "assistant_response",
+    text: `Skill placement: AGENTS.md → \`${path}/<name>/\`, Claude Code → \`.claude/skills/\`.`,
+  },
+  { type: "assistant_response", text: "Done." },
+];
+/** The edit that renamed it: both names in one event. */
+const renames: Ev[] = [
+  { type: "user_message", text: "fix the skills folder name" },
+  {
+    type: "code_change",
+    input: {
+      file_path: "prompts/remediation.md",
+      old_string: "skills go in `.agent/skills/`",
+      new_string: "skills go in `.agents/skills/`",
+    },
+    paths: ["prompts/remediation.md"],
+  },
+  { type: "assistant_response", text: "Renamed." },
+];
+
+let sb: Sandbox | null = null;
+afterEach(() => {
+  sb?.cleanup();
+  sb = null;
+});
+
+async function run(...sessions: Ev[][]): Promise<Sandbox> {
+  sb = sandbox();
+  const root = sb.root;
+  const evs = sessions.flatMap((s, i) => session(root, `s${i}`, i, s));
+  // Each session processed as it ends, the last one a day later (all closed).
+  for (let i = 0; i < sessions.length; i++) {
+    const mine = evs.filter((e) => e.session_id === `s${i}`);
+    await processEvents(request(root, mine), sb.deps({ now: () => Date.parse(mine.at(-1)!.timestamp) + 86_400_000 }));
+  }
+  return sb;
+}
+
+function rule(s: Sandbox) {
+  return currentItems(s.db, s.root, ["user_style"]).find((i) => i.content.includes("skills should be in"));
+}
+
+describe("names the later sessions use instead", () => {
+  test("two later episodes use a name one letter away and never the old one: the memory follows", async () => {
+    const s = await run(said(RULE), renames, uses(".agents/skills"), uses(".agents/skills"));
+    const item = rule(s)!;
+    expect(item.content).toBe('For AGENTS.md target, the skills should be in ".agents/skills" directory.');
+    expect(item.tags).toContain("renamed-later");
+    // The old version is kept as history, linked to the new one.
+    expect(predecessors(s.db, item.id).map((p) => p.content)).toEqual([
+      'For AGENTS.md target, the skills should be in ".agent/skills" directory.',
+    ]);
+  });
+
+  test("sqrl reprocess re-extracts the rule and follows the rename again", async () => {
+    const s = await run(said(RULE), renames, uses(".agents/skills"), uses(".agents/skills"));
+    await reprocessProject(s.db, s.root, s.deps({ now: () => Date.parse("2026-02-20T00:00:00Z") }));
+    expect(rule(s)!.content).toBe('For AGENTS.md target, the skills should be in ".agents/skills" directory.');
+  });
+
+  test("one later episode is not enough; the old name still in use keeps the memory as it is", async () => {
+    const once = await run(said(RULE), uses(".agents/skills"));
+    expect(rule(once)!.content).toContain('".agent/skills"');
+    once.cleanup();
+    const both = await run(said(RULE), uses(".agents/skills"), uses(".agent/skills"), uses(".agents/skills"));
+    expect(rule(both)!.content).toContain('".agent/skills"');
+  });
+
+  test("what counts as the same name one edit away, and what an edit replaced", () => {
+    expect(oneEditApart(".agent/skills", ".agents/skills")).toBe(true);
+    expect(oneEditApart("src/db/tx.ts", "src/db/tz.ts")).toBe(true);
+    expect(oneEditApart(".agents/skills", "/.agents/skills")).toBe(false); // a separator, not a new name
+    expect(oneEditApart(".agent/skills", ".claude/skills")).toBe(false);
+    expect(citedPaths('skills in ".agent/skills", rules in `.claude/rules`, and plain words')).toEqual([
+      ".agent/skills",
+      ".claude/rules",
+    ]);
+    const edit = JSON.stringify({ input: { old_string: "in `.agent/skills`", new_string: "in `.agents/skills`" } });
+    expect(currentText(edit)).not.toContain(".agent/skills");
+    expect(currentText(JSON.stringify({ output: "-old `.agent/skills`\n+new `.agents/skills`" }))).not.toContain(
+      ".agent/skills",
+    );
+  });
+});
+
+const HAVE = existsSync(TRANSCRIPTS);
+if (!HAVE) console.log("(follow-renames on the shared transcripts skipped: ../shared is not beside the repo)");
+describe.skipIf(!HAVE)("on the real sessions (needs ../shared beside the repo)", () => {
+  test("3d/da33aeff7e's '.agent/skills' rule follows the '.agents/skills' the later sessions use", async () => {
+    const dir = join("claude-code", "packmindhub-context-evaluator");
+    sb = sandbox();
+    const root = sb.root;
+    // The rule (11:15), the afternoon that renamed the folder (4c), and the later sessions that name it.
+    const files = [
+      "3d/da33aeff7e/0",
+      "4c/be888ae82f/0",
+      "5d/74e4f052ad/0",
+      "8d/35bc01203b/0",
+      "4a/ff29dfc8d7/2",
+      "17/252607bde7/2",
+    ];
+    for (const f of files) {
+      const evs = transcriptEvents(join(dir, f, "full.jsonl"), "claude", root);
+      await processEvents(request(root, evs), sb.deps({ now: () => Date.parse(evs.at(-1)!.timestamp) + 86_400_000 }));
+    }
+    expect(rule(sb)?.content).toBe('For AGENTS.md target, the skills should be in ".agents/skills" directory.');
+  });
+});
