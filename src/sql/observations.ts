@@ -7,9 +7,17 @@ import type { Database } from "bun:sqlite";
 
 /**
  * `name_change`: a later episode used a path one edit away from one a memory cites; `name_use`: it
- * used the cited path itself (apply/follow-renames.ts).
+ * used the cited path itself (apply/follow-renames.ts). `recipe_run`: whether a recipe's commands
+ * passed in an episode; `failure_seen`: a failure with a pitfall's key (outcomes.ts).
  */
-export type ObservationKind = "pitfall" | "recipe" | "lint_rule" | "name_change" | "name_use";
+export type ObservationKind =
+  | "pitfall"
+  | "recipe"
+  | "lint_rule"
+  | "name_change"
+  | "name_use"
+  | "recipe_run"
+  | "failure_seen";
 
 export interface Observation {
   episode_id: string;

@@ -187,7 +187,14 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   }
   if (d.embedder) await backfillEmbeddings(db, body.project_id, d.embedder, memoryIds);
   // What happened next grades what was stored: failing recipes flagged, unused memories decayed.
-  if (ready.length > 0) gradeOutcomes(db, body.project_id, nowMs, d.config["memory.decay_days"]);
+  if (ready.length > 0)
+    gradeOutcomes(
+      db,
+      body.project_id,
+      nowMs,
+      d.config["memory.decay_days"],
+      ready.map((e) => e.id),
+    );
   // A path the later sessions stopped using, for one edit away from it: the memory follows the new name.
   if (ready.length > 0)
     followRenames(

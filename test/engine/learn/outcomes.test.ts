@@ -90,6 +90,33 @@ describe("recipes graded by what happened next", () => {
   });
 });
 
+describe("the engine's pass reads only the episodes it just extracted", () => {
+  test("a recipe failing in two later batches is flagged from what each pass recorded", () => {
+    const r = addItem(
+      p.db,
+      p.root,
+      { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 },
+      NOW,
+    );
+    lintEpisode("ep_a", 5, 1);
+    expect(gradeOutcomes(p.db, p.root, NOW, 90, ["ep_a"]).flagged).toEqual([]);
+    lintEpisode("ep_b", 3, 1);
+    // Only ep_b is read now; ep_a's failure comes from the first pass's observation.
+    expect(gradeOutcomes(p.db, p.root, NOW, 90, ["ep_b"]).flagged).toEqual([r.id]);
+    expect(getMemoryItem(p.db, r.id)!.importance).toBe(0.3);
+  });
+
+  test("episodes outside the pass are not read", () => {
+    addItem(p.db, p.root, { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 }, NOW);
+    lintEpisode("ep_a", 5, 1);
+    lintEpisode("ep_b", 3, 1);
+    // Both failing episodes exist, but this pass was handed one: one failure is not enough.
+    expect(gradeOutcomes(p.db, p.root, NOW, 90, ["ep_b"]).flagged).toEqual([]);
+    // The full pass reads them all.
+    expect(gradeOutcomes(p.db, p.root, NOW).flagged).toHaveLength(1);
+  });
+});
+
 describe("decay of unused memories", () => {
   test("neither served nor seen for 90 days: importance × 0.8 once per period, never deleted; a served one keeps its importance", () => {
     const old = addItem(
@@ -213,5 +240,29 @@ describe("pitfalls graded by what happened next", () => {
     expect(getMemoryItem(p.db, pit.id)!.importance).toBe(0.8);
     expect(gradeOutcomes(p.db, p.root, NOW + 1000).promoted).toEqual([]);
     expect(getMemoryItem(p.db, pit.id)!.importance).toBe(0.8);
+  });
+
+  test("the engine's pass: the failure in the batch it just extracted flags the pitfall", () => {
+    testEpisode("ep_probe", 30);
+    const key = keyOfFailure();
+    p.db.query("DELETE FROM episode_events").run();
+    p.db.query("DELETE FROM events").run();
+    p.db.query("DELETE FROM episodes").run();
+    const pit = addItem(
+      p.db,
+      p.root,
+      {
+        type: "pitfall",
+        key,
+        content: "`npx vitest run` failed: TypeError reading 'exp'.",
+        importance: 0.7,
+        age_days: 10,
+      },
+      NOW,
+    );
+    testEpisode("ep_again", 4);
+    expect(gradeOutcomes(p.db, p.root, NOW, 90, []).flagged).toEqual([]); // handed nothing, reads nothing
+    expect(gradeOutcomes(p.db, p.root, NOW, 90, ["ep_again"]).flagged).toEqual([pit.id]);
+    expect(outcome(pit.id)).toMatchObject({ flag: "fix_insufficient" });
   });
 });
