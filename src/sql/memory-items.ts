@@ -246,6 +246,32 @@ export function supersedeMemoryItem(
   deleteFts(db, oldId);
 }
 
+/**
+ * Replace `item` with a new version (`patch` over its fields, a new id, valid from `at`), the old row
+ * kept as history and linked to it: how an edit, a moved file or a renamed path changes a memory.
+ * Call inside a transaction.
+ */
+export function replaceWithVersion(
+  db: Database,
+  item: MemoryItem,
+  id: string,
+  at: string,
+  patch: Partial<NewMemoryItem>,
+): MemoryItem {
+  const {
+    deleted: _d,
+    valid_to: _v,
+    superseded_by: _s,
+    superseded_by_episode: _e,
+    embedding: _m,
+    graph_neighbors: _g,
+    ...rest
+  } = item;
+  const next = insertMemoryItem(db, { ...rest, ...patch, id, valid_from: at });
+  supersedeMemoryItem(db, item.id, next.id, null, at);
+  return next;
+}
+
 /** The chain of rows an item replaced, newest first (itself excluded). */
 export function predecessors(db: Database, id: string): MemoryItem[] {
   const out: MemoryItem[] = [];

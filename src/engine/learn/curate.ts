@@ -12,7 +12,7 @@ import { newId } from "../../shared/ids.ts";
 import { nowIso } from "../../shared/time.ts";
 import {
   getMemoryItem,
-  insertMemoryItem,
+  replaceWithVersion,
   supersedeMemoryItem,
   updateMemoryItem,
   type MemoryItem,
@@ -72,28 +72,15 @@ export function editMemory(
   return db
     .transaction(() => {
       const old = validItem(db, req.project_id, req.memory_id);
-      const {
-        embedding: _e,
-        graph_neighbors: _g,
-        deleted: _d,
-        valid_to: _vt,
-        superseded_by: _s,
-        superseded_by_episode: _se,
-        ...rest
-      } = old;
-      const next = insertMemoryItem(db, {
-        ...rest,
-        id: newId("mem", nowMs),
+      const next = replaceWithVersion(db, old, newId("mem", nowMs), at, {
         content: req.content,
         tags: req.tags ?? old.tags,
         created_at: at,
         updated_at: at,
-        valid_from: at,
         confidence: 1,
         decision: "UPDATE_EXISTING",
         extractor: "manual",
       });
-      supersedeMemoryItem(db, old.id, next.id, null, at);
       // A pin follows the memory to its new version.
       const pin = marksOf(db, old.id).find((m) => m.kind === "pin");
       if (pin) {

@@ -10,7 +10,7 @@ import { newId } from "../../../shared/ids.ts";
 import { log } from "../../../shared/log.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { putAnchorJson } from "../../../sql/memory-anchors.ts";
-import { currentItems, insertMemoryItem, supersedeMemoryItem } from "../../../sql/memory-items.ts";
+import { currentItems, replaceWithVersion } from "../../../sql/memory-items.ts";
 import { Anchor, buildAnchor } from "../../anchors/anchor.ts";
 import { applyMoves, checkAnchor } from "../../anchors/check.ts";
 import { RepoState } from "../../anchors/repo-state.ts";
@@ -43,25 +43,11 @@ export function followMoves(db: Database, root: string, nowMs: number, opts: { f
         const files = new Map(res.moves.filter((m) => m.kind === "file").map((m) => [m.from, m.to]));
         const content = applyMoves(item.content, res.moves);
         const file_paths = [...new Set(item.file_paths.map((p) => files.get(p) ?? p))];
-        const {
-          id: _old,
-          deleted: _d,
-          valid_to: _v,
-          superseded_by: _s,
-          superseded_by_episode: _e,
-          embedding: _m,
-          graph_neighbors: _g,
-          ...rest
-        } = item;
-        const next = insertMemoryItem(db, {
-          ...rest,
-          id: newId("mem", nowMs),
+        const next = replaceWithVersion(db, item, newId("mem", nowMs), at, {
           content,
           file_paths,
-          valid_from: at,
           decision: "UPDATE_EXISTING",
         });
-        supersedeMemoryItem(db, item.id, next.id, null, at);
         putAnchorJson(
           db,
           next.id,

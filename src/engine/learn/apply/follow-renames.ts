@@ -17,7 +17,7 @@ import { log } from "../../../shared/log.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { pinnedIds } from "../../../sql/memory-marks.ts";
 import { observationsOf, recordObservation } from "../../../sql/observations.ts";
-import { currentItems, insertMemoryItem, supersedeMemoryItem, type MemoryItem } from "../../../sql/memory-items.ts";
+import { currentItems, replaceWithVersion, type MemoryItem } from "../../../sql/memory-items.ts";
 
 /** Later episodes that must use the new name before the memory follows it. */
 export const RENAME_EPISODES = 2;
@@ -149,26 +149,12 @@ export function followRenames(db: Database, projectId: string, episodeIds: reado
     db.transaction(() => {
       observeNames(db, projectId, episodeIds);
       for (const { item, from, to } of findRenames(db, projectId)) {
-        const {
-          id: _old,
-          deleted: _d,
-          valid_to: _v,
-          superseded_by: _s,
-          superseded_by_episode: _e,
-          embedding: _m,
-          graph_neighbors: _g,
-          ...rest
-        } = item;
-        const next = insertMemoryItem(db, {
-          ...rest,
-          id: newId("mem", nowMs),
+        const next = replaceWithVersion(db, item, newId("mem", nowMs), at, {
           content: item.content.split(from).join(to),
           file_paths: item.file_paths.map((p) => p.split(from).join(to)),
           tags: [...new Set([...item.tags, "renamed-later"])],
-          valid_from: at,
           decision: "UPDATE_EXISTING",
         });
-        supersedeMemoryItem(db, item.id, next.id, null, at);
         made.push(next.id);
       }
     }).immediate();
