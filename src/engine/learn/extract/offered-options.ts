@@ -1,9 +1,9 @@
 /**
  * Options the assistant lays out for the user to choose from, in a message or in a plan:
  * "A) …", "**Option A**: …", "**Option A (Recommended): Throw on failure …**", "### Option B — …",
- * each with the bullet lines under it. And, for an approved plan, the option it went with: the one
- * marked "(Recommended)" or named by an "Implementation (Option A)" / "Recommendation: Option A" line,
- * when exactly one is.
+ * each with the bullet lines under it; a reply such as "A" or "go with option B" picks one (decisions.ts).
+ * (An approved plan's recommended option was stored as a decision once: two reviewers read it as a
+ * changelog entry of the fix, so it is not one.)
  */
 
 export interface OfferedOption {
@@ -21,8 +21,6 @@ const RECOMMENDED = /\s*\((?:recommended|preferred)\)\s*/i;
 const OPTION_LINE =
   /^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*)?\s*((?:option|approach|alternative)\s+)?([A-Da-d1-4])(?:\*\*)?\s*[).:—–-]\s*(?:\*\*)?\s*(.{8,200})$/i;
 const BULLET = /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/;
-const PLAN_CHOSEN =
-  /^\s*(?:#{1,6}\s+)?(?:\*\*)?\s*(?:implementation|recommendation|recommended(?: (?:option|approach|fix))?|chosen(?: (?:option|approach))?|decision|going with|go with)\b[^\n]{0,24}?\b(?:option|approach)\s+([A-D1-4])\b/im;
 
 /** Markdown emphasis and links folded to their text. */
 export function plainText(line: string): string {
@@ -67,17 +65,4 @@ export function optionList(text: string): OfferedOption[] {
   }
   const labels = new Set(out.map((o) => o.label));
   return labels.size >= 2 && labels.size === out.length ? out : [];
-}
-
-/** The option an approved plan went with, or null when the plan names none or several. */
-export function planChoice(plan: string): { chosen: OfferedOption; others: OfferedOption[] } | null {
-  const options = optionList(plan).filter((o) => o.named);
-  if (options.length < 2) return null;
-  const picks = new Set(options.filter((o) => o.recommended).map((o) => o.label));
-  const named = PLAN_CHOSEN.exec(plan);
-  if (named) picks.add(named[1]!.toUpperCase());
-  if (picks.size !== 1) return null;
-  const chosen = options.find((o) => picks.has(o.label));
-  if (!chosen) return null;
-  return { chosen, others: options.filter((o) => o !== chosen) };
 }

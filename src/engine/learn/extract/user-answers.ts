@@ -30,6 +30,8 @@ export interface UserAnswer {
   /** The user's free-text answer when it is none of the options. */
   ownWords: string | null;
   eventIds: string[];
+  /** When the user answered. */
+  at: number;
 }
 /** A decision drawn from an answer: the stored sentence and what its key is made of. */
 export interface AnswerDecision {
@@ -118,7 +120,7 @@ export function userAnswers(events: readonly EngineEvent[]): UserAnswer[] {
     const questions = askedQuestions(call);
     for (const [question, answer] of parseAnswers(e.output, questions)) {
       const picked = resolve(question, answer);
-      out.push({ question, picked, ownWords: picked.length > 0 ? null : answer, eventIds: [call.id, e.id] });
+      out.push({ question, picked, ownWords: picked.length > 0 ? null : answer, eventIds: [call.id, e.id], at: e.ms });
     }
   }
   return out;
