@@ -61,9 +61,12 @@ describe.skipIf(!HAVE)("diagnoses on real train sessions (needs ../shared beside
     expect(found[0]!.key).toStartWith("pitfall:diagnosis:codex_cli:");
   });
 
-  test("ba-2: the hook's scope, held because the blocked commit then landed", () => {
-    const { found } = real("ba/28f44c88f4/1");
-    expect(found.map((c) => c.content)).toEqual(["The pre-commit hook runs lint on the entire codebase."]);
+  test("ba-2: the hook's scope without its consequence ('so it catches those too') says nothing wrong: not kept", () => {
+    // Stored once as "The pre-commit hook runs lint on the entire codebase.": two reviewers rejected it
+    // for leaving out the point (other people's uncommitted edits can block your commit).
+    const { found, trace } = real("ba/28f44c88f4/1");
+    expect(found).toEqual([]);
+    expect(trace.find(([s]) => s.includes("runs lint on the entire codebase"))?.[1]).toBe("not standalone");
   });
 
   test("5e: a plan's cause about the hook the fix then rewrote describes the code before the change", () => {
@@ -184,6 +187,13 @@ describe("diagnoses: what a statement must be", () => {
     );
     expect(lessonText("This happens because it never sets `verbose`.")).toBeNull();
     expect(fixed("The problem is that it never sets `verbose` on the provider.")).toEqual([]);
+  });
+
+  test("a consequence that needs the transcript is dropped, and the statement too when what is left is no lesson", () => {
+    expect(lessonText("The hook runs `biome` on the whole tree, so it catches those files too.")).toBeNull();
+    expect(lessonText("`fetch` doesn't retry on 503, so it fails on the first hiccup.")).toBe(
+      "`fetch` doesn't retry on 503.",
+    );
   });
 });
 

@@ -201,9 +201,13 @@ export function lessonText(raw: string): string | null {
     /\s+(?=[—–]\s)|(?<=[;,])\s+(?=(?:so|and|but|which|because|causing)\b)|(?<=;)\s+|\s+(?=and the\b)/,
   );
   const kept: string[] = [clauses[0]!];
+  let consequenceCut = false;
   for (const c of clauses.slice(1)) {
     const body = c.replace(/^[—–,;]\s*/, "");
-    if (/^(?:and|so|but|causing|which)\b/i.test(body) || DANGLING.test(body) || FIRST_PERSON.test(body)) break;
+    if (/^(?:and|so|but|causing|which)\b/i.test(body) || DANGLING.test(body) || FIRST_PERSON.test(body)) {
+      consequenceCut = /^(?:so|causing|which means|meaning)\b/i.test(body);
+      break;
+    }
     kept.push(c);
   }
   let text = kept
@@ -215,6 +219,11 @@ export function lessonText(raw: string): string | null {
     )
     .trim();
   if (!text || DANGLING.test(text.replace(/`[^`]*`/g, " "))) return null;
+  // "The pre-commit hook runs lint on the entire codebase, so it catches those too": the lesson was the
+  // consequence, which needs the transcript; what is left says nothing wrong or surprising (two
+  // reviewers rejected it as missing the point). A limit or a negation stands on its own.
+  if (consequenceCut && !/\b(?:not|never|only|always|wins|invalid|no|gitignored|ignored)\b|n't\b/i.test(text))
+    return null;
   text = text.charAt(0).toUpperCase() + text.slice(1);
   return /[.!]$/.test(text) ? text : `${text}.`;
 }
