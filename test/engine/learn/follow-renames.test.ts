@@ -161,5 +161,8 @@ describe.skipIf(!HAVE)("on the real sessions (needs ../shared beside the repo)",
       await processEvents(request(root, evs), sb.deps({ now: () => Date.parse(evs.at(-1)!.timestamp) + 86_400_000 }));
     }
     expect(rule(sb)?.content).toBe('For AGENTS.md target, the skills should be in ".agents/skills" directory.');
+    // Nothing else was renamed.
+    const renamed = currentItems(sb.db, root).filter((i) => i.tags.includes("renamed-later"));
+    expect(renamed.map((i) => i.key)).toEqual([rule(sb)!.key]);
   });
 });
