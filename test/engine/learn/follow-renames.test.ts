@@ -128,7 +128,7 @@ describe("names the later sessions use instead", () => {
     expect(oneEditApart("src/db/tx.ts", "src/db/tz.ts")).toBe(true);
     expect(oneEditApart(".agents/skills", "/.agents/skills")).toBe(false); // a separator, not a new name
     expect(oneEditApart(".agent/skills", ".claude/skills")).toBe(false);
-    expect(citedPaths('skills in ".agent/skills", rules in `.claude/rules`, and plain words')).toEqual([
+    expect(citedPaths('skills in ".agent/skills", rules in `.claude/rules/`, and plain words')).toEqual([
       ".agent/skills",
       ".claude/rules",
     ]);

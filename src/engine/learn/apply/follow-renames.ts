@@ -23,7 +23,7 @@ import { currentItems, replaceWithVersion, type MemoryItem } from "../../../sql/
 export const RENAME_EPISODES = 2;
 
 /** A quoted or backticked path in a memory's text: `.agent/skills`, "src/db/tx.ts". */
-const QUOTED_PATH = /[`"']([\w.@~-]*\/[\w.@~/-]*\w)[`"']/g;
+const QUOTED_PATH = /[`"']([\w.@~-]*\/[\w.@~/-]*\w)\/?[`"']/g;
 /** Any path in an event's text. */
 const ANY_PATH = /[\w.@~-]*\/[\w.@~/-]*\w/g;
 
