@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { citedPaths, currentText, oneEditApart } from "../../../src/engine/learn/apply/follow-renames.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { reprocessProject } from "../../../src/engine/learn/reprocess.ts";
-import type { EventDTO, EventType } from "../../../src/shared/event.ts";
+import type { EventDTO } from "../../../src/shared/event.ts";
 import { currentItems, predecessors } from "../../../src/sql/memory-items.ts";
-import { request, sandbox, transcriptEvents, TRANSCRIPTS, USER, type Sandbox } from "./helpers.ts";
+import { eventRows, request, sandbox, transcriptEvents, TRANSCRIPTS, type EventLine, type Sandbox } from "./helpers.ts";
 
 /**
  * A memory checked against later sessions: a rule citing `.agent/skills` follows the project when
@@ -14,36 +14,10 @@ import { request, sandbox, transcriptEvents, TRANSCRIPTS, USER, type Sandbox } f
  * sessions), and stays as it is while its own name is still in use or only one episode differs.
  */
 
-let seq = 0;
-interface Ev {
-  type: EventType;
-  text?: string;
-  command?: string;
-  output?: string;
-  exit_code?: number;
-  input?: Record<string, unknown>;
-  paths?: string[];
-}
+type Ev = EventLine;
 /** One session's events, an hour apart from the next session (a new episode each). */
 function session(root: string, name: string, hour: number, list: readonly Ev[]): EventDTO[] {
-  const base = Date.parse("2026-02-17T09:00:00Z") + hour * 3_600_000;
-  return list.map((e, i) => {
-    const id = `evt_r${++seq}`;
-    const { type, paths, ...content } = e;
-    return {
-      id,
-      project_id: root,
-      user_id: USER,
-      source_tool: "claude_code",
-      session_id: name,
-      timestamp: new Date(base + i * 20_000).toISOString(),
-      event_type: type,
-      content_json: JSON.stringify(content),
-      file_paths: paths ?? [],
-      hash: `h_${id}`,
-      processed_at: null,
-    };
-  });
+  return eventRows(root, list, { baseMs: Date.parse("2026-02-17T09:00:00Z") + hour * 3_600_000, session: name });
 }
 
 const RULE = 'Mention also that for AGENTS.md target, the skills should be in ".agent/skills" directory';

@@ -66,9 +66,10 @@ export function sandbox(config: Partial<ConfigValues> = {}): Sandbox {
 
 // ---- hand-written fixtures ---------------------------------------------------------------------
 
-interface FixtureLine extends EventContent {
-  /** Seconds after the fixture's base time. */
-  t: number;
+/** One hand-written event: its type, where and when, and the rest is its content. */
+export interface EventLine extends EventContent {
+  /** Seconds after the base time (default: 20 s per line). */
+  t?: number;
   type: EventType;
   session?: string | null;
   source?: string;
@@ -76,6 +77,37 @@ interface FixtureLine extends EventContent {
 }
 
 const BASE = Date.parse("2026-03-02T09:00:00Z");
+
+/** A stored event row for `line`, at `ms`, in `session` unless the line names its own. */
+export function eventRow(root: string, id: string, line: EventLine, ms: number, session: string | null): EventDTO {
+  const { t: _t, type, session: own, source, paths, ...content } = line;
+  return {
+    id,
+    project_id: root,
+    user_id: USER,
+    source_tool: source ?? "claude_code",
+    session_id: own === undefined ? session : own,
+    timestamp: new Date(ms).toISOString(),
+    event_type: type,
+    content_json: JSON.stringify(content),
+    file_paths: paths ?? [],
+    hash: `h_${id}`,
+    processed_at: null,
+  };
+}
+
+let rowSeq = 0;
+/** Rows for hand-written lines, 20 s apart from `baseMs` (or at their own `t`), ids unique per run. */
+export function eventRows(
+  root: string,
+  lines: readonly EventLine[],
+  opts: { baseMs?: number; session?: string } = {},
+): EventDTO[] {
+  const base = opts.baseMs ?? BASE;
+  return lines.map((l, i) =>
+    eventRow(root, `evt_h${++rowSeq}`, l, base + (l.t ?? i * 20) * 1000, opts.session ?? "s1"),
+  );
+}
 
 /** Events of a hand-written fixture (`test/fixtures/engine/<name>.jsonl`), ids stable per line. */
 export function fixtureEvents(
@@ -88,21 +120,9 @@ export function fixtureEvents(
     .filter((l) => l.trim() && !l.startsWith("//"));
   const base = opts.baseMs ?? BASE;
   return lines.map((l, i) => {
-    const { t, type, session, source, paths, ...content } = JSON.parse(l) as FixtureLine;
+    const line = JSON.parse(l) as EventLine;
     const id = `evt_${name}_${String(i).padStart(3, "0")}${opts.sessionPrefix ?? ""}`;
-    return {
-      id,
-      project_id: root,
-      user_id: USER,
-      source_tool: source ?? "claude_code",
-      session_id: session === undefined ? `${opts.sessionPrefix ?? ""}${name}` : session,
-      timestamp: new Date(base + t * 1000).toISOString(),
-      event_type: type,
-      content_json: JSON.stringify(content),
-      file_paths: paths ?? [],
-      hash: `h_${id}`,
-      processed_at: null,
-    };
+    return eventRow(root, id, line, base + (line.t ?? 0) * 1000, `${opts.sessionPrefix ?? ""}${name}`);
   });
 }
 

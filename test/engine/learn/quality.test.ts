@@ -14,10 +14,19 @@ import { ruleSubjectMatch, taskContext } from "../../../src/engine/retrieve/task
 import { analyzeQuery } from "../../../src/ranker/query.ts";
 import { projectBriefView } from "../../../src/engine/retrieve/views/project-brief.ts";
 import { TaskContextRequest, ViewQuery } from "../../../src/shared/api.ts";
-import type { EventDTO, EventType } from "../../../src/shared/event.ts";
+import type { EventDTO } from "../../../src/shared/event.ts";
 import { estimateTokens } from "../../../src/shared/tokens.ts";
 import { currentItems } from "../../../src/sql/memory-items.ts";
-import { request, sandbox, transcriptEvents, TRANSCRIPTS, USER, type Sandbox } from "./helpers.ts";
+import {
+  eventRows,
+  request,
+  sandbox,
+  transcriptEvents,
+  TRANSCRIPTS,
+  USER,
+  type EventLine,
+  type Sandbox,
+} from "./helpers.ts";
 
 /**
  * What is worth keeping (issue 14), rule by rule, each with what must be stored and what must not,
@@ -25,36 +34,9 @@ import { request, sandbox, transcriptEvents, TRANSCRIPTS, USER, type Sandbox } f
  * (context-evaluator, entireio-cli) and from the Go CLI sessions quoted in the issue.
  */
 
-let seq = 0;
-interface Ev {
-  type: EventType;
-  text?: string;
-  command?: string;
-  output?: string;
-  exit_code?: number;
-  paths?: string[];
-  t?: number;
-  session?: string;
-}
+type Ev = EventLine;
 function events(root: string, list: readonly Ev[], baseIso = "2026-03-02T09:00:00Z"): EventDTO[] {
-  const base = Date.parse(baseIso);
-  return list.map((e, i) => {
-    const id = `evt_q${++seq}`;
-    const { type, paths, t, session, ...content } = e;
-    return {
-      id,
-      project_id: root,
-      user_id: USER,
-      source_tool: "claude_code",
-      session_id: session ?? "s1",
-      timestamp: new Date(base + (t ?? i * 20) * 1000).toISOString(),
-      event_type: type,
-      content_json: JSON.stringify(content),
-      file_paths: paths ?? [],
-      hash: `h_${id}`,
-      processed_at: null,
-    };
-  });
+  return eventRows(root, list, { baseMs: Date.parse(baseIso) });
 }
 const ROOT = "/work/repo";
 const said = (...texts: string[]) =>
