@@ -17,7 +17,7 @@ const OPTION_LINE =
   /^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*)?\s*((?:option|approach|alternative)\s+)?([A-Da-d1-4])(?:\*\*)?\s*[).:—–-]\s*(?:\*\*)?\s*(.{8,200})$/i;
 
 /** Markdown emphasis and links folded to their text. */
-export function plainText(line: string): string {
+function plainText(line: string): string {
   return line
     .replace(/\*\*([^*]+)\*\*/g, "$1")
     .replace(/\*\*/g, "")
