@@ -55,14 +55,13 @@ const outcome = (id: string) =>
     decay_steps: number;
   } | null;
 
+/** The recipe every recipe test grades: stored ten days ago, importance 0.6. */
+const pushRecipe = () =>
+  addItem(p.db, p.root, { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 }, NOW);
+
 describe("recipes graded by what happened next", () => {
   test("commands failing in two later episodes without a success since: demoted and flagged", () => {
-    const r = addItem(
-      p.db,
-      p.root,
-      { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 },
-      NOW,
-    );
+    const r = pushRecipe();
     lintEpisode("ep_a", 5, 1);
     expect(gradeOutcomes(p.db, p.root, NOW).flagged).toEqual([]);
     lintEpisode("ep_b", 3, 1);
@@ -76,12 +75,7 @@ describe("recipes graded by what happened next", () => {
   });
 
   test("a success after the failures keeps the recipe", () => {
-    const r = addItem(
-      p.db,
-      p.root,
-      { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 },
-      NOW,
-    );
+    const r = pushRecipe();
     lintEpisode("ep_a", 6, 1);
     lintEpisode("ep_b", 5, 1);
     lintEpisode("ep_c", 2, 0);
@@ -92,12 +86,7 @@ describe("recipes graded by what happened next", () => {
 
 describe("the engine's pass reads only the episodes it just extracted", () => {
   test("a recipe failing in two later batches is flagged from what each pass recorded", () => {
-    const r = addItem(
-      p.db,
-      p.root,
-      { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 },
-      NOW,
-    );
+    const r = pushRecipe();
     lintEpisode("ep_a", 5, 1);
     expect(gradeOutcomes(p.db, p.root, NOW, 90, ["ep_a"]).flagged).toEqual([]);
     lintEpisode("ep_b", 3, 1);
@@ -107,7 +96,7 @@ describe("the engine's pass reads only the episodes it just extracted", () => {
   });
 
   test("episodes outside the pass are not read", () => {
-    addItem(p.db, p.root, { type: "recipe", key: "recipe:push", content: RECIPE, importance: 0.6, age_days: 10 }, NOW);
+    pushRecipe();
     lintEpisode("ep_a", 5, 1);
     lintEpisode("ep_b", 3, 1);
     // Both failing episodes exist, but this pass was handed one: one failure is not enough.
