@@ -196,25 +196,19 @@ describe("pitfalls graded by what happened next", () => {
     return failureKey(commandRuns([toEngineEvent(row)])[0]!)!;
   };
 
-  test("the error back after the fix: the fix is marked not sufficient; served before it came back: importance raised once", () => {
+  /** The failure's key, learnt from a probe episode that is then cleared, and a pitfall stored under it. */
+  function storedPitfall(content: string) {
     testEpisode("ep_probe", 30);
     const key = keyOfFailure();
-    expect(key).toStartWith("pitfall:test:");
     p.db.query("DELETE FROM episode_events").run();
     p.db.query("DELETE FROM events").run();
     p.db.query("DELETE FROM episodes").run();
-    const pit = addItem(
-      p.db,
-      p.root,
-      {
-        type: "pitfall",
-        key,
-        content: "`npx vitest run` failed: TypeError reading 'exp'. Fix: guard a missing exp.",
-        importance: 0.7,
-        age_days: 10,
-      },
-      NOW,
-    );
+    return addItem(p.db, p.root, { type: "pitfall", key, content, importance: 0.7, age_days: 10 }, NOW);
+  }
+
+  test("the error back after the fix: the fix is marked not sufficient; served before it came back: importance raised once", () => {
+    const pit = storedPitfall("`npx vitest run` failed: TypeError reading 'exp'. Fix: guard a missing exp.");
+    expect(pit.key).toStartWith("pitfall:test:");
     p.db
       .query(
         "INSERT INTO tool_calls (ts, tool, args_json, memory_ids, latency_ms) VALUES (?, 'get_task_context', '{}', ?, 1)",
@@ -232,23 +226,7 @@ describe("pitfalls graded by what happened next", () => {
   });
 
   test("the engine's pass: the failure in the batch it just extracted flags the pitfall", () => {
-    testEpisode("ep_probe", 30);
-    const key = keyOfFailure();
-    p.db.query("DELETE FROM episode_events").run();
-    p.db.query("DELETE FROM events").run();
-    p.db.query("DELETE FROM episodes").run();
-    const pit = addItem(
-      p.db,
-      p.root,
-      {
-        type: "pitfall",
-        key,
-        content: "`npx vitest run` failed: TypeError reading 'exp'.",
-        importance: 0.7,
-        age_days: 10,
-      },
-      NOW,
-    );
+    const pit = storedPitfall("`npx vitest run` failed: TypeError reading 'exp'.");
     testEpisode("ep_again", 4);
     expect(gradeOutcomes(p.db, p.root, NOW, 90, []).flagged).toEqual([]); // handed nothing, reads nothing
     expect(gradeOutcomes(p.db, p.root, NOW, 90, ["ep_again"]).flagged).toEqual([pit.id]);
