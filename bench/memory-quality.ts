@@ -14,7 +14,8 @@
  * labelled task, what a 400-token task context serves (items, tokens, whether the labelled memory is
  * among them). `--quick`: scenarios only. `--dump FILE`: every stored item with its verdict as JSON.
  * `--review FILE`: a reviewer's packet (memory-review.ts): each stored item of the real sessions with the
- * events it was drawn from, for a fresh reader to judge.
+ * events it was drawn from, for a fresh reader to judge. `--labels DIR --transcripts DIR`: another
+ * labelled set (sessions no rule was tuned on) instead of the shared one.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -189,13 +190,23 @@ function quantile(xs: readonly number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 }
 
+/**
+ * Another labelled set than the shared one: `labels` is a folder of labels-*.json (paths "@origin/…"),
+ * `transcripts` the folder holding one folder per origin. Sessions nobody tuned a rule on are the
+ * honest test of what the extractor keeps.
+ */
+export interface LabelledSet {
+  labels: string;
+  transcripts: string;
+}
+
 /** The whole run, without printing (the unit of the benchmark and of the quality test). */
-export async function memoryQuality(quick: boolean): Promise<QualityResult> {
-  const labels = [...scenarioLabels(), ...(quick ? [] : loadLabels())];
+export async function memoryQuality(quick: boolean, set?: LabelledSet): Promise<QualityResult> {
+  const labels = set ? loadLabels(set.labels) : [...scenarioLabels(), ...(quick ? [] : loadLabels())];
   const tmp = mkdtempSync(join(tmpdir(), "sqrl-mq-"));
   try {
     const origins = new Set(labels.map((l) => l.origin));
-    const projects = buildProjects(tmp, quick).filter((p) => origins.has(p.name));
+    const projects = buildProjects(tmp, quick && !set, set?.transcripts).filter((p) => origins.has(p.name));
     const { clockMs, openUser } = await processOffline(tmp, projects);
     const userDb = openUser();
     const stored: StoredItem[] = [];
@@ -329,6 +340,7 @@ function render(r: QualityResult): BenchReport {
   const goalKinds: Kind[] = ["rule", "decision", "lesson"];
   const sum = (split: Split, f: "found" | "total" | "endorsedFound" | "endorsedTotal") =>
     r.recall.filter((x) => x.split === split && goalKinds.includes(x.kind)).reduce((a, x) => a + x[f], 0);
+  const audited = r.labels.flatMap((l) => l.must).filter((m) => goalKinds.includes(m.kind) && m.review);
   const n = r.stored.length;
   const noise = r.stored.filter((s) => s.verdict === "noise").length;
   const unl = r.stored.filter((s) => s.verdict === "unlabelled").length;
@@ -340,7 +352,7 @@ function render(r: QualityResult): BenchReport {
   const servedNoise = r.tasks.reduce((a, t) => a + t.noiseServed, 0);
   const md = [
     "Recall of labelled must-have memories among stored items (offline extractor). The last two columns",
-    "count only the labels a fresh reviewer's audit kept (it rejected 22 of 65 labelled rules, decisions and",
+    `count only the labels a fresh reviewer's audit kept (it rejected ${audited.filter((m) => m.review?.verdict === "reject").length} of ${audited.length} labelled rules, decisions and`,
     "lessons: superseded later in the project, changelog lines of approved plans, readable in the code):",
     "",
     table(["kind", "train", "", "holdout", "", "train, audited", "holdout, audited"], recallRows),
@@ -383,13 +395,28 @@ function render(r: QualityResult): BenchReport {
   };
 }
 
+/** The value after a flag, or an error that says what the flag needs. */
+function flagValue(args: readonly string[], flag: string): string | undefined {
+  const at = args.indexOf(flag);
+  if (at < 0) return undefined;
+  const v = args[at + 1];
+  if (!v || v.startsWith("--")) throw new Error(`${flag} needs a path: bun run bench memory-quality ${flag} <path>`);
+  return resolve(v);
+}
+
 const bench: Bench = async ({ quick, args }) => {
-  const r = await memoryQuality(quick);
+  const labelsDir = flagValue(args, "--labels");
+  const transcripts = flagValue(args, "--transcripts");
+  if (Boolean(labelsDir) !== Boolean(transcripts))
+    throw new Error("--labels and --transcripts go together: a folder of labels-*.json and the transcripts they label");
+  const set = labelsDir && transcripts ? { labels: labelsDir, transcripts } : undefined;
+  const r = await memoryQuality(quick, set);
   const dumpAt = args.indexOf("--dump");
   const dump = dumpAt >= 0 ? args[dumpAt + 1] : process.env.SQRL_MQ_DUMP;
   if (dump) writeFileSync(dump, JSON.stringify({ stored: r.stored, recall: r.recall, tasks: r.tasks }, null, 1));
   const reviewAt = args.indexOf("--review");
-  if (reviewAt >= 0 && args[reviewAt + 1]) writeFileSync(args[reviewAt + 1]!, reviewPacket(r.stored, r.labels));
+  if (reviewAt >= 0 && args[reviewAt + 1])
+    writeFileSync(args[reviewAt + 1]!, reviewPacket(r.stored, r.labels, set?.transcripts));
   return render(r);
 };
 export default bench;

@@ -49,15 +49,15 @@ export function toEvidence(origin: string, e: EventDTO): Evidence {
   return { origin, session: e.session_id, type: e.event_type, text: clipped(`${body || str("tool")}${files}`) };
 }
 
-/** Session id → transcript path (relative to the shared fixtures), read once. */
-function sessionFiles(): Map<string, string> {
+/** Session id → transcript path (relative to the transcripts' root), read once. */
+function sessionFiles(root: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const origin of readdirSync(SHARED_CLAUDE)) {
-    const dir = join(SHARED_CLAUDE, origin);
+  for (const origin of readdirSync(root)) {
+    const dir = join(root, origin);
     if (!statSync(dir).isDirectory()) continue;
     for (const f of jsonlFiles(dir)) {
       const m = /"sessionId":"([^"]+)"/.exec(readFileSync(f, "utf8"));
-      if (m && !out.has(m[1]!)) out.set(m[1]!, relative(SHARED_CLAUDE, f));
+      if (m && !out.has(m[1]!)) out.set(m[1]!, relative(root, f));
     }
   }
   return out;
@@ -71,13 +71,17 @@ const STANDARD = `A memory must read like a line a good teammate writes in the t
 For each item: keep or reject, with a one-line reason.`;
 
 /** The packet as markdown: items of the real sessions only (the scenarios are written for the tests). */
-export function reviewPacket(stored: readonly ReviewItem[], labels: readonly LabelledPath[]): string {
-  const files = sessionFiles();
+export function reviewPacket(
+  stored: readonly ReviewItem[],
+  labels: readonly LabelledPath[],
+  root = SHARED_CLAUDE,
+): string {
+  const files = sessionFiles(root);
   const splitOf = new Map(labels.map((l) => [`${l.origin}/${l.path}`, l.split]));
   const lines = [
     "# Memory review packet",
     "",
-    `Transcripts: ../shared/fixtures/transcripts/claude-code/<path below>.`,
+    `Transcripts: ${root === SHARED_CLAUDE ? "../shared/fixtures/transcripts/claude-code" : root}/<path below>.`,
     "",
     STANDARD,
     "",

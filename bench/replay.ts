@@ -224,7 +224,8 @@ function loadScenarioExpectations(): Expectations {
   return { related: raw.related, unrelated: raw.unrelated, forbidden: raw.forbidden };
 }
 
-export function buildProjects(tmp: string, quick: boolean): Project[] {
+/** The scenarios' project, then one project per origin folder under `claudeRoot` (the shared fixtures by default). */
+export function buildProjects(tmp: string, quick: boolean, claudeRoot = SHARED_CLAUDE): Project[] {
   const projects: Project[] = [];
   const scenarioRoot = join(tmp, "repos", "inventory-api");
   cpSync(join(SCENARIOS, "repo"), scenarioRoot, { recursive: true });
@@ -241,10 +242,10 @@ export function buildProjects(tmp: string, quick: boolean): Project[] {
     ]),
     expectations: loadScenarioExpectations(),
   });
-  if (quick || !existsSync(SHARED_CLAUDE)) return projects;
+  if (quick || !existsSync(claudeRoot)) return projects;
   const universal = projects[0]!.expectations.unrelated;
-  for (const origin of readdirSync(SHARED_CLAUDE).sort()) {
-    const dir = join(SHARED_CLAUDE, origin);
+  for (const origin of readdirSync(claudeRoot).sort()) {
+    const dir = join(claudeRoot, origin);
     if (!statSync(dir).isDirectory()) continue;
     const files = jsonlFiles(dir);
     const roots = outermost(files.flatMap((f) => [...recordedCwds(readFileSync(f, "utf8"))]));
