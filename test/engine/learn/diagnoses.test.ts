@@ -61,6 +61,14 @@ describe.skipIf(!HAVE)("diagnoses on real train sessions (needs ../shared beside
     expect(found[0]!.key).toStartWith("pitfall:diagnosis:codex_cli:");
   });
 
+  test("1b0-1: what a CLI requires, from an approved plan's context, kept once the fix passed its checks", () => {
+    const { found } = real("1b/0a9a02ca76/0");
+    expect(found.map((c) => c.content)).toEqual([
+      "The Cursor Agent CLI requires explicit workspace trust when running non-interactively.",
+    ]);
+    expect(found[0]!.key).toBe("pitfall:diagnosis:cursor_agent_cli:requires_explicit_workspace");
+  });
+
   test("ba-2: the hook's scope without its consequence ('so it catches those too') says nothing wrong: not kept", () => {
     // Stored once as "The pre-commit hook runs lint on the entire codebase.": two reviewers rejected it
     // for leaving out the point (other people's uncommitted edits can block your commit).
@@ -263,6 +271,15 @@ describe("diagnoses: lasting, not this episode's code", () => {
     expect(findDiagnoses(episode("tool", [say(0, tool), edit(10, "src/git.ts"), green(20)])).map((c) => c.key)).toEqual(
       ["pitfall:diagnosis:bun.spawn:doesnt_throw"],
     );
+  });
+
+  test("what this project's code requires is not kept; what a tool requires is", () => {
+    const own = "The `saveDraft` handler requires a session token.";
+    expect(findDiagnoses(episode("own-req", [say(0, own), edit(10, "src/api.ts"), green(20)]))).toEqual([]);
+    const tool = "The Codex CLI now requires a git repository unless `--skip-git-repo-check` is passed.";
+    expect(
+      findDiagnoses(episode("tool-req", [say(0, tool), edit(10, "src/codex.ts"), green(20)])).map((c) => c.content),
+    ).toEqual(["The Codex CLI requires a git repository unless `--skip-git-repo-check` is passed."]);
   });
 
   test("a library API used in this code ('the `useEffect`', 'Line 46') is not the library's behaviour", () => {

@@ -7,7 +7,7 @@
  * Strict, because most explanations are about one episode's code:
  * - Where: the assistant's replies, and the root-cause section of an approved plan.
  * - What: one sentence with a root-cause marker ("the issue is that", "this happens because", "X wins",
- *   "X doesn't/never/only …", "X is gitignored", "X picks up …") about a named subject (a backticked
+ *   "X doesn't/never/only …", "X is gitignored", "X picks up …", "X requires …") about a named subject (a backticked
  *   identifier, a file, a known tool). Dropped: the assistant's own slips ("my change"), compile and
  *   type errors, before-state text ("currently", "still"), questions, hypotheses, narration, a
  *   pronoun left without its subject, and a statement a later reply dismisses.
@@ -80,7 +80,7 @@ const CAUSE_LEAD =
   /^(?:(?:so|and|but)\s+)?(?:the\s+)?(?:real\s+|actual\s+|underlying\s+)?(?:root\s+cause|issue|problem|bug|culprit|cause)\s+(?:here\s+)?(?:is|was)\s+(?:that\s+)?|^(?:this|that|it)\s+(?:happens|happened|occurs|fails|failed|breaks)\s+because\s+/i;
 /** A statement of how a named thing behaves, always (not what it did once). */
 const BEHAVIOUR =
-  /\b(?:wins|take?s? precedence|prioriti[sz]es\b.*\bover|overrides?|(?:does not|doesn't|do not|don't|never|won't|will not|cannot|can't)\s+[a-z]{3,}|only\s+[a-z]{3,}s\b|always\s+[a-z]{3,}s\b|is\s+(?:gitignored|ignored by git|not (?:a )?valid|filtering|intercepting|rewriting|swallowing)|(?:filters|intercepts|rewrites|swallows)\s+(?:the\s+)?(?:output|stdout|stderr|arguments)|picks?\s+up|(?:runs?|lints?|checks?)\s+(?:lint\s+)?on\s+the\s+(?:entire|whole)|returns?\s+a\s+new\s+\w+\s+on\s+every|has\s+no\s+`?[\w-]+`?\s+subcommand|(?:are|is)\s+only\s+(?:created|generated|built|written)\s+(?:during|by|when))\b/i;
+  /\b(?:wins|take?s? precedence|prioriti[sz]es\b.*\bover|overrides?|(?:does not|doesn't|do not|don't|never|won't|will not|cannot|can't)\s+[a-z]{3,}|only\s+[a-z]{3,}s\b|always\s+[a-z]{3,}s\b|is\s+(?:gitignored|ignored by git|not (?:a )?valid|filtering|intercepting|rewriting|swallowing)|(?:filters|intercepts|rewrites|swallows)\s+(?:the\s+)?(?:output|stdout|stderr|arguments)|picks?\s+up|(?:runs?|lints?|checks?)\s+(?:lint\s+)?on\s+the\s+(?:entire|whole)|returns?\s+a\s+new\s+\w+\s+on\s+every|has\s+no\s+`?[\w-]+`?\s+subcommand|(?:are|is)\s+only\s+(?:created|generated|built|written)\s+(?:during|by|when)|(?:now\s+)?requires\s+(?:an?\s+|explicit\s+)?[a-z]{3,})\b/i;
 
 const QUESTION = /\?\s*$/;
 const HEDGE =
@@ -213,6 +213,8 @@ export function lessonText(raw: string): string | null {
   let text = kept
     .join(" ")
     .replace(/[\s,;:—–-]+$/, "")
+    // "now requires": new to the session's author, a standing fact for the reader.
+    .replace(/\bnow (requires)\b/i, "$1")
     .replace(
       /\b(is|are) (filtering|intercepting|rewriting|swallowing)\b/i,
       (_m, be: string, v: string) => `${v.replace(/ing$/, be === "is" ? "s" : "")}`,
