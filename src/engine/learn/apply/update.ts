@@ -108,6 +108,10 @@ export function ruleDecision(c: Candidate, existing: readonly ExistingItem[]): D
       targetId: target.id,
       reason: sameValue ? "opposite instruction" : `value changed to ${c.value}`,
     };
+  // The stored text told again with more ("update changelog.md" → "update package.json and changelog.md"): the fuller one.
+  const ct = tokens(c.content);
+  if (ct.size > tokens(target.content).size && [...tokens(target.content)].every((t) => ct.has(t)))
+    return { verb: "UPDATE_EXISTING", targetId: target.id, reason: "the same, with more detail" };
   if (best.jaccard >= 0.8 || best.containment >= 0.9)
     return { verb: "NOOP", targetId: target.id, reason: "near-duplicate" };
   // A recipe whose every command the stored one already has is a shorter variant: keep the fuller one.

@@ -17,6 +17,7 @@ import { pitfalls } from "./pitfalls.ts";
 import { projectEndpoints } from "./project-endpoints.ts";
 import { projectManifests } from "./project-manifests.ts";
 import { recipes } from "./recipes.ts";
+import { stepOrder } from "./step-order.ts";
 import { repoInstructions } from "./repo-instructions.ts";
 import { styleHabits } from "./style-habits.ts";
 import { stylePreferences } from "./style-preferences.ts";
@@ -25,6 +26,7 @@ export const EPISODE_RULES: ReadonlyArray<[string, Rule]> = [
   ["style-preferences", stylePreferences],
   ["style-habits", styleHabits],
   ["decisions", decisions],
+  ["step-order", stepOrder],
   ["command-corrections", commandCorrections],
   ["project-endpoints", projectEndpoints],
   ["pitfalls", pitfalls],
