@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { findDiagnoses, lessonText, rejectReason } from "../../../src/engine/learn/extract/diagnoses.ts";
 import { extractOffline, ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import type { EventDTO } from "../../../src/shared/event.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
-import { TRANSCRIPTS, transcriptEvents, USER } from "./helpers.ts";
+import { HAVE_PACKMIND, packmindInput, USER } from "./helpers.ts";
 
 /**
  * Rule `diagnoses`: lessons from the assistant's root-cause explanations. Real train sessions of
@@ -17,12 +17,10 @@ afterAll(() => tmp.cleanup());
 const ROOT = join(tmp.path, "repo");
 mkdirSync(ROOT, { recursive: true });
 
-const PACKMIND = join(TRANSCRIPTS, "claude-code", "packmindhub-context-evaluator");
-const HAVE = existsSync(PACKMIND);
+const HAVE = HAVE_PACKMIND;
 
 function real(rel: string) {
-  const events = transcriptEvents(`claude-code/packmindhub-context-evaluator/${rel}/full.jsonl`, "claude", ROOT);
-  const input = ruleInput(`ep_${rel}`, ROOT, events);
+  const input = packmindInput(rel, ROOT);
   const trace: Array<[string, string]> = [];
   const found = findDiagnoses(input, (s, v) => trace.push([s, v]));
   return { found, trace, offline: extractOffline(input) };

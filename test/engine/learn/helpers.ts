@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ClaudeCodeNormalizer } from "../../../src/daemon/normalize/claude-code.ts";
 import { CodexNormalizer } from "../../../src/daemon/normalize/codex.ts";
@@ -10,6 +10,8 @@ import type { ConfigValues } from "../../../src/shared/config-keys.ts";
 import type { EventContent, EventDTO, EventType, NormalizedEvent } from "../../../src/shared/event.ts";
 import { StateDbLedger } from "../../../src/engine/llm/usage.ts";
 import type { EngineDeps } from "../../../src/engine/learn/process-events.ts";
+import type { RuleInput } from "../../../src/engine/learn/extract/candidate.ts";
+import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { insertEvents } from "../../../src/sql/events.ts";
 import { openDatabase, openProjectDb } from "../../../src/sql/open.ts";
 import { SHARED_DIR, tempDir } from "../../helpers/sqrl.ts";
@@ -170,6 +172,16 @@ export function transcriptEvents(relPath: string, kind: "claude" | "codex", root
       };
       return toEventRow(moved, root, USER);
     });
+}
+
+/** The packmind project's sessions under ../shared (train and holdout), and whether they are there. */
+export const PACKMIND_DIR = join(TRANSCRIPTS, "claude-code", "packmindhub-context-evaluator");
+export const HAVE_PACKMIND = existsSync(PACKMIND_DIR);
+
+/** A rule's input for one packmind session (`rel` like "7e/b9199a878a/0"), as the engine would see it. */
+export function packmindInput(rel: string, root: string): RuleInput {
+  const events = transcriptEvents(`claude-code/packmindhub-context-evaluator/${rel}/full.jsonl`, "claude", root);
+  return ruleInput(`ep_${rel}`, root, events);
 }
 
 /** Store events like the daemon does before it sends them (so segmentation sees pending ones). */

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { stepOrder } from "../../../src/engine/learn/extract/step-order.ts";
 import { ruleDecision } from "../../../src/engine/learn/apply/update.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
-import { eventRows, TRANSCRIPTS, transcriptEvents, type EventLine } from "./helpers.ts";
+import { eventRows, HAVE_PACKMIND, packmindInput, type EventLine } from "./helpers.ts";
 
 /**
  * Rule `step-order`: what the user says must come before a recurring action (a release, a commit, a
@@ -15,13 +15,8 @@ const tmp = tempDir("sqrl-step-order-");
 afterAll(() => tmp.cleanup());
 const ROOT = join(tmp.path, "repo");
 mkdirSync(ROOT, { recursive: true });
-const PACKMIND = join(TRANSCRIPTS, "claude-code", "packmindhub-context-evaluator");
-const HAVE = existsSync(PACKMIND);
-
-function real(rel: string) {
-  const events = transcriptEvents(`claude-code/packmindhub-context-evaluator/${rel}/full.jsonl`, "claude", ROOT);
-  return stepOrder(ruleInput(`ep_${rel}`, ROOT, events));
-}
+const HAVE = HAVE_PACKMIND;
+const real = (rel: string) => stepOrder(packmindInput(rel, ROOT));
 
 describe.skipIf(!HAVE)("step-order on real train sessions (needs ../shared beside the repo)", () => {
   test("7e-1: 'so test the tag release/0.4.1, but update package.json and changelog.md before'", () => {
