@@ -183,6 +183,33 @@ describe("diagnoses: what a statement must be", () => {
     expect(fixed(s)).toEqual([]);
   });
 
+  test("a hedge anywhere in the paragraph makes each of its sentences a guess; the next paragraph stands", () => {
+    const reply = [
+      "**Git hooks run with a minimal environment that doesn't include the user's full `PATH`.** The filter",
+      "command may not be found because:",
+      "1. Git hooks don't source `.bashrc`/`.zshrc`",
+      "",
+      "The issue is that `Bun.spawn` doesn't throw on non-zero exit codes.",
+    ].join("\n");
+    expect(fixed(reply).map((c) => c.content)).toEqual(["`Bun.spawn` doesn't throw on non-zero exit codes."]);
+  });
+
+  test("a plan's 'Root Cause Hypothesis' or 'Possible Causes' section is a guess, not a cause", () => {
+    const plan = (heading: string) =>
+      `Implement the following plan:\n\n# Fix filter\n\n## ${heading}\n\nGit hooks don't source \`.bashrc\` files.\n\n## Solution\n\nAdd logging.`;
+    const run = (heading: string) =>
+      findDiagnoses(
+        episode(`plan-${heading.length}`, [
+          { t: 0, type: "user_message", text: plan(heading) },
+          edit(10, "src/filter.go"),
+          green(20),
+        ]),
+      ).map((c) => c.content);
+    expect(run("Root Cause Hypothesis")).toEqual([]);
+    expect(run("Possible Causes")).toEqual([]);
+    expect(run("Root Cause")).toEqual(["Git hooks don't source `.bashrc` files."]);
+  });
+
   test("a statement with no named subject is not kept", () => {
     expect(fixed("The problem is that the checkout never waits for the fetch.")).toEqual([]);
   });
@@ -209,6 +236,12 @@ describe("diagnoses: evidence that the diagnosis held", () => {
   test("no fix after the statement: nothing", () => {
     expect(findDiagnoses(episode("nofix", [green(0), say(10, s)]))).toEqual([]);
     expect(findDiagnoses(episode("noproof", [say(0, s), edit(10, "src/cloner.ts")]))).toEqual([]);
+  });
+
+  test("a formatter run after the edit proves nothing; a test run does", () => {
+    const fmt: Line = { t: 20, type: "command_run", command: "gofmt -w .", exit_code: 0, output: "" };
+    expect(findDiagnoses(episode("fmt-only", [say(0, s), edit(10, "src/cloner.ts"), fmt]))).toEqual([]);
+    expect(findDiagnoses(episode("fmt-test", [say(0, s), edit(10, "src/cloner.ts"), fmt, green(30)])).length).toBe(1);
   });
 
   test("a later reply that dismisses the explanation: nothing", () => {

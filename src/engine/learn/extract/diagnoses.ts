@@ -112,14 +112,17 @@ const VALID_VALUES =
   /^the (?:only )?(?:valid|allowed|accepted|supported) (?:values|options|modes|choices) are\b[^.]*`[^`]+`/i;
 /** "Let me bypass it.": the next command is the workaround. */
 const WORKAROUND = /^(?:now\s+)?let me (?:bypass|work around|avoid|skip)\b/i;
-/** Plan headings whose section is a root-cause explanation. */
+/** Plan headings whose section is a root-cause explanation ("Root Cause Hypothesis", "Possible Causes" are guesses). */
 const PLAN_CAUSE_HEADING = /^#{1,4}\s+.*\b(?:root cause|cause|why|problem|context|background|diagnos\w*)\b/i;
+const PLAN_GUESS_HEADING = /\b(?:hypothes[ie]s|possible|potential|suspected|candidate|likely)\b/i;
 
 interface Statement {
   text: string;
   ev: EngineEvent;
   /** Sentence that followed in the same reply (for a workaround: "Let me bypass it."). */
   next: string;
+  /** Its paragraph hedges ("… may not be found because: 1. Git hooks don't source `.bashrc`"). */
+  hedged: boolean;
 }
 
 /** Markdown removed: code blocks, headings, bullets, bold and italics, links. */
@@ -153,7 +156,7 @@ function planCauseText(text: string): string {
         out.push(`${h[2]!.replace(/^part\s+\w+\s*[—–:-]\s*/i, "").trim()}.`);
         continue;
       }
-      level = PLAN_CAUSE_HEADING.test(line.trim()) ? depth : 0;
+      level = PLAN_CAUSE_HEADING.test(line.trim()) && !PLAN_GUESS_HEADING.test(line) ? depth : 0;
       continue;
     }
     if (level > 0) out.push(line);
@@ -164,8 +167,14 @@ function planCauseText(text: string): string {
 function statements(events: readonly EngineEvent[]): Statement[] {
   const out: Statement[] = [];
   const push = (text: string, ev: EngineEvent) => {
-    const ss = sentences(text);
-    ss.forEach((s, i) => out.push({ text: s, ev, next: ss[i + 1] ?? "" }));
+    // A paragraph is one thought: a hedge anywhere in it makes each of its sentences a hypothesis
+    // (a plan's bold "root cause" followed by "… may not be found because:" and a list was a guess the
+    // session never confirmed).
+    for (const para of text.replace(/```[\s\S]*?```/g, "\n\n").split(/\n\s*\n/)) {
+      const hedged = HEDGE.test(plain(para));
+      const ss = sentences(para);
+      ss.forEach((s, i) => out.push({ text: s, ev, next: ss[i + 1] ?? "", hedged }));
+    }
   };
   for (const ev of events) {
     if (ev.sidechain) continue;
@@ -312,7 +321,10 @@ function held(
   const isCommit = (r: CommandRun) => /\bgit\s+commit\b/.test(r.ev.command);
   const edit = changes.find((e) => e.ms >= at);
   if (edit) {
-    const proof = runs.find((r) => r.ev.ms > edit.ms && worked(r) && (CHECK_KINDS.has(r.kind) || isCommit(r)));
+    // A formatter rewrites files and proves nothing about the cause (a plan's guess was "held" by `gofmt -w .`).
+    const proof = runs.find(
+      (r) => r.ev.ms > edit.ms && worked(r) && ((CHECK_KINDS.has(r.kind) && r.kind !== "format") || isCommit(r)),
+    );
     if (proof) return { ids: [edit.id, proof.ev.id] };
   }
   // A command that failed shortly before the statement (one of the last three runs), working afterwards.
@@ -369,7 +381,7 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
   const changes = appliedChanges(events);
   const out: Candidate[] = [];
   for (const st of statements(events)) {
-    const why = rejectReason(st.text);
+    const why = rejectReason(st.text) ?? (st.hedged && "hedge");
     if (why) {
       if (why !== "no-marker") trace(st.text, why);
       continue;
