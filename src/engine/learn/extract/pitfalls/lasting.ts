@@ -30,11 +30,12 @@ export function lastingReason(
   const msgs = userMessages(events).filter(
     (m) => m.ev.ms > c.first.ev.ms && m.ev.ms < c.pass.ev.ms && !isPlanMessage(m.text),
   );
-  if (msgs.length > 0) return "user-remarked";
   // "The test was checking for the old text", or only test files changed: a test brought in line with
-  // the change — routine, however long it took.
+  // the change — routine, however long it took, and whatever the user said meanwhile ("fix the test,
+  // the code is right" steers the fix; it does not make the updated expectation a lesson).
   if (ROUTINE_CAUSE.test(text)) return "routine";
   if (fixFiles.length > 0 && fixFiles.every((f) => TEST_FILE.test(f)) && !fixedByCommand) return "routine";
+  if (msgs.length > 0) return "user-remarked";
   if (c.attempts >= 3) return "hard-won";
   if (c.pass.ev.ms - c.first.ev.ms >= 10 * 60_000) return "hard-won";
   if (NON_OBVIOUS.test(text) || fixedByCommand) return "non-obvious";
