@@ -31,6 +31,7 @@ import type { Candidate } from "./extract/candidate.ts";
 import { toEngineEvent, type EngineEvent } from "../events/event-view.ts";
 import { extractOffline, finishCandidates, ruleInput } from "./extract/index.ts";
 import { dropRestated, retireCoveredHabits } from "./apply/consolidate.ts";
+import { withoutWhatRepoSays } from "./apply/repo-says.ts";
 import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
 import { episodeImportance } from "./importance.ts";
@@ -296,7 +297,7 @@ export async function extractEpisode(
       extracted.candidates.map((c) => passGate(db, projectId, c, observedAt)).filter((c): c is Candidate => c !== null),
     )
     .immediate();
-  const ex = { ...extracted, candidates: dropRestated(db, projectId, gated) };
+  const ex = { ...extracted, candidates: withoutWhatRepoSays(projectId, dropRestated(db, projectId, gated)) };
   const userDb = ex.candidates.some((c) => c.scope === "user") ? d.openUserDb() : null;
   try {
     const cases = ex.candidates.map((candidate, index) => ({

@@ -183,3 +183,32 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     );
   });
 });
+
+describe.skipIf(!HAVE)("what the repository already tells the agent (needs ../shared beside the repo)", () => {
+  const BE = "claude-code/packmindhub-context-evaluator/be/0878c3d75d/0/full.jsonl";
+  async function runWith(claudeMd: string | null) {
+    sb = sandbox();
+    if (claudeMd) writeFileSync(join(sb.root, "CLAUDE.md"), claudeMd);
+    await processEvents(request(sb.root, transcriptEvents(BE, "claude", sb.root)), sb.deps());
+    return currentItems(sb.db, sb.root);
+  }
+
+  test("command habits whose commands CLAUDE.md names are not stored again; lessons are", async () => {
+    const without = await runWith(null);
+    const habits = ["package_manager", "lint_command", "typecheck_command"];
+    expect(without.map((i) => i.key)).toEqual(expect.arrayContaining(habits));
+    const md =
+      "# Project\n\n## Commands\n\n- `bun run test`: unit tests\n- `bun run lint`: Biome\n- `bun run typecheck`: tsc\n";
+    const withMd = await runWith(md);
+    const keys = withMd.map((i) => i.key);
+    for (const k of habits) expect([k, keys.includes(k)]).toEqual([k, false]);
+    // The lesson says what went wrong; the file does not.
+    expect(withMd.some((i) => i.content.includes("`Bun.spawn` doesn't throw"))).toBe(true);
+  });
+
+  test("a file naming only some of the commands leaves what it does not name", async () => {
+    const keys = (await runWith("# Project\n\nRun `bun run test` before you push.\n")).map((i) => i.key);
+    // `bun run lint` and `bun run typecheck` are not in the file: what names them stays.
+    expect(keys).toEqual(expect.arrayContaining(["lint_command", "typecheck_command", "package_manager"]));
+  });
+});

@@ -60,6 +60,35 @@ function guidanceFiles(root: string): Array<{ rel: string; sections: RegExp | nu
   ];
 }
 
+const textCache = new Map<string, { stamp: string; text: string }>();
+
+/**
+ * Everything the repository's guidance files say, lower-cased, whitespace collapsed (the README in
+ * full): what an agent reads at the start of a session. Re-read only when a file's size or time changed.
+ */
+export function repoGuidanceText(root: string): string {
+  const files = guidanceFiles(root).map((f) => f.rel);
+  const stamp = files
+    .map((rel) => {
+      try {
+        const st = statSync(join(root, rel));
+        return `${rel}:${st.size}:${st.mtimeMs}`;
+      } catch {
+        return "";
+      }
+    })
+    .join("|");
+  const hit = textCache.get(root);
+  if (hit && hit.stamp === stamp) return hit.text;
+  const text = files
+    .map((rel) => read(root, rel) ?? "")
+    .join("\n")
+    .toLowerCase()
+    .replace(/\s+/g, " ");
+  textCache.set(root, { stamp, text });
+  return text;
+}
+
 /** The rules a guidance file states, with their line numbers. */
 function rulesIn(
   text: string,
