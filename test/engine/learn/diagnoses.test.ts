@@ -59,10 +59,10 @@ describe.skipIf(!HAVE)("diagnoses on real train sessions (needs ../shared beside
     expect(found[0]!.key).toStartWith("pitfall:diagnosis:codex_cli:");
   });
 
-  test("1b0-1: what a CLI requires, from an approved plan's context, kept once the fix passed its checks", () => {
+  test("1b0-1: what a CLI requires, from an approved plan's context, with the flag its change passed, kept once the fix passed its checks", () => {
     const { found } = real("1b/0a9a02ca76/0");
     expect(found.map((c) => c.content)).toEqual([
-      "The Cursor Agent CLI requires explicit workspace trust when running non-interactively.",
+      "The Cursor Agent CLI requires explicit workspace trust when running non-interactively; pass `--trust`.",
     ]);
     expect(found[0]!.key).toBe("pitfall:diagnosis:cursor_agent_cli:requires_explicit_workspace");
   });
@@ -208,6 +208,23 @@ describe("diagnoses: what a statement must be", () => {
     expect(run("Root Cause Hypothesis")).toEqual([]);
     expect(run("Possible Causes")).toEqual([]);
     expect(run("Root Cause")).toEqual(["Git hooks don't source `.bashrc` files."]);
+  });
+
+  test("a plan's 'requires' lesson carries the flag its change section passes, and only that section's", () => {
+    const plan = (change: string) =>
+      `Implement the following plan:\n\n# Fix codex\n\n## Context\n\nThe Codex CLI requires a git repository.\nIt mentions \`--ignored\` here.\n\n## Change\n\n${change}`;
+    const run = (change: string) =>
+      findDiagnoses(
+        episode(`flag-${change.length}`, [
+          { t: 0, type: "user_message", text: plan(change) },
+          edit(10, "src/codex.ts"),
+          green(20),
+        ]),
+      ).map((c) => c.content);
+    expect(run("Add `--skip-git-repo-check` to the args.")).toEqual([
+      "The Codex CLI requires a git repository; pass `--skip-git-repo-check`.",
+    ]);
+    expect(run("Run the CLI inside a temporary git repository.")).toEqual(["The Codex CLI requires a git repository."]);
   });
 
   test("a statement with no named subject is not kept", () => {

@@ -123,6 +123,8 @@ interface Statement {
   next: string;
   /** Its paragraph hedges ("… may not be found because: 1. Git hooks don't source `.bashrc`"). */
   hedged: boolean;
+  /** From a plan: the flag its change section passes ("Add `--trust` to the base args …"). */
+  flag?: string;
 }
 
 /** Markdown removed: code blocks, headings, bullets, bold and italics, links. */
@@ -164,16 +166,31 @@ function planCauseText(text: string): string {
   return out.join("\n");
 }
 
+/** The first backticked CLI flag of a plan's change/fix section: what "requires …" is answered with. */
+function planFlag(text: string): string | undefined {
+  let inFix = false;
+  for (const line of text.replace(/```[\s\S]*?```/g, "").split(/\r?\n/)) {
+    const h = /^\s*#{1,6}\s+(.*)$/.exec(line);
+    if (h) {
+      inFix = /\b(?:change|fix|solution|implementation)\b/i.test(h[1]!);
+      continue;
+    }
+    const flag = inFix ? /`(--[a-z][\w-]*)`/.exec(line) : null;
+    if (flag) return flag[1];
+  }
+  return undefined;
+}
+
 function statements(events: readonly EngineEvent[]): Statement[] {
   const out: Statement[] = [];
-  const push = (text: string, ev: EngineEvent) => {
+  const push = (text: string, ev: EngineEvent, flag?: string) => {
     // A paragraph is one thought: a hedge anywhere in it makes each of its sentences a hypothesis
     // (a plan's bold "root cause" followed by "… may not be found because:" and a list was a guess the
     // session never confirmed).
     for (const para of text.replace(/```[\s\S]*?```/g, "\n\n").split(/\n\s*\n/)) {
       const hedged = HEDGE.test(plain(para));
       const ss = sentences(para);
-      ss.forEach((s, i) => out.push({ text: s, ev, next: ss[i + 1] ?? "", hedged }));
+      ss.forEach((s, i) => out.push({ text: s, ev, next: ss[i + 1] ?? "", hedged, flag }));
     }
   };
   for (const ev of events) {
@@ -181,7 +198,7 @@ function statements(events: readonly EngineEvent[]): Statement[] {
     if (ev.type === "assistant_response") push(ev.text, ev);
     else if (ev.type === "user_message") {
       const t = cleanUserText(ev.text);
-      if (isPlanMessage(t)) push(planCauseText(t), ev);
+      if (isPlanMessage(t)) push(planCauseText(t), ev, planFlag(t));
     }
   }
   return out;
@@ -422,6 +439,10 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
     let content = text;
     // "The valid values are `read-only`, `workspace-write` …" completes a "not a valid X" statement.
     if (/\bnot (?:a )?valid\b/i.test(text) && VALID_VALUES.test(st.next)) content = `${text} ${st.next}`;
+    // "The Cursor Agent CLI requires explicit workspace trust …" says what to do only with the flag the
+    // plan then passed (a reviewer rejected it without: "it can't be acted on").
+    if (st.flag && /\brequires\b/i.test(text) && !text.includes(st.flag))
+      content = `${text.replace(/\.$/, "")}; pass \`${st.flag}\`.`;
     if (evidence.workaround) {
       const cmd = evidence.workaround.ev.command.split(/\s+/).slice(0, 4).join(" ");
       content = `${filteredCommand(text, runs, st.ev.ms).replace(/\.$/, "")}; bypass it with \`${cmd} …\`.`;
