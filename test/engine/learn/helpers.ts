@@ -98,6 +98,14 @@ export function eventRow(root: string, id: string, line: EventLine, ms: number, 
   };
 }
 
+/** An applied Edit of `file` (the change itself does not matter to the rules that read it). */
+export const editLine = (file: string): EventLine => ({
+  type: "code_change",
+  tool: "Edit",
+  input: { file_path: file, old_string: "a", new_string: "b" },
+  paths: [file],
+});
+
 let rowSeq = 0;
 /** Rows for hand-written lines, 20 s apart from `baseMs` (or at their own `t`), ids unique per run. */
 export function eventRows(

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { pitfalls } from "../../../src/engine/learn/extract/pitfalls.ts";
-import { eventRows, type EventLine } from "./helpers.ts";
+import { editLine as edit, eventRows, type EventLine } from "./helpers.ts";
 
 /**
  * The pitfall gate's order: a test brought in line with the code is routine even when the user spoke
@@ -23,12 +23,6 @@ const passing: EventLine = {
   output: "ok  cli 0.4s",
   passed: 3,
 };
-const edit = (file: string): EventLine => ({
-  type: "code_change",
-  tool: "Edit",
-  input: { file_path: file, old_string: "a", new_string: "b" },
-  paths: [file],
-});
 const run = (lines: EventLine[]) => pitfalls(ruleInput("ep_gate", ROOT, eventRows(ROOT, lines)));
 
 describe("pitfall gate: what the user says does not make a test update a lesson", () => {

@@ -5,7 +5,7 @@ import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { stepOrder } from "../../../src/engine/learn/extract/step-order.ts";
 import { ruleDecision } from "../../../src/engine/learn/apply/update.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
-import { eventRows, HAVE_PACKMIND, packmindInput, type EventLine } from "./helpers.ts";
+import { editLine as edit, eventRows, HAVE_PACKMIND, packmindInput, type EventLine } from "./helpers.ts";
 
 /**
  * Rule `step-order`: what the user says must come before a recurring action (a release, a commit, a
@@ -42,12 +42,6 @@ describe.skipIf(!HAVE)("step-order on real train sessions (needs ../shared besid
 if (!HAVE) console.log("step-order: ../shared transcripts absent, real-session cases skipped");
 
 const say = (text: string): EventLine => ({ type: "user_message", text });
-const edit = (file: string): EventLine => ({
-  type: "code_change",
-  tool: "Edit",
-  input: { file_path: file, old_string: "a", new_string: "b" },
-  paths: [file],
-});
 const run = (lines: EventLine[]) => stepOrder(ruleInput("ep_syn", ROOT, eventRows(ROOT, lines)));
 
 describe("step-order: what the instruction must be", () => {
