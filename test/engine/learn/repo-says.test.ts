@@ -65,6 +65,17 @@ describe("withoutWhatRepoSays", () => {
     expect(withoutWhatRepoSays(none, [verify, hook])).toHaveLength(2);
   });
 
+  test("a command is named as words of its own; one word in prose names nothing", () => {
+    const root = join(tmp.path, "words");
+    mkdirSync(root, { recursive: true });
+    writeFileSync(
+      join(root, "CONTRIBUTING.md"),
+      "Make sure to run `mise run fmtx`, `mise run lint` and `mise run test`, and `make` a build.\n",
+    );
+    const build = cand("recipe", "recipe:build", "To build: `make`.", "recipes");
+    expect(withoutWhatRepoSays(root, [verify, build]).map((c) => c.key)).toEqual(["recipe:verify", "recipe:build"]);
+  });
+
   test("an edited file is read again", () => {
     const root = join(tmp.path, "edited");
     mkdirSync(root, { recursive: true });

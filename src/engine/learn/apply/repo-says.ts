@@ -21,6 +21,22 @@ function commandsOf(content: string): string[] {
   return [...content.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.toLowerCase().replace(/\s+/g, " ").trim());
 }
 
+/**
+ * A command line the text names, as words of its own (`mise run test` is named by "`mise run test:ci`").
+ * A single word (`make`, `just`) is not a command line: prose says "make sure" without naming it.
+ */
+function named(text: string, cmd: string): boolean {
+  if (!cmd.includes(" ")) return false;
+  const at = (from: number): boolean => {
+    const i = text.indexOf(cmd, from);
+    if (i < 0) return false;
+    const before = text[i - 1] ?? " ";
+    const after = text[i + cmd.length] ?? " ";
+    return (!/[\w-]/.test(before) && !/[\w-]/.test(after)) || at(i + 1);
+  };
+  return at(0);
+}
+
 export function withoutWhatRepoSays(projectRoot: string, cands: readonly Candidate[]): Candidate[] {
   if (!cands.some(readFromRuns)) return [...cands];
   const says = repoGuidanceText(projectRoot);
@@ -28,7 +44,7 @@ export function withoutWhatRepoSays(projectRoot: string, cands: readonly Candida
   return cands.filter((c) => {
     if (!readFromRuns(c)) return true;
     const cmds = commandsOf(c.content);
-    const known = cmds.length > 0 && cmds.every((cmd) => says.includes(cmd));
+    const known = cmds.length > 0 && cmds.every((cmd) => named(says, cmd));
     if (known) log.debug(`not stored, the repository's guidance files already name its commands: ${c.key}`);
     return !known;
   });

@@ -6,9 +6,9 @@
  * package.json and changelog.md.", keyed by the action so the same instruction in another session
  * meets itself.
  *
- * Held: the session then made the step (an applied edit of each file it names, or the command it
- * names run), so a step the assistant never took, or misread, is not stored. Not from plans (the
- * assistant's text), questions, or long pasted messages.
+ * Held: the session then made the step (an applied edit of each file it names; a step that names no
+ * file, "run the formatter first", is not stored), so a step the assistant never took, or misread, is
+ * not stored. Not from plans (the assistant's text), questions, or long pasted messages.
  */
 import { basename } from "node:path";
 import type { Candidate, Rule } from "./candidate.ts";
