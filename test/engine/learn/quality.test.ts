@@ -90,6 +90,9 @@ describe("stated rules: anywhere in a message, standing, standing alone", () => 
     expect(british[0]!.scope).toBe("user"); // how the person writes anywhere: a general phrasing
     const pnpm = got("We use pnpm in this repo, never npm.");
     expect([pnpm[0]!.key, pnpm[0]!.scope]).toEqual(["package_manager", "project"]);
+    // A ticket named beside a rule that says it stands does not make it that ticket's.
+    const standing = got("Always run `mise run lint` before pushing. I am on ENT-98 today.");
+    expect(standing.map((c) => c.content)).toEqual(["Always run `mise run lint` before pushing."]);
   });
 
   test("one-off requests, questions, pronoun fragments, hedges and pasted review text are not rules", () => {
@@ -106,6 +109,9 @@ describe("stated rules: anywhere in a message, standing, standing alone", () => 
       "Don't give it a number and it needs no date or status in the file.",
       "I think we musr also update @prompts/context-remediation/packmind-remediation-skill-creation.md to simplify it.",
       "High Severity: the error returned by repo.Worktree() must always be checked before use",
+      // An instruction in a message about one ticket is that ticket's.
+      "I'm working on linear ENT-98. keep our working documentation in linear.",
+      "For issue #42 use the staging bucket.",
     ]) {
       expect([text, explicitPreferences(said(text)).map((c) => c.content)]).toEqual([text, []]);
     }

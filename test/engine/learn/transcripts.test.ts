@@ -114,14 +114,14 @@ describe.skipIf(!HAVE)("engine on real transcripts (needs ../shared beside the r
     expect(items.some((i) => i.key.startsWith("module:"))).toBe(false); // "sessions work on x.go" is not kept
   });
 
-  test("8e: the fmt → lint → test sequence that ended green is a recipe; 'keep our working documentation in linear' a preference", async () => {
+  test("8e: the fmt → lint → test sequence that ended green is a recipe; 'keep our working documentation in linear', said of ticket ENT-98, is that ticket's", async () => {
     const { items, episodes } = await run(E8);
     expect(episodes.length).toBe(1); // the lone `summary` record merged into its neighbour
     const recipe = byKey(items, "recipe:verify");
     expect(recipe.content).toBe("To verify a change: `mise run fmt` → `mise run lint` → `mise run test`."); // complete: stored at once
-    const pref = byKey(items, "pref:work_documentation_linear");
-    expect(pref.content).toBe("Keep our working documentation in linear.");
-    expect(pref.scope).toBe("project");
+    // "I'm working on linear ENT-98. keep our working documentation in linear.": three reviewers read the
+    // stored line as a one-ticket instruction.
+    expect(items.some((i) => /documentation in linear/i.test(i.content))).toBe(false);
     expect(items.some((i) => i.key.startsWith("correction:"))).toBe(false); // a quoted refusal is not a wiki line
     expect(items.some((i) => i.type === "pitfall")).toBe(false); // nothing failed in this session
   });

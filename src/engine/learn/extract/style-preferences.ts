@@ -21,6 +21,8 @@ const STANDING =
 /** "we …" states the team's convention, i.e. this project's. */
 const PROJECT_MARKERS =
   /\b(?:this|our|the) (?:repo|repository|project|codebase|code base|package|monorepo|app)\b|\bhere\b|\bwe (?:always |never |all )?(?:use|prefer|keep|write|run|generate|do not|don'?t)\b|\bwe (?:always|never)\b/i;
+/** A ticket of an issue tracker: "ENT-98", "JIRA-1234", "issue #42". */
+const TICKET = /\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b|\b(?:issue|ticket|task)\s+#?\d+\b/;
 const PATHISH = /(?:^|\s)[\w@.-]+\/[\w./-]+|\.(?:ts|tsx|js|jsx|py|go|rs|rb|ex|exs|java|kt|swift|md|json|toml|ya?ml)\b/;
 
 /** Most specific first: "run the tests with vitest" is about the test runner, though vitest may run through pnpm. */
@@ -431,6 +433,10 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
     const long = text.length > 400;
     const head = userProse(text);
     const refusal = answered.get(ev.id);
+    // "I'm working on linear ENT-98. keep our working documentation in linear.": an instruction in a
+    // message about one ticket is that ticket's, unless it says it stands (three reviewers read it as
+    // a one-ticket instruction).
+    const ticket = TICKET.test(head);
     const msgPaths = long ? [] : mentionedPaths(head, input.projectRoot);
     for (const sentence of sentences(head)) {
       const found = directiveIn(sentence);
@@ -448,6 +454,7 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
         continue;
       if (long && !(d.standing && STANDING.test(sentence)) && d.form !== "use-instead" && d.form !== "prefer-over")
         continue;
+      if (ticket && !STANDING.test(sentence)) continue;
       const { key, value } = keyFor(d);
       if (key === "pref:" || key.endsWith(":")) continue;
       const paths = [...new Set([...(refusal?.call.filePaths ?? []), ...msgPaths])].filter((p) => !isAbsolute(p));
