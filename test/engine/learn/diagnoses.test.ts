@@ -57,6 +57,9 @@ describe.skipIf(!HAVE)("diagnoses on real train sessions (needs ../shared beside
       "`network-only` is not a valid `--sandbox` value for the Codex CLI. The valid values are `read-only`, `workspace-write`, `danger-full-access`.",
     ]);
     expect(found[0]!.key).toStartWith("pitfall:diagnosis:codex_cli:");
+    // The error the user pasted already listed the valid values: a lesson only if it comes back
+    // (reviewers of rounds 6–8 rejected it stored from one episode).
+    expect(found[0]!.gate?.kind).toBe("pitfall");
   });
 
   test("1b0-1: what a CLI requires, from an approved plan's context, with the flag its change passed, kept once the fix passed its checks", () => {
@@ -253,6 +256,24 @@ describe("diagnoses: evidence that the diagnosis held", () => {
   test("no fix after the statement: nothing", () => {
     expect(findDiagnoses(episode("nofix", [green(0), say(10, s)]))).toEqual([]);
     expect(findDiagnoses(episode("noproof", [say(0, s), edit(10, "src/cloner.ts")]))).toEqual([]);
+  });
+
+  test("an invalid value the error itself explained waits for recurrence; one it did not explain does not", () => {
+    const st = "`fast` is not a valid `--mode` value for the Codex CLI.";
+    const values = "The valid values are `safe`, `full`.";
+    const run = (error: string) =>
+      findDiagnoses(
+        episode(`vals-${error.length}`, [
+          { t: 0, type: "user_message", text: `I got this: ${error}` },
+          say(5, `${st} ${values}`),
+          edit(10, "src/codex.ts"),
+          green(20),
+        ]),
+      );
+    const explained = run("error: invalid value 'fast' for '--mode' [possible values: safe, full]");
+    expect(explained.map((c) => c.gate?.kind)).toEqual(["pitfall"]);
+    const unexplained = run("error: invalid value 'fast' for '--mode'");
+    expect(unexplained.map((c) => [c.content, c.gate])).toEqual([[`${st} ${values}`, undefined]]);
   });
 
   test("a formatter run after the edit proves nothing; a test run does", () => {

@@ -374,6 +374,29 @@ function filteredCommand(text: string, runs: readonly CommandRun[], at: number):
   return words.length >= 2 ? text.replace(/\bthe output\b/i, `the output of \`${words.slice(0, 2).join(" ")}\``) : text;
 }
 
+/**
+ * The error itself named every value the statement lists: a failed run shortly before it, or the error
+ * the user pasted ("[possible values: read-only, workspace-write, danger-full-access]").
+ */
+function errorListsValues(
+  valid: string,
+  events: readonly EngineEvent[],
+  runs: readonly CommandRun[],
+  at: number,
+): boolean {
+  const values = [...valid.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  const errors = [
+    ...runs
+      .filter((r) => r.ev.ms <= at && r.outcome === "fail")
+      .slice(-3)
+      .map((r) => r.ev.output),
+    ...userMessages(events)
+      .filter((m) => m.ev.ms <= at)
+      .map((m) => m.text),
+  ];
+  return values.length > 0 && errors.some((t) => values.every((v) => t.includes(v)));
+}
+
 /** A folder git ignores: repository configuration, not code that moves on. */
 const GITIGNORED = /\b(?:is|are) (?:gitignored|ignored by git)\b/i;
 
@@ -438,7 +461,13 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
     trace(st.text, `KEPT: ${text}`);
     let content = text;
     // "The valid values are `read-only`, `workspace-write` …" completes a "not a valid X" statement.
-    if (/\bnot (?:a )?valid\b/i.test(text) && VALID_VALUES.test(st.next)) content = `${text} ${st.next}`;
+    let selfExplained = false;
+    if (/\bnot (?:a )?valid\b/i.test(text) && VALID_VALUES.test(st.next)) {
+      content = `${text} ${st.next}`;
+      // The CLI's own error already listed the valid values: it explains itself the next time too, so
+      // it is a lesson only when it comes back (three reviewers rejected the one-time Codex `--sandbox` value).
+      selfExplained = errorListsValues(st.next, events, runs, st.ev.ms);
+    }
     // "The Cursor Agent CLI requires explicit workspace trust …" says what to do only with the flag the
     // plan then passed (a reviewer rejected it without: "it can't be acted on").
     if (st.flag && /\brequires\b/i.test(text) && !text.includes(st.flag))
@@ -459,6 +488,9 @@ export function findDiagnoses(input: RuleInput, trace: DiagnosisTrace = () => {}
       source_episode_id: input.episodeId,
       source_event_ids: [st.ev.id, ...evidence.ids],
       rule: "diagnoses",
+      ...(selfExplained
+        ? { gate: { kind: "pitfall" as const, signature: `diagnosis:${keyOf(subject.name, text)}` } }
+        : {}),
     });
   }
   return out;
