@@ -27,7 +27,7 @@ Return ONLY a JSON object: {"summary": string, "items": Item[]}.
   - key: a stable lower-case slug reused for the same subject: package_manager, test_command, lint_command, framework, database, commit_style, decision:<slug>, pitfall:<check>:<slug>, recipe:<purpose>.
   - content: what a good teammate writes in the team wiki: one or two sentences that stand alone (name the subject; no "it"/"this"), 60 tokens or fewer, no log dumps, no "I'll"/"Let me", repo-relative paths only.
   - evidence: the [numbers] of the events that prove the item. Every item needs evidence.
-Rules: store only what the episode PROVES. Questions, one-off requests, pasted text and hypotheses the assistant abandoned are not memory. Do not invent file paths, commands or versions. No secrets. Prefer few precise items over many vague ones; return "items": [] when nothing is worth remembering.`;
+Rules: store only what the episode PROVES. Questions, one-off requests (an instruction about one ticket), pasted text, hypotheses the assistant abandoned, and a plan's "possible cause" nobody confirmed are not memory; nor is a test updated to match the code, or what the repository's CLAUDE.md/AGENTS.md/README already tells the agent. Do not invent file paths, commands or versions. No secrets. Prefer few precise items over many vague ones; return "items": [] when nothing is worth remembering.`;
 
 const LlmItem = CandidateShape.extend({ evidence: z.array(z.number().int().positive()).min(1).max(40) });
 export const ExtractionOutput = z.object({
