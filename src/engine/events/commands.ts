@@ -20,6 +20,9 @@ export type CommandKind =
   | "other";
 
 /** Kinds whose green run proves something about the code (pitfalls and recipes are built on them). */
+/** `git commit`, also with the options git takes before its subcommand (`git -C <repo> commit`, `git -c k=v commit`). */
+export const GIT_COMMIT = /\bgit\s+(?:-[Cc]\s+\S+\s+)*commit\b/;
+
 export const CHECK_KINDS: ReadonlySet<CommandKind> = new Set([
   "test",
   "lint",

@@ -6,13 +6,13 @@ import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { pitfalls } from "../../../src/engine/learn/extract/pitfalls.ts";
 import { projectManifests } from "../../../src/engine/learn/extract/project-manifests.ts";
 import { mergeModuleContent } from "../../../src/engine/learn/extract/project-modules.ts";
-import { recipes } from "../../../src/engine/learn/extract/recipes.ts";
+import { hookRecipe, recipes } from "../../../src/engine/learn/extract/recipes.ts";
 import { styleHabits } from "../../../src/engine/learn/extract/style-habits.ts";
 import { rejectionCorrections } from "../../../src/engine/learn/extract/lint-suppression.ts";
 import { explicitPreferences, parseDirective } from "../../../src/engine/learn/extract/style-preferences.ts";
 import { toEngineEvent } from "../../../src/engine/events/event-view.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
-import { fixtureEvents } from "./helpers.ts";
+import { eventRows, fixtureEvents } from "./helpers.ts";
 
 const tmp = tempDir("sqrl-rules-");
 afterAll(() => tmp.cleanup());
@@ -186,6 +186,28 @@ describe("rule recipes", () => {
 
   test("a sequence that ends red is not a recipe", () => {
     expect(recipes(input("recipe-red"))).toEqual([]);
+  });
+
+  test("what the pre-commit hook ran, also when git is told where the repo is (`git -C <repo> commit`)", () => {
+    const commit = (command: string) =>
+      hookRecipe({
+        episodeId: "ep_hook",
+        events: eventRows(ROOT, [
+          {
+            type: "command_run",
+            command,
+            exit_code: 0,
+            output:
+              "[main b903802] Add docs\n 1 file changed\n$ bun test src/\n 12 pass\n$ biome check --error-on-warnings\n$ tsc --noEmit",
+          },
+        ]).map(toEngineEvent),
+      }).map((c) => c.content);
+    const want = [
+      "The pre-commit hook runs `bun test src/` → `biome check --error-on-warnings` → `tsc --noEmit`; a commit lands only when all pass.",
+    ];
+    expect(commit('git commit -m "Add docs"')).toEqual(want);
+    expect(commit('git -C /work/repo add README.md && git -C /work/repo commit -m "Add docs"')).toEqual(want);
+    expect(commit("git -C /work/repo log --oneline -5")).toEqual([]);
   });
 });
 

@@ -19,7 +19,7 @@
  *   stored from the train sessions false nine days later), except which folders git ignores.
  */
 import type { Candidate, Rule, RuleInput } from "./candidate.ts";
-import { CHECK_KINDS, commandRuns, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
+import { CHECK_KINDS, commandRuns, GIT_COMMIT, mainStep, sameCheck, type CommandRun } from "../../events/commands.ts";
 import {
   appliedChanges,
   cleanUserText,
@@ -335,7 +335,7 @@ function held(
     const next = runs.find((r) => r.ev.ms > at);
     if (next && worked(next)) return { ids: [next.ev.id], workaround: next };
   }
-  const isCommit = (r: CommandRun) => /\bgit\s+commit\b/.test(r.ev.command);
+  const isCommit = (r: CommandRun) => GIT_COMMIT.test(r.ev.command);
   const edit = changes.find((e) => e.ms >= at);
   if (edit) {
     // A formatter rewrites files and proves nothing about the cause (a plan's guess was "held" by `gofmt -w .`).

@@ -6,7 +6,14 @@
  * habits rule; a sequence that did not end green, or left a failure unresolved, is not a recipe.
  */
 import type { Candidate, Rule } from "./candidate.ts";
-import { commandRuns, sameCheck, type CommandKind, type CommandRun, type CommandStep } from "../../events/commands.ts";
+import {
+  commandRuns,
+  GIT_COMMIT,
+  sameCheck,
+  type CommandKind,
+  type CommandRun,
+  type CommandStep,
+} from "../../events/commands.ts";
 import { appliedChanges, clip } from "../../events/event-view.ts";
 
 const RECIPE_KINDS: ReadonlySet<CommandKind> = new Set([
@@ -100,7 +107,7 @@ export function hookRecipe(input: {
   events: readonly import("../../events/event-view.ts").EngineEvent[];
 }): Candidate[] {
   for (const ev of input.events) {
-    if ((ev.type !== "command_run" && ev.type !== "test_run") || !/\bgit\s+commit\b/.test(ev.command)) continue;
+    if ((ev.type !== "command_run" && ev.type !== "test_run") || !GIT_COMMIT.test(ev.command)) continue;
     if (!/^\[[\w./-]+(?: \([^)]*\))? [0-9a-f]{7,}\]/m.test(ev.output)) continue; // the commit landed
     const ran = [...ev.output.matchAll(/^\$ (.{2,80})$/gm)]
       .map((m) => m[1]!.trim())

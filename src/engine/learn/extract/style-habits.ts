@@ -150,7 +150,7 @@ function commitMessages(input: RuleInput, runs: CommandRun[]): Array<{ msg: stri
   }
   for (const r of runs) {
     for (const s of r.steps) {
-      const m = /^git\s+commit\b.*?\s-(?:a?m)\s+(?:"([^"]+)"|'([^']+)')/.exec(s.text);
+      const m = /^git\s+(?:-[Cc]\s+\S+\s+)*commit\b.*?\s-(?:a?m)\s+(?:"([^"]+)"|'([^']+)')/.exec(s.text);
       const msg = m?.[1] ?? m?.[2];
       if (msg && r.outcome !== "fail") out.push({ msg: msg.split("\n")[0]!.trim(), id: r.ev.id });
     }

@@ -2,7 +2,7 @@
  * Failure chains (rule `pitfalls`): a check that failed, failed again as often as it did, and then
  * passed; a `git commit` blocked by its hook and then landed counts as one.
  */
-import { mainStep, sameCheck, type CommandRun } from "../../../events/commands.ts";
+import { GIT_COMMIT, mainStep, sameCheck, type CommandRun } from "../../../events/commands.ts";
 import { clip } from "../../../events/event-view.ts";
 
 /** The checks whose failures can teach something. */
@@ -32,7 +32,7 @@ export interface Chain {
 
 /** A `git commit` is a check too when hooks run: a failed commit blocked by its pre-commit hook, then a commit that lands. */
 export function isCommit(r: CommandRun): boolean {
-  return /\bgit\s+commit\b/.test(r.ev.command);
+  return GIT_COMMIT.test(r.ev.command);
 }
 
 function sameRun(a: CommandRun, b: CommandRun): boolean {
