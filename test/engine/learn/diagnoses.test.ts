@@ -152,6 +152,14 @@ const green = (t: number): Line => ({
   failed: 0,
 });
 
+let plans = 0;
+/** An approved plan, then an edit of `file` and a green test run: the lessons' texts. */
+function approvedPlan(text: string, file: string): string[] {
+  return findDiagnoses(
+    episode(`plan-${++plans}`, [{ t: 0, type: "user_message", text }, edit(10, file), green(20)]),
+  ).map((c) => c.content);
+}
+
 /** A statement, then an edit of src/cloner.ts and a green test run. */
 function fixed(statement: string, name = "syn") {
   return findDiagnoses(episode(name, [say(0, statement), edit(10, "src/cloner.ts"), green(20)]));
@@ -200,14 +208,7 @@ describe("diagnoses: what a statement must be", () => {
   test("a plan's 'Root Cause Hypothesis' or 'Possible Causes' section is a guess, not a cause", () => {
     const plan = (heading: string) =>
       `Implement the following plan:\n\n# Fix filter\n\n## ${heading}\n\nGit hooks don't source \`.bashrc\` files.\n\n## Solution\n\nAdd logging.`;
-    const run = (heading: string) =>
-      findDiagnoses(
-        episode(`plan-${heading.length}`, [
-          { t: 0, type: "user_message", text: plan(heading) },
-          edit(10, "src/filter.go"),
-          green(20),
-        ]),
-      ).map((c) => c.content);
+    const run = (heading: string) => approvedPlan(plan(heading), "src/filter.go");
     expect(run("Root Cause Hypothesis")).toEqual([]);
     expect(run("Possible Causes")).toEqual([]);
     expect(run("Root Cause")).toEqual(["Git hooks don't source `.bashrc` files."]);
@@ -216,14 +217,7 @@ describe("diagnoses: what a statement must be", () => {
   test("a plan's 'requires' lesson carries the flag its change section passes, and only that section's", () => {
     const plan = (change: string) =>
       `Implement the following plan:\n\n# Fix codex\n\n## Context\n\nThe Codex CLI requires a git repository.\nIt mentions \`--ignored\` here.\n\n## Change\n\n${change}`;
-    const run = (change: string) =>
-      findDiagnoses(
-        episode(`flag-${change.length}`, [
-          { t: 0, type: "user_message", text: plan(change) },
-          edit(10, "src/codex.ts"),
-          green(20),
-        ]),
-      ).map((c) => c.content);
+    const run = (change: string) => approvedPlan(plan(change), "src/codex.ts");
     expect(run("Add `--skip-git-repo-check` to the args.")).toEqual([
       "The Codex CLI requires a git repository; pass `--skip-git-repo-check`.",
     ]);
