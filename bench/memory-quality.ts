@@ -15,11 +15,19 @@
  * among them). `--quick`: scenarios only. `--dump FILE`: every stored item with its verdict as JSON.
  * `--review FILE`: a reviewer's packet (memory-review.ts): each stored item of the real sessions with the
  * events it was drawn from, for a fresh reader to judge. `--labels DIR --transcripts DIR`: another
- * labelled set (sessions no rule was tuned on) instead of the shared one.
+ * labelled set (sessions no rule was tuned on) instead of the shared one. `--origin NAME`, `--split
+ * train|holdout`: only those labelled sessions (and only their transcripts) are run.
+ *
+ * The LLM path, measured without a model API (issue 25; llm-answers.ts): `--record DIR` runs the real
+ * `openai_compatible` provider against a local stand-in that saves each request as DIR/<key>.json (key:
+ * a hash of its text without the episode id) and refuses it, so the rules take every episode;
+ * `--answers DIR` replays DIR/<key>.json (the text the model returned) through the same provider and the
+ * whole pipeline (gates, updates, consolidation). Requests with no answer are listed, never made up.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
+import { createProvider } from "../src/engine/llm/provider.ts";
 import { retrievalContext } from "../src/engine/retrieve/retrieval-context.ts";
 import { taskContext } from "../src/engine/retrieve/task-context.ts";
 import { TaskContextRequest } from "../src/shared/api.ts";
@@ -30,7 +38,9 @@ import { openProjectDb } from "../src/sql/open.ts";
 import { listUserStyle } from "../src/sql/user-style.ts";
 import { reviewPacket, toEvidence, type Evidence } from "./memory-review.ts";
 import { fmt, table, type Bench, type BenchReport } from "./report.ts";
-import { buildProjects, processOffline, USER } from "./replay.ts";
+import { startAnswerServer, type SeenRequest } from "./llm-answers.ts";
+import { buildProjects, processWith, USER } from "./replay.ts";
+import { listEpisodes } from "../src/sql/episodes.ts";
 
 const REPO = resolve(import.meta.dir, "..");
 const LABELS = join(REPO, "test", "fixtures", "memory-quality");
@@ -179,7 +189,34 @@ export interface QualityResult {
     endorsedTotal: number;
   }>;
   tasks: TaskRow[];
+  /** With a model stand-in: every request it saw, and the episodes (with their session) of the run. */
+  llm?: LlmRun;
 }
+
+/** What the model stand-in saw in one run. */
+export interface LlmRun {
+  requests: SeenRequest[];
+  /** Episode id → session id, of every episode of the run. */
+  sessionOf: Map<string, string>;
+  /** Episodes extracted by the model / by the rules. */
+  byLlm: number;
+  byRules: number;
+}
+
+/** Which labelled sessions a run covers; with either set, only those sessions' transcripts are processed. */
+export interface SessionFilter {
+  origin?: string;
+  split?: Split;
+}
+
+/** The model stand-in: record every request into `record`, answer from `answers` (memory-quality --record/--answers). */
+export interface StandIn {
+  record?: string;
+  answers?: string;
+}
+
+/** With a stand-in the run's folders have a fixed place: a transcript's paths, and so a request's key, do not change. */
+const LLM_TMP = join(tmpdir(), "sqrl-mq-llm");
 
 function pct(n: number, d: number): string {
   return d === 0 ? "–" : `${((100 * n) / d).toFixed(0)} %`;
@@ -201,13 +238,46 @@ export interface LabelledSet {
 }
 
 /** The whole run, without printing (the unit of the benchmark and of the quality test). */
-export async function memoryQuality(quick: boolean, set?: LabelledSet): Promise<QualityResult> {
-  const labels = set ? loadLabels(set.labels) : [...scenarioLabels(), ...(quick ? [] : loadLabels())];
-  const tmp = mkdtempSync(join(tmpdir(), "sqrl-mq-"));
+export async function memoryQuality(
+  quick: boolean,
+  set?: LabelledSet,
+  filter: SessionFilter = {},
+  standIn?: StandIn,
+): Promise<QualityResult> {
+  const filtered = filter.origin !== undefined || filter.split !== undefined;
+  const labels = (set ? loadLabels(set.labels) : [...scenarioLabels(), ...(quick ? [] : loadLabels())]).filter(
+    (l) => !filtered || ((!filter.origin || l.origin === filter.origin) && (!filter.split || l.split === filter.split)),
+  );
+  let tmp: string;
+  if (standIn) {
+    rmSync(LLM_TMP, { recursive: true, force: true });
+    mkdirSync(LLM_TMP, { recursive: true });
+    tmp = LLM_TMP;
+  } else tmp = mkdtempSync(join(tmpdir(), "sqrl-mq-"));
+  const server = standIn ? startAnswerServer(standIn) : null;
   try {
     const origins = new Set(labels.map((l) => l.origin));
-    const projects = buildProjects(tmp, quick && !set, set?.transcripts).filter((p) => origins.has(p.name));
-    const { clockMs, openUser } = await processOffline(tmp, projects);
+    const projects = buildProjects(tmp, quick && !set, set?.transcripts)
+      .filter((p) => origins.has(p.name))
+      .map((p) => {
+        if (!filtered) return p;
+        const wanted = new Set(labels.filter((l) => l.origin === p.name).map((l) => l.path));
+        const dir = join(tmp, "transcripts", p.name);
+        return { ...p, files: p.files.filter((f) => wanted.has(relative(dir, f))) };
+      });
+    const llm = server
+      ? await createProvider(
+          {
+            "llm.provider": "openai_compatible",
+            "llm.model": "stand-in",
+            "llm.base_url": server.url,
+            "llm.api_key_env": "MQ_STAND_IN_KEY",
+            "llm.timeout_ms": 30_000,
+          },
+          {},
+        )
+      : null;
+    const { clockMs, openUser } = await processWith(tmp, projects, llm);
     const userDb = openUser();
     const stored: StoredItem[] = [];
     const tasks: TaskRow[] = [];
@@ -317,10 +387,39 @@ export async function memoryQuality(quick: boolean, set?: LabelledSet): Promise<
         });
       }
     }
-    return { labels, stored, recall, tasks };
+    let llmRun: LlmRun | undefined;
+    if (server) {
+      const sessionOf = new Map<string, string>();
+      let byLlm = 0;
+      let byRules = 0;
+      for (const p of projects) {
+        const db = openProjectDb(p.root);
+        try {
+          for (const e of listEpisodes(db, p.root, 100_000)) {
+            sessionOf.set(e.id, e.session_id ?? e.id);
+            if (e.extractor === "llm") byLlm++;
+            else if (e.extractor) byRules++;
+          }
+        } finally {
+          db.close();
+        }
+      }
+      llmRun = { requests: [...server.seen], sessionOf, byLlm, byRules };
+    }
+    return { labels, stored, recall, tasks, ...(llmRun ? { llm: llmRun } : {}) };
   } finally {
+    server?.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** Tokens the model was sent and answered per session of the run (sessions with at least one episode). */
+export function tokensPerSession(run: LlmRun): { sessions: number; input: number; output: number; calls: number } {
+  const sessions = new Set(run.sessionOf.values()).size;
+  const input = run.requests.reduce((a, r) => a + r.inputTokens, 0);
+  const output = run.requests.reduce((a, r) => a + r.outputTokens, 0);
+  const n = Math.max(1, sessions);
+  return { sessions, input: input / n, output: output / n, calls: run.requests.length / n };
 }
 
 function render(r: QualityResult): BenchReport {
@@ -350,8 +449,9 @@ function render(r: QualityResult): BenchReport {
   const servedItems = r.tasks.map((t) => t.items);
   const served = r.tasks.reduce((a, t) => a + t.items, 0);
   const servedNoise = r.tasks.reduce((a, t) => a + t.noiseServed, 0);
+  const extractor = r.llm ? "model stand-in's answers, offline rules where a call failed" : "offline extractor";
   const md = [
-    "Recall of labelled must-have memories among stored items (offline extractor). The last two columns",
+    `Recall of labelled must-have memories among stored items (${extractor}). The last two columns`,
     `count only the labels a fresh reviewer's audit kept (it rejected ${audited.filter((m) => m.review?.verdict === "reject").length} of ${audited.length} labelled rules, decisions and`,
     "lessons: superseded later in the project, changelog lines of approved plans, readable in the code):",
     "",
@@ -383,6 +483,7 @@ function render(r: QualityResult): BenchReport {
     ),
     "",
     `Task context at ${BUDGET} tokens for the ${r.tasks.length} labelled tasks: labelled memory served ${r.tasks.filter((t) => t.hit).length}/${r.tasks.length}; items per context median ${fmt(quantile(servedItems, 0.5), 0)}, max ${fmt(Math.max(0, ...servedItems), 0)}; noise among served ${servedNoise}/${served} (${pct(servedNoise, served)}).`,
+    ...(r.llm ? ["", renderLlm(r.llm)] : []),
   ].join("\n");
   return {
     title: "Memory quality (offline extraction vs labelled real sessions)",
@@ -393,6 +494,20 @@ function render(r: QualityResult): BenchReport {
       `tokens/item median ${fmt(quantile(toks, 0.5), 0)} (goal ≤ 50), items per 400-token context max ${fmt(Math.max(0, ...servedItems), 0)}`,
     ],
   };
+}
+
+/** What the model stand-in saw: calls, answers, the requests nobody answered, tokens per session. */
+function renderLlm(run: LlmRun): string {
+  const t = tokensPerSession(run);
+  const missing = run.requests.filter((q) => !q.answered);
+  const byKind = new Map<string, number>();
+  for (const q of missing) byKind.set(q.kind, (byKind.get(q.kind) ?? 0) + 1);
+  return [
+    `Model stand-in: ${run.requests.length} calls, ${run.requests.length - missing.length} answered; episodes extracted by the model ${run.byLlm}, by the rules ${run.byRules}. Per session (${t.sessions}): ${fmt(t.calls, 1)} calls, ${fmt(t.input, 0)} input and ${fmt(t.output, 0)} output tokens.`,
+    missing.length === 0
+      ? "Every request had an answer."
+      : `Requests with no answer (the call failed and the rules took over): ${[...byKind].map(([k, n]) => `${k} ${n}`).join(", ")}: ${missing.map((q) => q.key).join(", ")}.`,
+  ].join("\n");
 }
 
 /** The value after a flag, or an error that says what the flag needs. */
@@ -410,7 +525,18 @@ const bench: Bench = async ({ quick, args }) => {
   if (Boolean(labelsDir) !== Boolean(transcripts))
     throw new Error("--labels and --transcripts go together: a folder of labels-*.json and the transcripts they label");
   const set = labelsDir && transcripts ? { labels: labelsDir, transcripts } : undefined;
-  const r = await memoryQuality(quick, set);
+  const origin = args.includes("--origin") ? args[args.indexOf("--origin") + 1] : undefined;
+  const split = args.includes("--split") ? args[args.indexOf("--split") + 1] : undefined;
+  if (split !== undefined && split !== "train" && split !== "holdout")
+    throw new Error("--split takes train or holdout: bun run bench memory-quality --split holdout");
+  if (args.includes("--origin") && (!origin || origin.startsWith("--")))
+    throw new Error("--origin needs a project name, e.g. --origin packmindhub-context-evaluator");
+  const record = flagValue(args, "--record");
+  const answers = flagValue(args, "--answers");
+  const standIn = record || answers ? { ...(record ? { record } : {}), ...(answers ? { answers } : {}) } : undefined;
+  const r = await memoryQuality(quick, set, { ...(origin ? { origin } : {}), ...(split ? { split } : {}) }, standIn);
+  if (record)
+    console.log(`${readdirSync(record).filter((f) => f.endsWith(".json")).length} requests recorded in ${record}`);
   const dumpAt = args.indexOf("--dump");
   const dump = dumpAt >= 0 ? args[dumpAt + 1] : process.env.SQRL_MQ_DUMP;
   if (dump) writeFileSync(dump, JSON.stringify({ stored: r.stored, recall: r.recall, tasks: r.tasks }, null, 1));

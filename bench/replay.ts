@@ -31,6 +31,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { ingestFileOnce } from "../src/daemon/backfill.ts";
 import { ProjectDbPool, type IngestContext } from "../src/daemon/ingest.ts";
+import type { LlmProvider } from "../src/engine/llm/types.ts";
 import { StateDbLedger } from "../src/engine/llm/usage.ts";
 import { processEvents, type EngineDeps } from "../src/engine/learn/process-events.ts";
 import { retrievalContext, type RetrievalContext } from "../src/engine/retrieve/retrieval-context.ts";
@@ -492,17 +493,33 @@ export async function processOffline(
   tmp: string,
   projects: readonly Project[],
 ): Promise<{ clockMs: number; stats: Map<string, Processing>; openUser: () => Database }> {
+  return processWith(tmp, projects, null);
+}
+
+/**
+ * The same run with a chat model (memory-quality's recorded answers): no proactive summaries (the
+ * extraction call writes the episode's summary) and no daily cap, so every call of the run is made.
+ */
+export async function processWith(
+  tmp: string,
+  projects: readonly Project[],
+  llm: LlmProvider | null,
+  extra: Partial<EngineDeps> = {},
+): Promise<{ clockMs: number; stats: Map<string, Processing>; openUser: () => Database }> {
   const home = join(tmp, "home");
   mkdirSync(home, { recursive: true });
-  const config = { ...loadConfig(join(home, "absent.toml")), user_id: USER } as ConfigValues;
+  const loaded = { ...loadConfig(join(home, "absent.toml")), user_id: USER } as ConfigValues;
+  const config = llm ? ({ ...loaded, "llm.daily_token_cap": 1_000_000_000 } as ConfigValues) : loaded;
   const openUser = () => openDatabase(join(home, "user.db"), "user");
   const openState = () => openDatabase(join(home, "state.db"), "state");
   const deps = (nowMs: number): Partial<EngineDeps> => ({
     config,
-    llm: null,
+    llm,
     now: () => nowMs,
     openUserDb: openUser,
     ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState),
+    ...(llm ? { summaryLimit: 0 } : {}),
+    ...extra,
   });
   const { clockMs, stats } = await captureAndProcess(projects, deps, config["daemon.batch_max_events"]);
   return { clockMs, stats, openUser };

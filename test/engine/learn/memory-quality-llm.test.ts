@@ -1,0 +1,68 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { requestKey } from "../../../bench/llm-answers.ts";
+import { memoryQuality } from "../../../bench/memory-quality.ts";
+import { SYSTEM_PROMPT } from "../../../src/engine/learn/extract/llm-extractor.ts";
+import { tempDir } from "../../helpers/sqrl.ts";
+
+/**
+ * The LLM path of the memory-quality benchmark without a model API (issue 25): `--record` saves each
+ * extraction request the real openai_compatible provider sends to the local stand-in; `--answers`
+ * replays the answers found for them through the whole pipeline, and lists the requests that had none.
+ * Run on the scenario transcripts (quick mode), one answer written here for one recorded request.
+ */
+const t = tempDir("sqrl-mq-llm-test-");
+afterAll(() => t.cleanup());
+
+describe("memory-quality with a model stand-in", () => {
+  test("a request's key leaves out the episode id and nothing else", () => {
+    const a = requestKey(SYSTEM_PROMPT, "Episode ep_1 (2 events):\n[1] user: x");
+    expect(requestKey(SYSTEM_PROMPT, "Episode ep_2 (2 events):\n[1] user: x")).toBe(a);
+    expect(requestKey(SYSTEM_PROMPT, "Episode ep_1 (2 events):\n[1] user: y")).not.toBe(a);
+  });
+
+  test("--record saves every extraction request; --answers replays one and lists the others", async () => {
+    const rec = join(t.path, "requests");
+    const ans = join(t.path, "answers");
+    const recorded = await memoryQuality(true, undefined, {}, { record: rec });
+    const files = readdirSync(rec).filter((f) => f.endsWith(".json"));
+    const extractions = recorded.llm!.requests.filter((q) => q.kind === "extraction");
+    expect(files.length).toBeGreaterThan(1);
+    expect(new Set(extractions.map((q) => q.key)).size).toBe(files.length);
+    expect(recorded.llm!.byLlm).toBe(0); // nothing answered: the rules took every episode
+
+    // One answer: the recipe the scenario's first recorded episode shows, as the model would return it.
+    const req = JSON.parse(readFileSync(join(rec, files[0]!), "utf8")) as { key: string; prompt: string };
+    expect(req.key).toBe(files[0]!.replace(/\.json$/, ""));
+    const firstEvent = Number(/\[(\d+)\]/.exec(req.prompt)![1]);
+    const answer = {
+      summary: "The developer worked on the inventory API; the episode's commands ran and the work ended green.",
+      items: [
+        {
+          type: "project_fact",
+          key: "decision:stand-in-check",
+          content: "The inventory API keeps stand-in checks separate from its own tests.",
+          tags: ["decision"],
+          importance: 0.6,
+          confidence: 0.9,
+          scope: "project",
+          file_paths: [],
+          evidence: [firstEvent],
+        },
+      ],
+    };
+    mkdirSync(ans, { recursive: true });
+    writeFileSync(join(ans, files[0]!), JSON.stringify(answer));
+
+    const replayed = await memoryQuality(true, undefined, {}, { answers: ans });
+    const run = replayed.llm!;
+    expect(run.byLlm).toBe(1);
+    expect(run.requests.filter((q) => q.answered).map((q) => q.key)).toEqual([req.key]);
+    // The others are listed, and the rules took their episodes.
+    const missing = run.requests.filter((q) => !q.answered && q.kind === "extraction").map((q) => q.key);
+    expect(new Set(missing)).toEqual(new Set(files.slice(1).map((f) => f.replace(/\.json$/, ""))));
+    expect(run.byRules).toBe(files.length - 1);
+    expect(replayed.stored.some((s) => s.content.includes("stand-in checks"))).toBe(true);
+  });
+});
