@@ -4,12 +4,11 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { UsageError } from "../shared/errors.ts";
 import { writeFileAtomic } from "../shared/fs-atomic.ts";
 import { sqrlCommand } from "../shared/daemon-launch.ts";
-import { homePaths } from "../shared/paths.ts";
+import { homePaths, userHome } from "../shared/paths.ts";
 
 export type ServicePlatform = "linux" | "darwin";
 
@@ -44,7 +43,7 @@ export function parsePlatform(value: string | undefined): ServicePlatform {
 }
 
 function home(): string {
-  return process.env.HOME && process.env.HOME.length > 0 ? process.env.HOME : homedir();
+  return userHome();
 }
 
 /** systemd user units: `$XDG_CONFIG_HOME/systemd/user` (default ~/.config/systemd/user). */

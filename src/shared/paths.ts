@@ -5,10 +5,20 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { sqrlEnv } from "./env.ts";
 
+/**
+ * The user's home folder: `HOME` as it is now, else the OS's answer. Read when asked (Bun's `homedir()`
+ * keeps the value the process started with), so a test run that moves HOME moves every path below;
+ * the rest of src/ asks here, never `os.homedir()` (test/shared/real-home.test.ts holds that).
+ */
+export function userHome(): string {
+  const fromEnv = process.env.HOME;
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : homedir();
+}
+
 /** Root of sqrl's per-machine files: `SQRL_HOME`, else `~/.sqrl`. */
 export function sqrlHome(): string {
   const fromEnv = sqrlEnv("SQRL_HOME");
-  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".sqrl");
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(userHome(), ".sqrl");
 }
 
 export const homePaths = {
@@ -33,17 +43,17 @@ export const projectPaths = {
 /** Claude Code's config folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
 export function claudeHome(): string {
   const fromEnv = process.env.CLAUDE_CONFIG_DIR;
-  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".claude");
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(userHome(), ".claude");
 }
 
 /** Codex CLI's home: `CODEX_HOME`, else `~/.codex`. */
 export function codexHome(): string {
   const fromEnv = process.env.CODEX_HOME;
-  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".codex");
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(userHome(), ".codex");
 }
 
 /** Gemini CLI's home: `GEMINI_HOME` (sqrl's own override, for tests), else `~/.gemini`. */
 export function geminiHome(): string {
   const fromEnv = process.env.GEMINI_HOME;
-  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), ".gemini");
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(userHome(), ".gemini");
 }

@@ -16,7 +16,7 @@ import type { HostAdapter, HostScope } from "../../src/mcp/hosts/host-types.ts";
 import { parseHostList } from "../../src/mcp/hosts/index.ts";
 import { tempDir } from "../helpers/sqrl.ts";
 
-const ENV_KEYS = ["HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_CLAUDE_BIN"] as const;
+const ENV_KEYS = ["HOME", "SQRL_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_CLAUDE_BIN"] as const;
 let saved: Record<string, string | undefined> = {};
 let tmp: ReturnType<typeof tempDir>;
 let root: string;
@@ -31,6 +31,7 @@ beforeEach(() => {
   process.env.CLAUDE_CONFIG_DIR = join(tmp.path, "claude");
   process.env.CODEX_HOME = join(tmp.path, "codex");
   process.env.GEMINI_HOME = join(tmp.path, "gemini");
+  delete process.env.SQRL_HOME; // the default home: Codex entries carry SQRL_HOME only when it is set
   process.env.SQRL_CLAUDE_BIN = ""; // edit files directly (the CLI path is tested when `claude` exists)
 });
 

@@ -5,8 +5,8 @@
  * the session cookie (401 page or JSON without it); no foreign Origin anywhere, and for every
  * change an Origin that is this page's own.
  */
-import { homedir } from "node:os";
 import type { DaemonStatus } from "../../shared/api.ts";
+import { userHome } from "../../shared/paths.ts";
 import { listProjects } from "../../shared/projects.ts";
 import type { RuntimeInfo } from "../../shared/runtime-files.ts";
 import { VERSION } from "../../version.ts";
@@ -215,7 +215,7 @@ async function api(req: Request, url: URL, deps: UiDeps): Promise<Response> {
     const status = deps.status();
     return json({
       version: VERSION,
-      home: homedir(),
+      home: userHome(),
       daemon: { pid: status.pid, uptime_s: status.uptime_s, last_error: status.last_error },
       engine: status.engine,
       sources: status.sources,

@@ -6,9 +6,8 @@
  * CLI on PATH, `claude mcp add/remove` does the writing; without it sqrl edits the same file.
  */
 import { dirname, join } from "node:path";
-import { homedir } from "node:os";
 import { SqrlError } from "../../shared/errors.ts";
-import { claudeHome } from "../../shared/paths.ts";
+import { claudeHome, userHome } from "../../shared/paths.ts";
 import {
   isObject,
   jsonEqual,
@@ -24,7 +23,7 @@ import { sqrlEnv } from "../../shared/env.ts";
 
 export function claudeConfigPath(ctx: Pick<HostContext, "projectRoot" | "scope">): string {
   if (ctx.scope === "project") return join(ctx.projectRoot, ".mcp.json");
-  return process.env.CLAUDE_CONFIG_DIR ? join(claudeHome(), ".claude.json") : join(homedir(), ".claude.json");
+  return process.env.CLAUDE_CONFIG_DIR ? join(claudeHome(), ".claude.json") : join(userHome(), ".claude.json");
 }
 
 function entryFor(ctx: HostContext): Record<string, unknown> {

@@ -4,15 +4,15 @@
  * entry names it with `--project ${workspaceFolder}` (expanded by Cursor); the user-wide entry
  * relies on the folder Cursor starts it in.
  */
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { userHome } from "../../shared/paths.ts";
 import { jsonHost } from "./json-host.ts";
 
 export const cursorHost = jsonHost({
   name: "cursor",
   defaultScope: "user",
   path: (ctx) =>
-    ctx.scope === "project" ? join(ctx.projectRoot, ".cursor", "mcp.json") : join(homedir(), ".cursor", "mcp.json"),
+    ctx.scope === "project" ? join(ctx.projectRoot, ".cursor", "mcp.json") : join(userHome(), ".cursor", "mcp.json"),
   entry: (ctx) => ({
     type: "stdio",
     command: ctx.server.command,

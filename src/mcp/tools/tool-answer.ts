@@ -6,9 +6,9 @@
  * absolute paths. Its tokens — counted on that JSON text — stay within the caller's budget, and the
  * markdown's footer reports that count.
  */
-import { homedir } from "node:os";
 import { basename } from "node:path";
 import { z } from "zod";
+import { userHome } from "../../shared/paths.ts";
 import type { TokenCounter } from "../../shared/tokens.ts";
 
 export const ToolAnswer = z.object({
@@ -37,7 +37,7 @@ const END = "(?![\\w-]|\\.\\w)";
  * (`<root>/src/a.ts` → `src/a.ts`, the root itself → `.`, or "this project" at a sentence's end),
  * the home folder becomes `~`.
  */
-export function scrubPaths(text: string, projectRoot: string | undefined, home = homedir()): string {
+export function scrubPaths(text: string, projectRoot: string | undefined, home = userHome()): string {
   let out = text;
   if (projectRoot && projectRoot.length > 1) {
     const root = escapeRegExp(projectRoot.replace(/\/+$/, ""));

@@ -5,7 +5,7 @@
  * (`/Users/bob/…`, `/home/bob/…`, `/root/…`, `C:\Users\bob\…`, and this machine's own home), so
  * neither a local layout nor a user name from a home directory reaches git, an export or a prompt.
  */
-import { homedir } from "node:os";
+import { userHome } from "../paths.ts";
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -22,7 +22,7 @@ const HOME_PATTERNS: readonly RegExp[] = [
 const cache = new Map<string, RegExp[]>();
 
 function rootPatterns(root: string | undefined): RegExp[] {
-  const key = root ?? "";
+  const key = `${root ?? ""}\0${userHome()}`;
   let hit = cache.get(key);
   if (!hit) {
     hit = [];
@@ -31,7 +31,7 @@ function rootPatterns(root: string | undefined): RegExp[] {
       hit.push(new RegExp(`${BEFORE}${escapeRe(r)}/`, "g"));
       hit.push(new RegExp(`${BEFORE}${escapeRe(r)}(?![\\w./-])`, "g"));
     }
-    const home = homedir().replace(/\/+$/, "");
+    const home = userHome().replace(/\/+$/, "");
     if (home.length > 1 && !/^\/(?:Users|home)\/[^/]+$/.test(home) && home !== "/root")
       hit.push(new RegExp(`${BEFORE}${escapeRe(home)}(?=/|$|[\\s"'\`:;,)\\]}>])`, "g"));
     if (cache.size > 100) cache.clear();
