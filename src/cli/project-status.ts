@@ -10,6 +10,7 @@ import { countEvents } from "../sql/events.ts";
 import { countItemsByType, currentItems } from "../sql/memory-items.ts";
 import { verifyItems } from "../engine/retrieve/verify/verify.ts";
 import { openDatabase, openProjectDb } from "../sql/open.ts";
+import { llmWaitSummary, type LlmWaitSummary } from "../sql/llm-waits.ts";
 
 export interface ProjectStatus {
   project_id: string;
@@ -18,7 +19,7 @@ export interface ProjectStatus {
   memory_items: { total: number; by_type: Record<string, number> };
   user_style_items: number;
   views: Array<{ name: string; generated_at: string; stale: boolean; events_since: number }>;
-  llm: { tokens_today: number };
+  llm: { tokens_today: number; waiting: LlmWaitSummary };
   /** Memories checked against today's code (as many as fit in CHECK_BUDGET_MS), and how many decayed for disuse. */
   checks: {
     checked: number;
@@ -62,6 +63,23 @@ function withDb<T>(open: () => Database, fn: (db: Database) => T, fallback: T): 
     return fallback;
   } finally {
     db?.close();
+  }
+}
+
+const NO_WAITS: LlmWaitSummary = {
+  count: 0,
+  by_reason: {},
+  next_try_at: null,
+  oldest_since: null,
+  last_detail: null,
+};
+
+/** Episodes waiting for the model (none on a file an older sqrl wrote and nothing has migrated yet). */
+function waitsOf(db: Database): LlmWaitSummary {
+  try {
+    return llmWaitSummary(db);
+  } catch {
+    return NO_WAITS;
   }
 }
 
@@ -118,7 +136,7 @@ export function readProjectStatus(root: string, nowMs = Date.now()): ProjectStat
       memory_items: { total: Object.values(byType).reduce((a, b) => a + b, 0), by_type: byType },
       user_style_items: userStyle,
       views,
-      llm: { tokens_today: tokensToday },
+      llm: { tokens_today: tokensToday, waiting: waitsOf(db) },
       checks: memoryChecks(db, root),
     };
   } finally {

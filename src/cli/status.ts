@@ -89,6 +89,23 @@ function renderHosts(hosts: HostLine[]): string {
   return hosts.map((h) => `${h.host} (${h.scope}) ${h.state === "ready" ? "ready" : h.detail}`).join("\n          ");
 }
 
+const REASONS: Record<string, string> = {
+  unavailable: "the model is not reachable",
+  signed_out: "signed out",
+  rate_limited: "rate-limited",
+  timeout: "timed out",
+};
+
+/** How many episodes wait for the model, why, and until when they may. */
+function waitingLine(w: ProjectStatus["llm"]["waiting"]): string {
+  if (w.count === 0) return "";
+  const why = Object.entries(w.by_reason)
+    .map(([r, n]) => `${n} ${REASONS[r] ?? r}`)
+    .join(", ");
+  const next = w.next_try_at ? `; next try ${w.next_try_at}` : "";
+  return `; ${w.count} episode${w.count === 1 ? " waits" : "s wait"} for it (${why}${next}); \`sqrl reprocess --offline-pending\` extracts them offline now`;
+}
+
 function render(s: ProjectStatus & { engine_next_run: EngineNextRun }, hosts: HostLine[]): string {
   const lines = [
     `Project   ${s.project_id}`,
@@ -103,7 +120,7 @@ function render(s: ProjectStatus & { engine_next_run: EngineNextRun }, hosts: Ho
     }`,
     `Checked   ${checksLine(s.checks)}`,
     `Global    ${s.user_style_items} user-style items in user.db`,
-    `LLM       ${s.llm.tokens_today} tokens used today`,
+    `LLM       ${s.llm.tokens_today} tokens used today${waitingLine(s.llm.waiting)}`,
     `Views     ${s.views.length === 0 ? "none generated yet" : s.views.map((v) => `${v.name} (${v.stale ? "stale" : "fresh"}, ${v.generated_at})`).join(", ")}`,
     `Hosts     ${renderHosts(hosts)}`,
   ];

@@ -9,6 +9,7 @@ import type { RuntimeInfo } from "../shared/runtime-files.ts";
 import { nowIso } from "../shared/time.ts";
 import { countEvents, markProcessed, unprocessedEvents } from "../sql/events.ts";
 import { openProjectDb } from "../sql/open.ts";
+import { llmWaitDue } from "../sql/llm-waits.ts";
 import { projectPaths } from "../shared/paths.ts";
 
 const log = rootLog.child({ service: "batcher" });
@@ -207,6 +208,7 @@ export class Batcher {
       if (events.length === 0) {
         st.pending = 0;
         await this.closeQuietEpisodes(engine, project, st);
+        await this.retryWaitingEpisodes(engine, db, project);
         return;
       }
       try {
@@ -256,6 +258,20 @@ export class Batcher {
       log.debug(`asked the engine to close quiet episodes of ${project}`);
     } catch (err) {
       log.warn(`closing quiet episodes of ${project} failed (${(err as Error).message}); will retry`);
+    }
+  }
+
+  /**
+   * Episodes that wait for the model (its call failed for a passing reason) and whose retry is due:
+   * an empty batch lets the engine try them again. A failure leaves them due for the next tick.
+   */
+  private async retryWaitingEpisodes(engine: RuntimeInfo, db: Database, project: string): Promise<void> {
+    if (!llmWaitDue(db, nowIso())) return;
+    try {
+      await this.send(engine, { project_id: project, user_id: this.settings.userId, events: [] });
+      log.debug(`asked the engine to retry the episodes of ${project} that wait for the model`);
+    } catch (err) {
+      log.warn(`retrying the episodes of ${project} that wait for the model failed (${(err as Error).message})`);
     }
   }
 

@@ -45,6 +45,16 @@ export const CONFIG_KEYS = {
     "LLM tokens per day; past it the offline extractor takes over.",
   ),
   "llm.timeout_ms": key(positiveInt, 30_000, "Timeout of one LLM call."),
+  "llm.wait_max_hours": key(
+    z.number().min(0),
+    24,
+    "How long an episode waits for the LLM when it is away (down, signed out, rate-limited, timing out) before the offline rules take it; 0: at once.",
+  ),
+  "llm.wait_retry_seconds": key(
+    positiveInt,
+    60,
+    "First wait before a waiting episode is tried again (doubles each time, at most an hour; a provider's own retry-after wins).",
+  ),
 
   "embeddings.provider": key(z.enum(["none", "openai_compatible"]), "none", "Embeddings for hybrid search."),
   "embeddings.base_url": key(

@@ -240,7 +240,7 @@ export function latestEventTs(db: Database, projectId: string): string | null {
   return r.ts;
 }
 
-/** Episodes still to be summarized (or upgraded to an LLM summary), biggest raw size first. */
+/** Episodes still to be summarized (or upgraded to an LLM summary), biggest raw size first; not those waiting for the model (their extraction call writes the summary). */
 export function episodesForSummary(
   db: Database,
   projectId: string,
@@ -251,6 +251,7 @@ export function episodesForSummary(
     .query(
       `${SELECT.replace("FROM episodes e", ", (SELECT COALESCE(SUM(LENGTH(ev.content_json)), 0) FROM episode_events ee JOIN events ev ON ev.id = ee.event_id WHERE ee.episode_id = e.id) AS raw_chars FROM episodes e")}
        WHERE e.project_id = ? AND COALESCE(s.summary_source, 'none') IN (SELECT value FROM json_each(?)) AND COALESCE(s.status, 'open') = 'closed'
+         AND e.id NOT IN (SELECT episode_id FROM llm_waits)
        ORDER BY raw_chars - LENGTH(e.summary) DESC, e.start_ts LIMIT ?`,
     )
     .all(projectId, JSON.stringify(sources), limit) as Array<Record<string, unknown>>;

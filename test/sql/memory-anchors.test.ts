@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { join } from "node:path";
-import { MIGRATIONS, schemaVersion } from "../../src/sql/migrations.ts";
+import { latestVersion, MIGRATIONS, schemaVersion } from "../../src/sql/migrations.ts";
 import { anchorJsonOf, putAnchorJson, unanchoredIds } from "../../src/sql/memory-anchors.ts";
 import { openDatabase } from "../../src/sql/open.ts";
 import { tempDir } from "../helpers/sqrl.ts";
@@ -29,7 +29,7 @@ test("a v4 file gains memory_anchors and memory_outcomes and keeps its rows", ()
   old.close();
   const db = openDatabase(path, "data");
   try {
-    expect(schemaVersion(db)).toBe(5);
+    expect(schemaVersion(db)).toBe(latestVersion("data"));
     const cols = (t: string) =>
       (db.query(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
     expect(cols("memory_anchors")).toEqual(["memory_id", "anchor_json", "recorded_at"]);

@@ -37,7 +37,7 @@ import { extractWithLlm } from "./extract/llm-extractor.ts";
 import { episodeImportance } from "./importance.ts";
 import { decideWithLlm, type DecisionCase } from "./apply/decide.ts";
 import { type Embedder, embedderFromConfig } from "../llm/embeddings.ts";
-import { createProvider, type LlmProvider } from "../llm/provider.ts";
+import { createProvider, type LlmCallError, type LlmProvider } from "../llm/provider.ts";
 import { backfillEmbeddings } from "./embedding-backfill.ts";
 import { StateDbLedger, type UsageLedger } from "../llm/usage.ts";
 import { scheduleSummaries } from "./summary-scheduler.ts";
@@ -55,6 +55,16 @@ import { recordAnchors } from "./apply/record-anchors.ts";
 import { gradeOutcomes } from "./outcomes.ts";
 import { followMoves } from "./apply/follow-moves.ts";
 import { followRenames } from "./apply/follow-renames.ts";
+import { deleteLlmWait } from "../../sql/llm-waits.ts";
+import {
+  isPassing,
+  keepWaiting,
+  modelPresent,
+  routeEpisode,
+  waitPolicy,
+  type ModelAway,
+  type WaitPolicy,
+} from "./model-wait.ts";
 
 const log = rootLog.child({ service: "learn" });
 
@@ -77,6 +87,10 @@ export interface EngineDeps {
   anchorSource?: string;
   /** Embeddings stored after extraction, or null (`embeddings.provider = none`). Default: from config. */
   embedder: Embedder | null;
+  /** How long episodes wait for the model when it is away (model-wait.ts). Default: from config. */
+  wait: WaitPolicy;
+  /** The passing failure this run met (fresh per request): the run's later episodes wait without a call. */
+  away: ModelAway;
 }
 
 export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineDeps> {
@@ -92,6 +106,8 @@ export async function resolveDeps(partial: Partial<EngineDeps>): Promise<EngineD
     manifests: partial.manifests ?? true,
     summaryLimit: partial.summaryLimit ?? 5,
     embedder: partial.embedder !== undefined ? partial.embedder : (embedderFromConfig(config) ?? null),
+    wait: partial.wait ?? waitPolicy(config),
+    away: partial.away ?? modelPresent(),
     ...(partial.anchorSource ? { anchorSource: partial.anchorSource } : {}),
   };
 }
@@ -182,31 +198,35 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   const ready = extractableEpisodes(db, body.project_id, d.episodes, closedUnextracted(db, body.project_id));
   const memoryIds: string[] = [];
   let manifests = d.manifests;
+  const extracted: Episode[] = [];
   for (const ep of ready) {
-    memoryIds.push(...(await extractEpisode(db, body.project_id, body.user_id, ep, d, manifests)));
+    const ids = await extractEpisode(db, body.project_id, body.user_id, ep, d, manifests);
+    if (ids === null) continue; // waits for the model
+    memoryIds.push(...ids);
+    extracted.push(ep);
     manifests = false;
   }
   if (d.embedder) await backfillEmbeddings(db, body.project_id, d.embedder, memoryIds);
   // What happened next grades what was stored: failing recipes flagged, unused memories decayed.
-  if (ready.length > 0)
+  if (extracted.length > 0)
     gradeOutcomes(
       db,
       body.project_id,
       nowMs,
       d.config["memory.decay_days"],
-      ready.map((e) => e.id),
+      extracted.map((e) => e.id),
     );
   // A path the later sessions stopped using, for one edit away from it: the memory follows the new name.
-  if (ready.length > 0)
+  if (extracted.length > 0)
     followRenames(
       db,
       body.project_id,
-      ready.map((e) => e.id),
+      extracted.map((e) => e.id),
       nowMs,
     );
   // Code moved since the last batch (HEAD changed): moved memories get a version with today's names.
   followMoves(db, body.project_id, nowMs);
-  if (d.summaryLimit > 0 && d.llm) {
+  if (d.summaryLimit > 0 && d.llm && !d.away.failure) {
     await scheduleSummaries({
       db,
       projectId: body.project_id,
@@ -219,7 +239,7 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
   const episodeIds = [
     ...new Set([
       ...body.events.map((e) => eventEpisode.get(e.id)).filter((x): x is string => x !== undefined),
-      ...ready.map((e) => e.id),
+      ...extracted.map((e) => e.id),
     ]),
   ];
   return { episode_ids: episodeIds, memory_item_ids: [...new Set(memoryIds)] };
@@ -231,18 +251,26 @@ interface Extraction {
   summary: string | null;
 }
 
+/** The episode must wait for the model: its call failed for a passing reason (model-wait.ts). */
+class WaitForModel extends Error {
+  constructor(readonly failure: LlmCallError) {
+    super(failure.message);
+  }
+}
+
 async function extractCandidates(
   projectId: string,
   ep: Episode,
   events: readonly EngineEvent[],
   d: EngineDeps,
+  llm: LlmProvider | null,
   manifests: boolean,
   dtos: readonly EventDTO[],
 ): Promise<Extraction> {
   const input = ruleInput(ep.id, projectId, dtos);
-  if (d.llm) {
+  if (llm) {
     try {
-      const out = await extractWithLlm(d.llm, d.ledger, ep.id, events, d.config["llm.context_window_tokens"]);
+      const out = await extractWithLlm(llm, d.ledger, ep.id, events, d.config["llm.context_window_tokens"]);
       const offline = extractOffline(input, { manifests });
       const manifestFacts = offline.filter((c) => c.rule === "project-manifests" || c.rule === "repo-instructions");
       // The LLM's candidates pass the same gates as the rules': a pitfall the rules would not call
@@ -257,6 +285,8 @@ async function extractCandidates(
         summary: out.summary,
       };
     } catch (err) {
+      // The model is away for now (down, signed out, rate-limited, timed out): the episode waits for it.
+      if (isPassing(err, d.wait)) throw new WaitForModel(err);
       log.info(`LLM extraction of ${ep.id} fell back to offline rules: ${(err as Error).message}`);
     }
   }
@@ -278,7 +308,10 @@ async function decide(cases: Array<DecisionCase & { index: number }>, d: EngineD
   return decisions;
 }
 
-/** Extract one closed episode and apply the updates; marks it extracted in the same transaction. */
+/**
+ * Extract one closed episode and apply the updates; marks it extracted (and ends its wait for the
+ * model) in the same transaction. Null when the episode waits for the model instead (model-wait.ts).
+ */
 export async function extractEpisode(
   db: Database,
   projectId: string,
@@ -286,10 +319,25 @@ export async function extractEpisode(
   ep: Episode,
   d: EngineDeps,
   manifests: boolean,
-): Promise<string[]> {
+): Promise<string[] | null> {
+  const route = routeEpisode(db, ep.id, d.llm !== null, d.wait, d.away, d.now());
+  if (route === "wait") {
+    if (d.away.failure) keepWaiting(db, ep.id, d.away.failure, d.wait, d.away, d.now());
+    return null;
+  }
   const dtos = episodeEvents(db, ep.id);
   const events = dtos.map(toEngineEvent);
-  const extracted = await extractCandidates(projectId, ep, events, d, manifests, dtos);
+  let extracted: Extraction;
+  try {
+    extracted = await extractCandidates(projectId, ep, events, d, route === "llm" ? d.llm : null, manifests, dtos);
+  } catch (err) {
+    if (!(err instanceof WaitForModel)) throw err;
+    keepWaiting(db, ep.id, err.failure, d.wait, d.away, d.now());
+    log.info(`episode ${ep.id} waits for the model (${err.failure.kind}): ${err.failure.message}`);
+    return null;
+  }
+  // Another process (a user's `sqrl reprocess --offline-pending`) may have taken it meanwhile.
+  if (getEpisode(db, ep.id)?.extracted_at) return [];
   // What one episode cannot prove lasting waits for a second one (apply/gate.ts).
   const observedAt = ep.end_ts || nowIso(d.now());
   const gated = db
@@ -326,12 +374,13 @@ export async function extractEpisode(
         .immediate();
     }
     db.transaction(() => {
+      const cur = getEpisode(db, ep.id);
+      if (!cur || cur.extracted_at) return; // gone, or extracted by another process meanwhile: never twice
       for (const c of cases)
         if (c.candidate.scope === "project")
           ids.push(applyProjectDecision(db, c.candidate, decisions.get(c.index)!, ctxOf(c.candidate)));
       retireCoveredHabits(db, projectId, ep.id, nowIso(ctx.nowMs));
-      const cur = getEpisode(db, ep.id);
-      if (!cur) return;
+      deleteLlmWait(db, ep.id);
       cur.extracted_at = nowIso(ctx.nowMs);
       cur.extractor = ex.extractor;
       if (ex.summary) {

@@ -5,10 +5,12 @@
  * anchor when there is one — and items that came from elsewhere (import, a teammate's sync file)
  * stay as they are. The recurrence gate's observations are rebuilt from the episodes themselves, and
  * every valid item gets an anchor (what it cites in the repository today) when it has none.
+ * `--offline-pending` instead hands the episodes that wait for the model to the offline rules now.
  */
 import type { Database } from "bun:sqlite";
 import { nowIso } from "../../shared/time.ts";
-import { closedUnextracted } from "../../sql/episodes.ts";
+import { closedUnextracted, getEpisode } from "../../sql/episodes.ts";
+import { deleteLlmWait, waitingEpisodeIds } from "../../sql/llm-waits.ts";
 import { supersedeMemoryItem } from "../../sql/memory-items.ts";
 import { unanchoredIds } from "../../sql/memory-anchors.ts";
 import { clearObservations } from "../../sql/observations.ts";
@@ -29,6 +31,8 @@ export interface ReprocessResult {
   replaced: number;
   /** Valid items after the run. */
   stored: number;
+  /** Episodes that wait for the model (it was away): extracted when it is back. */
+  waiting: number;
 }
 
 const EXTRACTED = `SELECT m.id, m.type, m.key, m.scope, m.user_id FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id
@@ -87,8 +91,9 @@ export async function reprocessProject(
     const old = retire(db, projectId, nowIso(d.now()));
     const episodes = closedUnextracted(db, projectId);
     let manifests = d.manifests;
+    let waiting = 0;
     for (const [i, ep] of episodes.entries()) {
-      await extractEpisode(db, projectId, ep.user_id, ep, d, manifests);
+      if ((await extractEpisode(db, projectId, ep.user_id, ep, d, manifests)) === null) waiting++;
       // Episode by episode, as the daemon would have: a path the later sessions renamed is followed.
       followRenames(db, projectId, [ep.id], d.now());
       manifests = false;
@@ -102,6 +107,34 @@ export async function reprocessProject(
         n: number;
       }
     ).n;
-    return { episodes: episodes.length, superseded: old.length, replaced, stored };
+    return { episodes: episodes.length, superseded: old.length, replaced, stored, waiting };
+  });
+}
+
+/**
+ * The user's choice not to wait for the model: every episode waiting for it is extracted by the
+ * offline rules now (each marked extracted with its wait ended, in one transaction; never twice).
+ */
+export async function extractPendingOffline(
+  db: Database,
+  projectId: string,
+  deps: Partial<EngineDeps> = {},
+): Promise<{ episodes: number; stored: number }> {
+  const d = await resolveDeps({ ...deps, llm: null });
+  return withProjectLock(projectId, async () => {
+    let episodes = 0;
+    let stored = 0;
+    for (const id of waitingEpisodeIds(db, projectId)) {
+      const ep = getEpisode(db, id);
+      if (!ep || ep.extracted_at) {
+        deleteLlmWait(db, id);
+        continue;
+      }
+      const ids = await extractEpisode(db, projectId, ep.user_id, ep, d, false);
+      followRenames(db, projectId, [ep.id], d.now());
+      episodes++;
+      stored += ids?.length ?? 0;
+    }
+    return { episodes, stored };
   });
 }
