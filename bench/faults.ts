@@ -34,6 +34,7 @@ import {
   killQuietly,
   makeHome,
   pidAlive,
+  runSqrl,
   readRuntime,
   SQRL_BIN,
   startDaemon,
@@ -262,6 +263,95 @@ async function diskFull(quick: boolean): Promise<Row | null> {
     await service.stop();
     mount.unmount();
     home.restore();
+  }
+  return row;
+}
+
+/** Peak and current resident memory of a process (MiB), from /proc; undefined where there is no /proc. */
+function procMemory(pid: number): { peak: number; now: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { peak: kb("VmHWM") / 1024, now: kb("VmRSS") / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Issue 30 item 3: a transcript line that never ends (1 GiB with no newline on a real tmpfs, then a
+ * byte at a time) against the compiled daemon. Another session must be captured meanwhile, /health
+ * must answer, the daemon's peak memory must stay bounded (goal ≤ 200 MB), the drop is logged once,
+ * and the lines after the endless one's newline arrive.
+ */
+export async function endlessLine(quick: boolean): Promise<Row> {
+  const home = makeHome("[watch]\ngit = false\n");
+  const lineBytes = (quick ? 128 : 1024) * 2 ** 20;
+  const row: Row = {
+    name: `a transcript line that never ends (${lineBytes / 2 ** 20} MiB without a newline, then a byte at a time) beside another session`,
+    tried: 0,
+    held: 0,
+    lost: 0,
+    duplicated: 0,
+    hung: 0,
+    fast: "test/daemon/capture/endless-line.test.ts",
+  };
+  let mount: ReturnType<typeof mountTmpfs> = null;
+  try {
+    const project = initProject(home, "endless");
+    const endless = transcriptPath(home, project, "e1e1e1e1-0000-4000-8000-000000000030");
+    const other = transcriptPath(home, project, "e2e2e2e2-0000-4000-8000-000000000030");
+    const dir = join(endless, "..");
+    mount = mountTmpfs(dir, `${lineBytes / 2 ** 20 + 64}m`);
+    const where = mount ? "a real tmpfs" : "a temp folder (mounting a tmpfs needs root)";
+    writeFileSync(endless, claudeLine(project, "e1e1e1e1", 0));
+    writeFileSync(other, "");
+    const daemon = startDaemon(home);
+    await until(() => stored(project).distinct === 1, 30_000);
+    const base = procMemory(daemon.pid);
+    // the writer: the line in 4 MiB pieces (it never holds the whole line), then a byte at a time
+    const piece = Buffer.alloc(4 * 2 ** 20, 0x78);
+    appendFileSync(endless, '{"type":"user","message":{"content":"');
+    for (let done = 0; done < lineBytes; done += piece.length) appendFileSync(endless, piece);
+    let worstHealthMs = 0;
+    const others = 50;
+    for (let i = 0; i < others; i++) {
+      appendFileSync(endless, "y");
+      appendFileSync(other, claudeLine(project, "e2e2e2e2", 1000 + i));
+      const t0 = performance.now();
+      const ok = (await daemonFetch(home, "/health", { signal: AbortSignal.timeout(10_000) }).catch(() => null))?.ok;
+      worstHealthMs = Math.max(worstHealthMs, ok ? performance.now() - t0 : 10_000);
+      await Bun.sleep(100);
+    }
+    const during = await until(() => stored(project).distinct >= 1 + others, 30_000, 200);
+    if (!during) row.hung!++;
+    // the line ends; what follows must arrive
+    const after = 20;
+    appendFileSync(endless, '"}}\n');
+    for (let i = 1; i <= after; i++) appendFileSync(endless, claudeLine(project, "e1e1e1e1", i));
+    const all = await until(() => stored(project).distinct >= 1 + others + after, 30_000, 200);
+    if (!all) row.hung!++;
+    await Bun.sleep(600);
+    const s = stored(project);
+    const mem = procMemory(daemon.pid);
+    row.tried = others + after;
+    row.held = s.distinct - 1;
+    row.lost = 1 + others + after - s.distinct;
+    row.duplicated = s.duplicates;
+    if (worstHealthMs > 2000) row.hung!++;
+    const logged = readFileSync(join(home.sqrlHome, "logs", "daemon.log"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes("was skipped")).length;
+    const peak = mem
+      ? `daemon peak RSS ${Math.round(mem.peak)} MB (${Math.round(base?.now ?? 0)} MB before the line; goal ≤ 200 MB)`
+      : "no /proc: peak memory not measured";
+    row.note = `on ${where}; ${peak}; slowest /health ${Math.round(worstHealthMs)} ms; drop logged ${logged} time${logged === 1 ? "" : "s"}`;
+    if (mem && mem.peak > 200) row.note += " — OVER THE GOAL";
+    if (logged !== 1) row.note += " — the log must say it once";
+  } finally {
+    runSqrl(["daemon", "stop", "--timeout", "10"], { env: home.env });
+    mount?.unmount();
+    await home.cleanup();
   }
   return row;
 }
@@ -689,6 +779,7 @@ const bench: Bench = async ({ quick }) => {
   rows.push(...(await daemonInputs()));
   const full = await diskFull(quick);
   if (full) rows.push(full);
+  rows.push(await endlessLine(quick));
   rows.push(await killDuringBursts("daemon", kills));
   rows.push(await killDuringBursts("engine", kills));
 

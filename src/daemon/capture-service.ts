@@ -23,7 +23,7 @@ import { deleteFileOffset, getFileOffset, putFileOffset } from "../sql/file-offs
 import { openStateDb } from "../sql/open.ts";
 import { ingestFileOnce, normalizerDeps, TRANSCRIPT_SOURCES } from "./backfill.ts";
 import { ingestNormalized, ProjectDbPool, type IngestContext, type IngestResult } from "./ingest.ts";
-import { flushTail, newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts";
+import { flushTail, MAX_LINE_BYTES, newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts";
 import { gitCursor, GitWatcher, readGitCommits, saveGitCursor } from "./watchers/git.ts";
 import { DirWatcher, listSourceFiles, type TranscriptSource } from "./watchers/transcript-source.ts";
 
@@ -278,6 +278,10 @@ export class CaptureService {
         if (this.state) deleteFileOffset(this.state, path);
         return;
       }
+      for (const at of read.overlong)
+        log.warn(
+          `${path}: a line longer than ${MAX_LINE_BYTES / 2 ** 20} MiB starting at byte ${at} was skipped (counted malformed); capture goes on after its end.`,
+        );
       if (read.reset)
         log.warn(
           `${path} was truncated, replaced or rewritten; reading it again from the start (duplicates are skipped).`,
@@ -370,6 +374,7 @@ export class CaptureService {
         ino: f.ino,
         head_hash: f.safeHeadHash,
         malformed: f.malformed,
+        skipping: f.safeSkipping ? 1 : 0,
         updated_at: nowIso(),
       });
     }

@@ -2,8 +2,9 @@
  * The daemon's log file: a size-rotated append-only file that receives every record of the
  * daemon's logger and the engine child's lines, all in the one format of src/shared/log.ts.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { ensurePrivateDir } from "../shared/fs-atomic.ts";
 import { formatRecord, type LogSink, logSinks, setLogSinks } from "../shared/log.ts";
 import { homePaths } from "../shared/paths.ts";
 
@@ -40,7 +41,7 @@ export class RotatingLog {
   }
 
   private open(): void {
-    mkdirSync(join(this.path, ".."), { recursive: true });
+    ensurePrivateDir(join(this.path, "..")); // logs name projects and files: the owner's alone
     this.fd = openSync(this.path, "a", 0o600);
     this.size = fstatSync(this.fd).size;
   }

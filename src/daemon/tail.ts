@@ -4,8 +4,14 @@
  * A `TailFile` remembers how far a transcript was read. `readTail` reads `[offset, EOF)`, consumes
  * only complete lines (a partial last line stays for later), counts and skips malformed lines, and
  * restarts at 0 when the file shrank or was replaced (other inode or other first bytes); dedup
- * absorbs the repeats. `safeOffset` never passes a line whose events the normalizer still holds
- * back, so a restart from the persisted offset re-reads them.
+ * absorbs the repeats; what the old normalizer still held back is released first. `safeOffset`
+ * never passes a line whose events the normalizer still holds back, so a restart from the persisted
+ * offset re-reads them.
+ *
+ * Memory stays bounded whatever a writer does (issue 30): a partial last line is never buffered
+ * again on each change (only the new bytes are searched for its newline), and a line that grows
+ * past MAX_LINE_BYTES is dropped at once, its rest skipped up to the next newline without being
+ * buffered (`skipping`, persisted with the offset so a restart does not parse the middle of it).
  *
  * Gemini's rewritten-JSON documents are re-read whole whenever they change (`readDocument`), and so
  * are zstd-compressed logs (Codex compresses rollouts idle for a week to `.jsonl.zst` and deletes
@@ -49,6 +55,12 @@ export interface TailFile {
   /** Same, up to safeOffset: what is persisted next to it. */
   safeHeadHash: string | null;
   malformed: number;
+  /** readOffset is inside an over-long line: everything up to its next newline is skipped unread. */
+  skipping: boolean;
+  /** Same, at safeOffset: what is persisted next to it. */
+  safeSkipping: boolean;
+  /** Bytes from readOffset known to hold no newline (a partial line already searched; not persisted). */
+  noNewlineUntil: number;
 }
 
 export interface TailRead {
@@ -59,6 +71,8 @@ export interface TailRead {
   reset: boolean;
   /** The file does not exist (any more). */
   missing: boolean;
+  /** File offsets where over-long lines began that this read dropped (each said once by the caller). */
+  overlong: number[];
 }
 
 export function newTailFile(
@@ -66,7 +80,14 @@ export function newTailFile(
   source: TailSource,
   document: boolean,
   normalizer: LineNormalizer,
-  from?: { offset: number; size: number; ino: number | null; head_hash: string | null; malformed: number },
+  from?: {
+    offset: number;
+    size: number;
+    ino: number | null;
+    head_hash: string | null;
+    malformed: number;
+    skipping?: number | boolean;
+  },
 ): TailFile {
   return {
     path,
@@ -81,6 +102,9 @@ export function newTailFile(
     headHash: from?.head_hash ?? null,
     safeHeadHash: from?.head_hash ?? null,
     malformed: from?.malformed ?? 0,
+    skipping: Boolean(from?.skipping),
+    safeSkipping: Boolean(from?.skipping),
+    noNewlineUntil: 0,
   };
 }
 
@@ -189,9 +213,56 @@ export interface ReadOptions {
   within?: string;
 }
 
+/** Bytes read at a time while searching ahead for a newline (nothing read that way is kept). */
+const PROBE_BYTES = 1024 * 1024;
+let probeBuffer: Buffer | null = null;
+
+/** File offset of the first newline in `[from, to)`, or -1. */
+function findNewline(fd: number, from: number, to: number): number {
+  probeBuffer ??= Buffer.allocUnsafe(PROBE_BYTES);
+  const buf = probeBuffer;
+  let pos = from;
+  while (pos < to) {
+    const got = readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
+    if (got <= 0) return -1;
+    const nl = buf.subarray(0, got).indexOf(10);
+    if (nl >= 0) return pos + nl;
+    pos += got;
+  }
+  return -1;
+}
+
+/**
+ * The line that starts at `lineStart` is longer than MAX_LINE_BYTES: count it malformed once and skip
+ * it without buffering it (`searchedTo`: no newline before it). Returns where reading goes on.
+ */
+function dropLongLine(
+  file: TailFile,
+  fd: number,
+  lineStart: number,
+  searchedTo: number,
+  end: number,
+  out: TailRead,
+): number {
+  out.lines++;
+  out.malformed++;
+  file.malformed++;
+  out.overlong.push(lineStart);
+  return skipToNewline(file, fd, searchedTo, end);
+}
+
+/** Skipping an over-long line: on past its newline when it came, else to `end` (still skipping). */
+function skipToNewline(file: TailFile, fd: number, from: number, end: number): number {
+  const nl = findNewline(fd, from, end);
+  file.skipping = nl < 0;
+  file.noNewlineUntil = 0;
+  file.readOffset = nl < 0 ? Math.max(from, end) : nl + 1;
+  return file.readOffset;
+}
+
 /** Read what was appended since the last call. Synchronous: one file is read and handed on at a time. */
 export function readTail(file: TailFile, opts: ReadOptions): TailRead {
-  const out: TailRead = { events: [], lines: 0, malformed: 0, reset: false, missing: false };
+  const out: TailRead = { events: [], lines: 0, malformed: 0, reset: false, missing: false, overlong: [] };
   const fd = openOrNull(file.path, opts.within);
   if (fd === null) {
     out.missing = true;
@@ -209,15 +280,32 @@ export function readTail(file: TailFile, opts: ReadOptions): TailRead {
       st.size < file.readOffset ||
       (file.readOffset > 0 && file.headHash !== null && !samePrefix(fd, file.readOffset, file.headHash));
     if (replaced) {
+      // What the old content's normalizer still held back (a response that might have grown) was
+      // read from complete lines: it is released, not dropped with the normalizer.
+      for (const e of file.normalizer.flush({ idle: true })) out.events.push(e);
       file.readOffset = 0;
       file.safeOffset = 0;
       file.malformed = 0;
+      file.skipping = false;
+      file.noNewlineUntil = 0;
       file.normalizer = opts.renew();
       out.reset = true;
     }
     file.ino = st.ino;
     const end = opts.until === undefined ? st.size : Math.min(opts.until, st.size);
     let pos = file.readOffset;
+    if (file.skipping) pos = skipToNewline(file, fd, pos, end);
+    if (!file.skipping && !opts.final && file.noNewlineUntil > pos && file.noNewlineUntil <= end) {
+      // A partial line searched before: only the bytes written since can end it.
+      const nl = findNewline(fd, file.noNewlineUntil, end);
+      if (nl < 0) {
+        if (end - pos > MAX_LINE_BYTES) pos = dropLongLine(file, fd, pos, end, end, out);
+        else {
+          file.noNewlineUntil = end;
+          pos = end; // nothing to read: the line is still unfinished
+        }
+      }
+    }
     // One read buffer per thread, reused (fresh 4 MiB buffers cost a page fault per 4 KiB); the
     // unfinished line of a chunk moves to its front and the next bytes follow it.
     const own = scratchInUse;
@@ -226,13 +314,28 @@ export function readTail(file: TailFile, opts: ReadOptions): TailRead {
     try {
       let keep = 0;
       let carryStart = pos;
-      while (pos < end) {
+      while (pos < end && !file.skipping) {
         const want = Math.min(CHUNK_BYTES, end - pos);
         if (keep + want > chunk.length) {
-          const bigger = Buffer.allocUnsafe(keep + want);
+          // The unfinished line outgrew the buffer: look ahead for its end before buffering more.
+          const limit = Math.min(end, carryStart + MAX_LINE_BYTES + 2);
+          const nl = findNewline(fd, pos, limit);
+          if (nl < 0 && limit < end) {
+            // over the cap: dropped unbuffered, reading goes on after its newline
+            pos = dropLongLine(file, fd, carryStart, limit, end, out);
+            keep = 0;
+            carryStart = pos;
+            continue;
+          }
+          if (nl < 0 && !opts.final) {
+            file.noNewlineUntil = end; // still being written: wait for its newline
+            break;
+          }
+          const lineEnd = nl < 0 ? end : nl + 1;
+          const bigger = Buffer.allocUnsafe(lineEnd - carryStart + CHUNK_BYTES);
           chunk.copy(bigger, 0, 0, keep);
           chunk = bigger;
-          if (!own) scratchBuffer = bigger;
+          if (!own && bigger.length <= 4 * CHUNK_BYTES) scratchBuffer = bigger;
         }
         const got = readSync(fd, chunk, keep, want, pos);
         if (got <= 0) break;
@@ -251,17 +354,19 @@ export function readTail(file: TailFile, opts: ReadOptions): TailRead {
         keep = total - lineStart;
         if (keep > 0 && lineStart > 0) chunk.copyWithin(0, lineStart, total);
         carryStart = base + lineStart;
+        file.noNewlineUntil = keep > 0 ? pos : 0;
         if (opts.sink && out.events.length > 0) {
           opts.sink(out.events);
           out.events = [];
         }
       }
-      if (keep > 0 && opts.final) {
+      if (keep > 0 && opts.final && !file.skipping && pos >= end) {
         // A complete record without its newline (the writer is done): take it if it parses.
         const v = parseLine(chunk, 0, keep);
         if (v !== undefined && v !== null) {
           consumeLine(file, chunk, 0, keep, carryStart, out);
           file.readOffset = carryStart + keep;
+          file.noNewlineUntil = 0;
         }
       }
     } finally {
@@ -315,6 +420,8 @@ export function flushTail(file: TailFile): NormalizedEvent[] {
 function updateSafeOffset(file: TailFile): void {
   const held = file.normalizer.heldFrom();
   file.safeOffset = held === null ? file.readOffset : Math.min(file.readOffset, held);
+  // a held-back line before it: the persisted offset is that line's start, not inside the long line
+  file.safeSkipping = file.skipping && file.safeOffset === file.readOffset;
 }
 
 /** The four bytes every zstd frame starts with. */

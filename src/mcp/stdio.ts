@@ -8,8 +8,12 @@
  * `StdioServer` takes its streams as arguments (tests drive it in-process). Every line is checked
  * before anything reads its fields: a line that is not JSON gets -32700 (Parse error), a message
  * that is not a JSON-RPC 2.0 request, notification or response gets -32600 (Invalid Request), and
- * a line longer than the read cap is dropped with -32600. When the input closes, answers still
- * being computed get a short grace, then the server stops: well within a second.
+ * a line longer than the read cap is dropped with -32600. When the input closes, a last message
+ * without its newline is still answered, answers still being computed get a short grace, then the
+ * server stops: well within a second.
+ *
+ * Request ids are given back exactly as sent: an integer id beyond 2^53 (which a JS number would
+ * round) travels inside as a stand-in string and is written back as the same digits.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -40,6 +44,31 @@ export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 export const SHUTDOWN_GRACE_MS = 700;
 
 export const PARSE_ERROR = -32700;
+
+/** Integer ids a JS number would round: the source digits, kept from JSON.parse's reviver. */
+const BIG_ID_HINT = /"id"\s*:\s*-?\d{16,}/;
+const INTEGER = /^-?\d+$/;
+/** JSON.rawJSON (Bun, V8): a value JSON.stringify writes as these exact characters. */
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/**
+ * JSON.parse of one message; an `id` that is an integer beyond Number.MAX_SAFE_INTEGER comes back
+ * as `bigId(digits)` so it is never rounded.
+ */
+export function parseMessage(text: string, bigId: (digits: string) => string): unknown {
+  if (!BIG_ID_HINT.test(text)) return JSON.parse(text);
+  const exact = new WeakMap<object, string>();
+  const v = JSON.parse(text, function (this: object, key, value, ctx?: { source?: string }) {
+    if (key === "id" && typeof value === "number" && !Number.isSafeInteger(value) && INTEGER.test(ctx?.source ?? ""))
+      exact.set(this, ctx!.source!);
+    return value;
+  }) as unknown;
+  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    const digits = exact.get(v);
+    if (digits !== undefined) (v as Record<string, unknown>).id = bigId(digits);
+  }
+  return v;
+}
 export const INVALID_REQUEST = -32600;
 
 /** stdout belongs to the protocol: every logger and stray console.log goes to stderr instead. */
@@ -148,6 +177,9 @@ export class StdioServer {
   private queue: Message[] = [];
   private idle: ReturnType<typeof setTimeout> | undefined;
   private closeServer: (() => Promise<void>) | undefined;
+  /** Stand-in string → the exact digits of an integer id too big for a JS number. */
+  private readonly bigIds = new Map<string, string>();
+  private bigIdCount = 0;
   /** Requests handed to the real server and not answered yet. */
   private readonly inflight = new Set<Id>();
   private onAnswered: (() => void) | undefined;
@@ -198,13 +230,31 @@ export class StdioServer {
         size = 0;
       }
     });
-    input.on("end", () => void this.shutdown());
-    input.on("close", () => void this.shutdown());
+    // a last message without its newline is a whole message once the input ends
+    const last = () => {
+      if (!dropping && size > 0 && size <= this.maxLine) this.line(Buffer.concat(parts).toString("utf8"));
+      parts = [];
+      size = 0;
+      void this.shutdown();
+    };
+    input.on("end", last);
+    input.on("close", last);
     input.on("error", () => void this.shutdown());
   }
 
   private write(msg: unknown): void {
-    this.opts.output.write(`${JSON.stringify(msg)}\n`);
+    const m = msg as { id?: unknown };
+    const digits = typeof m.id === "string" ? this.bigIds.get(m.id) : undefined;
+    // the exact digits the client sent (JSON.rawJSON writes them as a number, unrounded)
+    const out = digits === undefined ? msg : { ...(msg as object), id: rawJSON(digits) };
+    this.opts.output.write(`${JSON.stringify(out)}\n`);
+    if (digits !== undefined && ("result" in m || "error" in m)) this.bigIds.delete(m.id as string);
+  }
+
+  private bigId(digits: string): string {
+    const key = `sqrl-big-id-${++this.bigIdCount}:${digits}`;
+    this.bigIds.set(key, digits);
+    return key;
   }
 
   private fail(id: Id | null, code: number, message: string): void {
@@ -220,7 +270,7 @@ export class StdioServer {
     if (text.trim() === "") return;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseMessage(text, (d) => this.bigId(d));
     } catch {
       this.fail(null, PARSE_ERROR, "Parse error: the line is not valid JSON");
       return;

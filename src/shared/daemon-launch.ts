@@ -2,10 +2,11 @@
  * Finding or starting the daemon: health checks of runtime files and a detached `sqrl daemon start`.
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, statSync, truncateSync } from "node:fs";
+import { closeSync, openSync, statSync, truncateSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DaemonUnreachableError } from "./errors.ts";
 import { Health } from "./api.ts";
+import { ensurePrivateDir } from "./fs-atomic.ts";
 import { homePaths } from "./paths.ts";
 import { isPidAlive, readRuntimeInfo, type RuntimeInfo } from "./runtime-files.ts";
 
@@ -52,7 +53,7 @@ const OUT_MAX_BYTES = 1024 * 1024;
 /** Open `~/.sqrl/logs/daemon.out` for a detached daemon's raw stdout/stderr (reset when large). */
 function openDaemonOut(): number {
   const dir = homePaths.logs();
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir);
   const path = join(dir, "daemon.out");
   try {
     if (statSync(path).size > OUT_MAX_BYTES) truncateSync(path, 0);

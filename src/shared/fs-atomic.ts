@@ -1,6 +1,6 @@
 /**
  * Atomic file writes (temp file and rename) with private modes for files that may hold tokens or personal
- * data.
+ * data, and the private folders they live in.
  */
 import { chmodSync, mkdirSync, renameSync, writeFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
@@ -27,4 +27,13 @@ export function writeFileAtomic(path: string, data: string, mode = PRIVATE_MODE)
 
 export function writeJsonAtomic(path: string, value: unknown, mode = PRIVATE_MODE): void {
   writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, mode);
+}
+
+/** Mode of folders whose files may hold tokens or personal data (SQRL_HOME, its logs). */
+export const PRIVATE_DIR_MODE = 0o700;
+
+/** Create a folder readable by its owner alone; an existing one made that way too (older installs made logs/ 0755). */
+export function ensurePrivateDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: PRIVATE_DIR_MODE });
+  chmodSync(path, PRIVATE_DIR_MODE);
 }

@@ -13,6 +13,8 @@ export interface FileOffset {
   ino: number | null;
   head_hash: string | null;
   malformed: number;
+  /** 1: `offset` is inside an over-long line, skipped up to its next newline (state v2). */
+  skipping?: number;
   updated_at: string;
 }
 
@@ -31,14 +33,15 @@ export function putFileOffset(db: Database, o: FileOffset): void {
   let stmt = cache.get(db);
   if (!stmt) {
     stmt = db.prepare(
-      `INSERT INTO file_offsets (path, source, offset, size, ino, head_hash, malformed, updated_at)
-       VALUES ($path, $source, $offset, $size, $ino, $head_hash, $malformed, $updated_at)
+      `INSERT INTO file_offsets (path, source, offset, size, ino, head_hash, malformed, skipping, updated_at)
+       VALUES ($path, $source, $offset, $size, $ino, $head_hash, $malformed, $skipping, $updated_at)
        ON CONFLICT(path) DO UPDATE SET source = excluded.source, offset = excluded.offset, size = excluded.size,
-         ino = excluded.ino, head_hash = excluded.head_hash, malformed = excluded.malformed, updated_at = excluded.updated_at`,
+         ino = excluded.ino, head_hash = excluded.head_hash, malformed = excluded.malformed,
+         skipping = excluded.skipping, updated_at = excluded.updated_at`,
     );
     cache.set(db, stmt);
   }
-  stmt.run({ ...o });
+  stmt.run({ ...o, skipping: o.skipping ?? 0 });
 }
 
 export function deleteFileOffset(db: Database, path: string): void {

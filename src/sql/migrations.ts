@@ -10,6 +10,7 @@ import dataV4 from "./schema/data-v4.sql" with { type: "text" };
 import dataV5 from "./schema/data-v5.sql" with { type: "text" };
 import dataV6 from "./schema/data-v6.sql" with { type: "text" };
 import stateV1 from "./schema/state-v1.sql" with { type: "text" };
+import stateV2 from "./schema/state-v2.sql" with { type: "text" };
 import userV1 from "./schema/user-v1.sql" with { type: "text" };
 
 /** Schema kinds sqrl keeps; each has an ordered list of migrations, embedded in the binary. */
@@ -19,7 +20,7 @@ export type SchemaKind = "data" | "user" | "state";
 export const MIGRATIONS: Record<SchemaKind, readonly string[]> = {
   data: [dataV1, dataV2, dataV3, dataV4, dataV5, dataV6],
   user: [userV1],
-  state: [stateV1],
+  state: [stateV1, stateV2],
 };
 
 export function latestVersion(kind: SchemaKind): number {

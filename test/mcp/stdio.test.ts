@@ -155,3 +155,33 @@ test("the compiled `sqrl mcp` answers a null line with -32600 and exits within a
     dir.cleanup();
   }
 });
+
+test("the compiled `sqrl mcp` gives ids beyond 2^53 back exactly and answers a last request that has no newline (issue 30 item 8)", async () => {
+  const dir = tempDir("sqrl-stdio-");
+  try {
+    const proc = Bun.spawn([SQRL_BIN, "mcp"], {
+      env: isolatedEnv(dir.path),
+      cwd: dir.path,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    proc.stdin.write(`${INIT.replace('"id":1', '"id":9007199254740993')}\n`);
+    proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    // answered by the real server (the SDK), then the early path, then a last line without its newline
+    proc.stdin.write('{"jsonrpc":"2.0","id":12345678901234567890123,"method":"no/such/method","params":{}}\n');
+    proc.stdin.write('{"jsonrpc":"2.0","id":-9007199254740995,"method":"ping"}\n');
+    proc.stdin.write('{"jsonrpc":"2.0","id":"last","method":"ping"}');
+    await proc.stdin.flush();
+    proc.stdin.end();
+    const text = await new Response(proc.stdout).text();
+    await proc.exited;
+    const ids = text
+      .trim()
+      .split("\n")
+      .map((l) => /"id":("[^"]*"|-?\d+)/.exec(l)?.[1]);
+    expect(ids.sort()).toEqual(['"last"', "-9007199254740995", "12345678901234567890123", "9007199254740993"].sort());
+  } finally {
+    dir.cleanup();
+  }
+});

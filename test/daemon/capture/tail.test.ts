@@ -3,11 +3,11 @@
  * the safe offset that never passes held-back events.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NormalizedEvent } from "../../../src/shared/event.ts";
 import { ClaudeCodeNormalizer } from "../../../src/daemon/normalize/claude-code.ts";
-import { flushTail, newTailFile, readTail, type TailFile } from "../../../src/daemon/tail.ts";
+import { flushTail, MAX_LINE_BYTES, newTailFile, readTail, type TailFile } from "../../../src/daemon/tail.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
 import { CAPTURE_FIXTURES, rewriteFixture } from "./helpers.ts";
 
@@ -157,5 +157,111 @@ describe("malformed and binary lines", () => {
     const clean = join(dir.path, "clean.jsonl");
     writeFileSync(clean, `${lines.join("\n")}\n`);
     expect(ids(r.events).sort()).toEqual(ids(wholeFile(clean)).sort());
+  });
+});
+
+describe("truncated right after an append (issue 30 item 8)", () => {
+  test("the response held back when the file was truncated is released, not lost", () => {
+    const path = join(dir.path, "held-truncated.jsonl");
+    const lines = FIXTURE.split("\n");
+    const upto = lines.findIndex((l) => l.includes('"a-2"')) + 1; // ends with msg_A's text line (held back)
+    writeFileSync(path, `${lines.slice(0, upto).join("\n")}\n`);
+    const f = claudeTail(path);
+    const first = readTail(f, { renew: renew(path) });
+    expect(first.events.some((e) => e.event_type === "assistant_response")).toBe(false);
+    truncateSync(path, 0); // before the idle flush
+    writeFileSync(path, `${lines[0]}\n`);
+    const r = readTail(f, { renew: renew(path) });
+    expect(r.reset).toBe(true);
+    expect(r.events.filter((e) => e.event_type === "assistant_response")).toHaveLength(1);
+  });
+});
+
+describe("a line that never ends (issue 30 item 3)", () => {
+  const MiB = 2 ** 20;
+  const good = FIXTURE.split("\n").filter((l) => l.length > 0);
+
+  test("past the cap it is dropped once and skipped unbuffered; the lines after its newline arrive", () => {
+    const path = join(dir.path, "endless.jsonl");
+    const head = `${good.slice(0, 3).join("\n")}\n`;
+    writeFileSync(path, head);
+    appendFileSync(path, `{"type":"user","message":{"content":"${"x".repeat(MAX_LINE_BYTES + 3 * MiB)}`);
+    const f = claudeTail(path);
+    const r1 = readTail(f, { renew: renew(path) });
+    expect(r1.overlong).toEqual([Buffer.byteLength(head)]);
+    expect(r1.malformed).toBe(1);
+    expect(f.skipping).toBe(true);
+    expect(f.readOffset).toBe(statSync(path).size); // nothing of it is kept for later
+    // more of the same line, a byte at a time: nothing counted again, nothing re-read
+    for (let i = 0; i < 3; i++) {
+      appendFileSync(path, "y");
+      const r = readTail(f, { renew: renew(path) });
+      expect(r.malformed + r.overlong.length + r.events.length).toBe(0);
+      expect(f.readOffset).toBe(statSync(path).size);
+    }
+    // the line ends; what follows is read as usual
+    appendFileSync(path, `"}}\n${good.slice(3).join("\n")}\n`);
+    const r2 = readTail(f, { renew: renew(path) });
+    r2.events.push(...flushTail(f));
+    expect(f.skipping).toBe(false);
+    expect(r2.malformed).toBe(0);
+    expect(f.malformed).toBe(1);
+    const clean = join(dir.path, "endless-clean.jsonl");
+    writeFileSync(clean, `${good.slice(3).join("\n")}\n`);
+    expect(ids(r2.events).sort()).toEqual(ids(wholeFile(clean)).sort());
+  });
+
+  test("the skip survives a restart from the persisted offset (the middle of the line is never parsed)", () => {
+    const path = join(dir.path, "endless-restart.jsonl");
+    writeFileSync(path, `{"pad":"${"x".repeat(MAX_LINE_BYTES + MiB)}`);
+    const f = claudeTail(path);
+    readTail(f, { renew: renew(path) });
+    expect(f.safeSkipping).toBe(true);
+    const saved = {
+      offset: f.safeOffset,
+      size: f.size,
+      ino: f.ino,
+      head_hash: f.safeHeadHash,
+      malformed: f.malformed,
+      skipping: f.safeSkipping ? 1 : 0,
+    };
+    // while the daemon is down, the line ends with what would be a valid record if read from the offset
+    const planted = `{"type":"user","uuid":"planted","cwd":"/work/repo","message":{"role":"user","content":"planted"}}`;
+    appendFileSync(path, `${planted}\n${good.slice(0, 3).join("\n")}\n`);
+    const resume = (skipping: number) =>
+      readTail(
+        newTailFile(path, "claude", false, new ClaudeCodeNormalizer({ filePath: path }), { ...saved, skipping }),
+        {
+          final: true,
+          renew: renew(path),
+        },
+      );
+    const r = resume(saved.skipping);
+    expect(r.reset).toBe(false);
+    expect(r.malformed).toBe(0);
+    expect(r.events.some((e) => e.content.record_id === "planted")).toBe(false);
+    expect(r.events.length).toBeGreaterThan(0);
+    // without the persisted flag the remainder would have been taken for a record
+    expect(resume(0).events.some((e) => e.content.record_id === "planted")).toBe(true);
+  });
+
+  test("an unfinished line under the cap is searched only in its new bytes, then read once when it ends", () => {
+    const path = join(dir.path, "unfinished.jsonl");
+    const rec = good[1]!;
+    const cut = Math.floor(rec.length / 2);
+    writeFileSync(path, `${good[0]}\n${rec.slice(0, cut)}`);
+    const f = claudeTail(path);
+    readTail(f, { renew: renew(path) });
+    const lineStart = Buffer.byteLength(`${good[0]}\n`);
+    expect(f.readOffset).toBe(lineStart);
+    expect(f.noNewlineUntil).toBe(statSync(path).size);
+    appendFileSync(path, rec.slice(cut, cut + 3));
+    readTail(f, { renew: renew(path) });
+    expect(f.readOffset).toBe(lineStart);
+    expect(f.noNewlineUntil).toBe(statSync(path).size);
+    appendFileSync(path, `${rec.slice(cut + 3)}\n`);
+    const r = readTail(f, { renew: renew(path) });
+    expect(r.malformed).toBe(0);
+    expect(f.readOffset).toBe(statSync(path).size);
   });
 });
