@@ -69,6 +69,10 @@ const BEFORE =
   "the redactor changed 40 of the 100,084 real transcript strings (all false positives on code); the attack run lost 79 % of events on a full disk, " +
   "199 of 200 lines around a deeply nested one, 217 of 400 records after an in-place rewrite, and a frozen engine held the first MCP call 30.3 s.";
 
+/** What issue 30's attack run saw before its fixes. */
+const BEFORE_30 =
+  "Before the issue 30 fixes: a 1 GiB line with no newline, then a byte a second, took the daemon from 68 MB to 12.5 GB at 100 % CPU; /health took 4.9 s and new sessions were not captured.";
+
 async function until<T>(probe: () => T | Promise<T>, ms: number, every = 50): Promise<T | undefined> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -827,6 +831,8 @@ const bench: Bench = async ({ quick }) => {
     `Totals: ${totals.lost} lost, ${totals.duplicated} duplicated, ${totals.leaked} leaked, ${totals.damaged} damaged, ${totals.hung} hung, ${totals.orphaned} orphaned.`,
     "",
     BEFORE,
+    "",
+    BEFORE_30,
     ...(SKIPPED.length > 0 ? ["", ...SKIPPED.map((s) => `- ${s}`)] : []),
   ].join("\n");
   SKIPPED.length = 0;

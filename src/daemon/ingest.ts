@@ -13,7 +13,7 @@ import { openProjectDb } from "../sql/open.ts";
 import { projectPaths } from "../shared/paths.ts";
 import { canonicalStruct, eventIdFromHash, hashStruct } from "./dedup.ts";
 import type { ToolUseInfo } from "./normalize/types.ts";
-import { isEnvFilePath, redactText } from "../shared/privacy/redact.ts";
+import { commandReadsEnvFile, isEnvFilePath, redactText } from "../shared/privacy/redact.ts";
 import { sanitizeContent } from "../shared/privacy/sanitize.ts";
 
 /** Opens each project's data.db once and keeps it open. */
@@ -109,7 +109,11 @@ export function repoRelativePaths(paths: readonly string[], root: string, cwd: s
 export function toEventRow(e: NormalizedEvent, root: string, userId: string): EventDTO {
   // paths are stored too: a token in a path (`/tmp/ghp_…/x`, `?key=…`) is redacted like content
   const filePaths = repoRelativePaths(e.file_paths, root, e.cwd).map((p) => redactText(p));
-  const envFile = filePaths.some(isEnvFilePath) || e.file_paths.some(isEnvFilePath);
+  // a dotenv file read, or printed by a command (`cat .env`): every value in it is a secret
+  const envFile =
+    filePaths.some(isEnvFilePath) ||
+    e.file_paths.some(isEnvFilePath) ||
+    (typeof e.content.command === "string" && commandReadsEnvFile(e.content.command));
   const content = sanitizeContent(e.content, { envFile });
   if (typeof content.diff_summary === "string") content.diff_summary = content.diff_summary.split(`${root}/`).join("");
   const hash = hashStruct(

@@ -3,6 +3,7 @@
  * follow.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { redactDeep } from "../shared/privacy/redact.ts";
 import { VERSION } from "../version.ts";
 import { DaemonBridge } from "./daemon-bridge.ts";
 import type { McpDeps } from "./deps.ts";
@@ -44,6 +45,7 @@ export function createServer(deps: McpDeps = defaultDeps()): McpServer {
     { name: "sqrl", title: "sqrl memory", version: VERSION },
     { instructions: SERVER_INSTRUCTIONS },
   );
+  redactToolArguments(server);
   registerGetTaskContextTool(server, deps);
   registerGetUserStyleViewTool(server, deps);
   registerGetProjectBriefViewTool(server, deps);
@@ -52,4 +54,22 @@ export function createServer(deps: McpDeps = defaultDeps()): McpServer {
   registerGetMemoryTimelineTool(server, deps);
   registerRecallEpisodeTool(server, deps);
   return server;
+}
+
+type ToolHandler = (args: unknown, extra: unknown) => unknown;
+
+/**
+ * Every tool sees its arguments redacted: an agent may paste a key into a query or a task, and
+ * tools repeat their arguments (a search heading, the trace, the page, an LLM prompt). Memory is
+ * stored redacted, so a redacted query finds what the plain one would.
+ */
+function redactToolArguments(server: McpServer): void {
+  const register = server.registerTool.bind(server) as unknown as (
+    name: string,
+    config: unknown,
+    cb: ToolHandler,
+  ) => unknown;
+  const redacting = (name: string, config: unknown, cb: ToolHandler) =>
+    register(name, config, (args, extra) => cb(redactDeep(args), extra));
+  server.registerTool = redacting as unknown as typeof server.registerTool;
 }

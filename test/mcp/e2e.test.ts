@@ -230,6 +230,26 @@ describe("sqrl mcp (compiled) with the SDK client", () => {
     await client.close();
   });
 
+  test("a key pasted into a query or a task is never echoed back (issue 30 item 6)", async () => {
+    const client = await connect();
+    const key = "sk-" + "ant-api03-" + "EchoedQueryKeyAAAABBBBCCCC0123456789"; // assembled: no contiguous token in the repo
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["search_project_memory", { query: `JWT ${key}`, include_seen: true }],
+      ["search_project_memory", { query: `nothing-matches-this ${key}`, include_seen: true }],
+      ["get_task_context", { task_description: `fix JWT login with ${key}`, include_seen: true }],
+      ["get_memory_timeline", { since: key }],
+    ];
+    for (const [name, args] of calls) {
+      const res = await client.callTool({ name, arguments: args });
+      expect(JSON.stringify(res)).not.toContain("EchoedQueryKey");
+    }
+    const heading = await client.callTool({ name: "search_project_memory", arguments: { query: `JWT ${key}` } });
+    expect(text(heading)).toContain("[REDACTED:anthropic_key]");
+    await client.close();
+    const log = runSqrl(["log", root, "--json"], { env: home.env });
+    expect(log.stdout).not.toContain("EchoedQueryKey");
+  });
+
   test("sqrl log shows the traced calls", () => {
     const res = runSqrl(["log", root, "--json", "--tool", "recall_episode"], { env: home.env });
     expect(res.code).toBe(0);

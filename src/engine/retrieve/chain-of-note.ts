@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ConfigValues } from "../../shared/config-keys.ts";
+import { redactText } from "../../shared/privacy/redact.ts";
 import { createProvider, type LlmProvider } from "../llm/provider.ts";
 import { StateDbLedger, type UsageLedger } from "../llm/usage.ts";
 import type { NoteCandidate, NoteTaker } from "./retrieval-context.ts";
@@ -31,7 +32,7 @@ export function noteTakerFor(provider: LlmProvider, ledger?: UsageLedger): NoteT
   return {
     async pick(task: string, candidates: readonly NoteCandidate[]) {
       const prompt = [
-        `Task: ${task}`,
+        `Task: ${redactText(task)}`, // secrets never reach an LLM
         "",
         "Candidate memories:",
         ...candidates.map((c) => `- id=${c.memory_id} [${c.type}] ${c.content.replace(/\s+/g, " ").slice(0, 500)}`),

@@ -6,6 +6,7 @@
  * embeddings, cosine. Each result says why it matched and where it came from.
  */
 import { SearchResponse, type SearchQuery } from "../../shared/api.ts";
+import { redactText } from "../../shared/privacy/redact.ts";
 import { nowIso } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
 import { lexicalCandidates, loadItems } from "./rank/candidates.ts";
@@ -77,7 +78,7 @@ export async function searchMemory(ctx: RetrievalContext, request: SearchQuery):
     };
   });
   const packed = packBlocks({
-    header: `## Memory matching "${q.query.length > 80 ? `${q.query.slice(0, 77)}...` : q.query}"${clipped.note ? `\n${clipped.note}` : ""}`,
+    header: `## Memory matching "${echoedQuery(q.query)}"${clipped.note ? `\n${clipped.note}` : ""}`,
     groups: TYPE_HEADINGS,
     blocks,
     budget,
@@ -116,4 +117,10 @@ export async function searchMemory(ctx: RetrievalContext, request: SearchQuery):
     memory_ids: shown.map((s) => s.item.id),
     omitted_seen: omittedSeen,
   });
+}
+
+/** The query as the answer's heading repeats it: redacted (an agent may paste a key into it), then shortened. */
+function echoedQuery(query: string): string {
+  const q = redactText(query);
+  return q.length > 80 ? `${q.slice(0, 77)}...` : q;
 }

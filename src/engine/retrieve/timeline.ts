@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import { Timeline, type TimelineEpisode, type TimelineQuery } from "../../shared/api.ts";
 import { NotFoundError } from "../../shared/errors.ts";
 import { scrubLocalPaths } from "../../shared/privacy/local-paths.ts";
+import { redactText } from "../../shared/privacy/redact.ts";
 import { parseSince } from "../../shared/since.ts";
 import { nowIso, relativeTime } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
@@ -94,7 +95,9 @@ export async function timeline(ctx: RetrievalContext, q: TimelineQuery): Promise
     budget,
     counter: ctx.counter,
     noun: "episodes",
-    emptyText: sinceIso ? `No episodes since ${sinceIso} ("${q.since}").` : "No episodes recorded yet.",
+    emptyText: sinceIso
+      ? `No episodes since ${sinceIso} ("${redactText(q.since ?? "")}").`
+      : "No episodes recorded yet.",
   });
   const byId = new Map(newestFirst.map((e) => [e.episode_id, e]));
   const shown = packed.shown

@@ -623,6 +623,23 @@ export function isEnvFilePath(path: string): boolean {
   return /(^|[\\/])\.env(\.[A-Za-z0-9_-]+)?$|\.env$/.test(path) && !/\.env\.(example|sample|template|dist)$/.test(path);
 }
 
+/** Shell words: what separates them (blanks, quotes, operators, `=` of `--env-file=…`). */
+const SHELL_SEPARATORS = /[\s|;&<>()`'"=]+/;
+/** Commands that print the environment itself (`env`, `printenv`, `export -p`): KEY=value lines too. */
+const PRINTS_ENVIRONMENT = /(?:^|[|;&(]\s*)(?:printenv\b|env\s*(?:$|[|;&)])|export\s+-p\b)/;
+
+/**
+ * Does a shell command print a dotenv file or the environment (`cat .env`, `grep KEY .env.local`,
+ * `source prod.env && env`, `printenv`)? Then every KEY=value line of its output is a secret,
+ * whatever the key is called.
+ */
+export function commandReadsEnvFile(command: string): boolean {
+  if (!command.includes("env")) return false;
+  if (PRINTS_ENVIRONMENT.test(command)) return true;
+  for (const word of command.split(SHELL_SEPARATORS)) if (word.includes(".env") && isEnvFilePath(word)) return true;
+  return false;
+}
+
 /** Redact every string inside a JSON-like value (objects, arrays), returning a new value. */
 export function redactDeep<T>(value: T, opts: RedactOptions = {}): T {
   return walk(value, opts) as T;

@@ -25,6 +25,8 @@ const SECRETS = {
   privateNote: "my planted salary is " + "123456",
   gitToken: "ghp" + "_" + "PlantedInCommitMessage00000000000000002",
   jsonKey: "planted-json-key-" + "value-55",
+  // issue 30 item 6: a value under a name that says nothing, printed by `cat .env`
+  cookieSigning: "planted-cookie-signing-" + "value-30",
 };
 
 function transcript(repo: string): string {
@@ -170,6 +172,28 @@ function transcript(repo: string): string {
     },
     {
       ...base,
+      type: "assistant",
+      uuid: "s-a5",
+      timestamp: "2026-05-01T10:00:06.600Z",
+      message: {
+        id: "msg_s5",
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_s5", name: "Bash", input: { command: "cat .env" } }],
+      },
+    },
+    {
+      ...base,
+      type: "user",
+      uuid: "s-u6",
+      timestamp: "2026-05-01T10:00:06.700Z",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_s5", content: `COOKIE_SIGNING=${SECRETS.cookieSigning}` }],
+      },
+      toolUseResult: { stdout: `COOKIE_SIGNING=${SECRETS.cookieSigning}`, stderr: "", interrupted: false },
+    },
+    {
+      ...base,
       type: "user",
       uuid: "s-u5",
       timestamp: "2026-05-01T10:00:07.000Z",
@@ -231,6 +255,9 @@ test("through the running watcher: no planted secret in data.db, events still st
   expect(events.find((e) => e.event_type === "tool_result" && e.content.tool === "Read")?.content.output).toBe(
     "STRIPE_KEY=[REDACTED:env_value]\nPLAIN_SETTING=[REDACTED:env_value]\n",
   );
+  expect(events.find((e) => e.event_type === "command_run" && e.content.command === "cat .env")?.content.output).toBe(
+    "COOKIE_SIGNING=[REDACTED:env_value]",
+  );
   assertNoSecrets(home.repo);
 });
 
@@ -240,7 +267,7 @@ test("through a one-shot ingest: no planted secret in data.db", async () => {
   const pool = new ProjectDbPool();
   try {
     const res = await ingestFileOnce(path, "claude", false, { projects: listProjects(), userId: "t", pool });
-    expect(res.added).toBe(10);
+    expect(res.added).toBe(12);
   } finally {
     pool.close();
   }
