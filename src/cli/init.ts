@@ -15,6 +15,11 @@ export default defineCommand({
       description: "Project folder (default: current directory)",
     },
     yes: { type: "boolean", alias: "y", description: "Answer yes to every question (no prompts)" },
+    "trust-db": {
+      type: "boolean",
+      description:
+        "Keep a .ctx/data.db this machine did not make (by default one that git tracks or that was copied here is moved aside, unserved)",
+    },
     json: { type: "boolean", description: "Print the result as JSON" },
     hosts: {
       type: "string",
@@ -28,20 +33,36 @@ export default defineCommand({
     },
   },
   async run({ args }) {
-    const res = initProject(args.path);
+    const res = initProject(args.path, { trustDb: args["trust-db"] === true });
     const out: string[] = [];
+    if (res.quarantined)
+      out.push(
+        `Moved ${res.root}/.ctx/data.db aside to ${res.quarantined} (${res.quarantineReason}): memory this machine did not capture is never served.`,
+        "  Teammates' memory arrives through `sqrl sync` (.ctx/shared/). To trust that file anyway: `sqrl daemon stop`, move it back to .ctx/data.db, then `sqrl init --trust-db`.",
+      );
     out.push(`${res.createdCtx ? "Created" : "Found"} ${res.root}/.ctx (data.db, views/)`);
+    if (res.dbTrackedByGit)
+      out.push(
+        "git tracks .ctx/data.db: it is this machine's memory and would leave with every push. Run `git rm --cached .ctx/data.db` and keep .ctx/* in .gitignore.",
+      );
     out.push(res.registered ? `Registered ${res.root} in projects.json` : `${res.root} was already registered`);
     let gitignore: "added" | "present" | "skipped" | "not_git" = "not_git";
     if (res.isGitRepo) {
       if (res.gitignoreHasCtx) gitignore = "present";
-      else if (await confirm("Add .ctx/ to .gitignore?", { yes: args.yes === true })) {
+      else if (
+        await confirm(
+          "Add .ctx/* to .gitignore? (.ctx/data.db is this machine's memory and stays out of git; .ctx/shared/ is team memory and stays in)",
+          { yes: args.yes === true },
+        )
+      ) {
         addCtxToGitignore(res.root);
         gitignore = "added";
-        out.push("Added .ctx/ to .gitignore");
+        out.push("Added .ctx/* to .gitignore (.ctx/shared/ stays in git)");
       } else {
         gitignore = "skipped";
-        out.push("Left .gitignore alone (pass --yes to add .ctx/ to it)");
+        out.push(
+          "Left .gitignore alone: .ctx/data.db is this machine's memory and belongs in .gitignore (add `.ctx/*`, or pass --yes)",
+        );
       }
     }
     if (args.hosts)
