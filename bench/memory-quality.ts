@@ -39,6 +39,7 @@ import { listUserStyle } from "../src/sql/user-style.ts";
 import { reviewPacket, toEvidence, type Evidence } from "./memory-review.ts";
 import { fmt, table, type Bench, type BenchReport } from "./report.ts";
 import { startAnswerServer, type SeenRequest } from "./llm-answers.ts";
+import { precheckLoss, type PrecheckLoss } from "./precheck-loss.ts";
 import { buildProjects, processWith, USER } from "./replay.ts";
 import { listEpisodes } from "../src/sql/episodes.ts";
 
@@ -201,6 +202,9 @@ export interface LlmRun {
   /** Episodes extracted by the model / by the rules. */
   byLlm: number;
   byRules: number;
+  /** Whether the engine's pre-check ran, and what it would cost and save on this run's episodes. */
+  precheck: boolean;
+  loss: PrecheckLoss;
 }
 
 /** Which labelled sessions a run covers; with either set, only those sessions' transcripts are processed. */
@@ -213,6 +217,8 @@ export interface SessionFilter {
 export interface StandIn {
   record?: string;
   answers?: string;
+  /** Run the engine's pre-check (llm.precheck); off, every episode is sent. */
+  precheck: boolean;
 }
 
 /** With a stand-in the run's folders have a fixed place: a transcript's paths, and so a request's key, do not change. */
@@ -277,7 +283,7 @@ export async function memoryQuality(
           {},
         )
       : null;
-    const { clockMs, openUser } = await processWith(tmp, projects, llm);
+    const { clockMs, openUser } = await processWith(tmp, projects, llm, { "llm.precheck": standIn?.precheck ?? true });
     const userDb = openUser();
     const stored: StoredItem[] = [];
     const tasks: TaskRow[] = [];
@@ -404,7 +410,14 @@ export async function memoryQuality(
           db.close();
         }
       }
-      llmRun = { requests: [...server.seen], sessionOf, byLlm, byRules };
+      llmRun = {
+        requests: [...server.seen],
+        sessionOf,
+        byLlm,
+        byRules,
+        precheck: standIn!.precheck,
+        loss: precheckLoss(projects, labels),
+      };
     }
     return { labels, stored, recall, tasks, ...(llmRun ? { llm: llmRun } : {}) };
   } finally {
@@ -413,13 +426,22 @@ export async function memoryQuality(
   }
 }
 
-/** Tokens the model was sent and answered per session of the run (sessions with at least one episode). */
-export function tokensPerSession(run: LlmRun): { sessions: number; input: number; output: number; calls: number } {
+/**
+ * Tokens the model was sent and answered per session of the run (sessions with at least one
+ * episode); `precheck`: only the calls of episodes the pre-check sends (the run's own when it ran).
+ */
+export function tokensPerSession(
+  run: LlmRun,
+  precheck = run.precheck,
+): { sessions: number; input: number; output: number; calls: number } {
   const sessions = new Set(run.sessionOf.values()).size;
-  const input = run.requests.reduce((a, r) => a + r.inputTokens, 0);
-  const output = run.requests.reduce((a, r) => a + r.outputTokens, 0);
+  // Without answers the update decisions are about the rules' candidates: only extraction calls count.
+  const all = run.requests.some((r) => r.answered) ? run.requests : run.requests.filter((r) => r.kind === "extraction");
+  const reqs = precheck ? all.filter((r) => !r.episode || !run.loss.skipped.has(r.episode)) : all;
+  const input = reqs.reduce((a, r) => a + r.inputTokens, 0);
+  const output = reqs.reduce((a, r) => a + r.outputTokens, 0);
   const n = Math.max(1, sessions);
-  return { sessions, input: input / n, output: output / n, calls: run.requests.length / n };
+  return { sessions, input: input / n, output: output / n, calls: reqs.length / n };
 }
 
 function render(r: QualityResult): BenchReport {
@@ -502,8 +524,13 @@ function renderLlm(run: LlmRun): string {
   const missing = run.requests.filter((q) => !q.answered);
   const byKind = new Map<string, number>();
   for (const q of missing) byKind.set(q.kind, (byKind.get(q.kind) ?? 0) + 1);
+  const without = tokensPerSession(run, false);
+  const withPc = tokensPerSession(run, true);
+  const l = run.loss;
+  const lost = l.lost.map((x) => `${x.id} (${x.kind})`).join(", ");
   return [
-    `Model stand-in: ${run.requests.length} calls, ${run.requests.length - missing.length} answered; episodes extracted by the model ${run.byLlm}, by the rules ${run.byRules}. Per session (${t.sessions}): ${fmt(t.calls, 1)} calls, ${fmt(t.input, 0)} input and ${fmt(t.output, 0)} output tokens.`,
+    `Model stand-in (pre-check ${run.precheck ? "on" : "off"}): ${run.requests.length} calls, ${run.requests.length - missing.length} answered; episodes extracted by the model ${run.byLlm}, by the rules ${run.byRules}. Per session (${t.sessions}): ${fmt(t.calls, 1)} calls, ${fmt(t.input, 0)} input and ${fmt(t.output, 0)} output tokens.`,
+    `Pre-check: keeps ${l.skipped.size} of ${l.episodes} episodes from the model; labelled memories whose every evidence episode it keeps from the model: ${l.lost.length} of ${l.traced} traced (${l.labels} labels)${lost ? `: ${lost}` : ""}.${run.precheck ? "" : ` Calls per session without / with it: ${fmt(without.calls, 1)} / ${fmt(withPc.calls, 1)}, input tokens ${fmt(without.input, 0)} / ${fmt(withPc.input, 0)}, output tokens ${fmt(without.output, 0)} / ${fmt(withPc.output, 0)}.`}`,
     missing.length === 0
       ? "Every request had an answer."
       : `Requests with no answer (the call failed and the rules took over): ${[...byKind].map(([k, n]) => `${k} ${n}`).join(", ")}: ${missing.map((q) => q.key).join(", ")}.`,
@@ -526,15 +553,20 @@ const bench: Bench = async ({ quick, args }) => {
     throw new Error("--labels and --transcripts go together: a folder of labels-*.json and the transcripts they label");
   const set = labelsDir && transcripts ? { labels: labelsDir, transcripts } : undefined;
   const origin = args.includes("--origin") ? args[args.indexOf("--origin") + 1] : undefined;
-  const split = args.includes("--split") ? args[args.indexOf("--split") + 1] : undefined;
-  if (split !== undefined && split !== "train" && split !== "holdout")
+  const rawSplit = args.includes("--split") ? args[args.indexOf("--split") + 1] : undefined;
+  if (rawSplit !== undefined && rawSplit !== "train" && rawSplit !== "holdout")
     throw new Error("--split takes train or holdout: bun run bench memory-quality --split holdout");
   if (args.includes("--origin") && (!origin || origin.startsWith("--")))
     throw new Error("--origin needs a project name, e.g. --origin packmindhub-context-evaluator");
   const record = flagValue(args, "--record");
   const answers = flagValue(args, "--answers");
-  const standIn = record || answers ? { ...(record ? { record } : {}), ...(answers ? { answers } : {}) } : undefined;
-  const r = await memoryQuality(quick, set, { ...(origin ? { origin } : {}), ...(split ? { split } : {}) }, standIn);
+  const standIn =
+    record || answers ? { ...(record ? { record } : {}), ...(answers ? { answers } : {}), precheck: false } : undefined;
+  const split: Split | undefined = rawSplit;
+  const filter: SessionFilter = { ...(origin ? { origin } : {}), ...(split ? { split } : {}) };
+  const r = await memoryQuality(quick, set, filter, standIn);
+  // With answers, the same run again with the engine's pre-check on: what it costs in recall, for real.
+  const withPrecheck = answers ? await memoryQuality(quick, set, filter, { answers, precheck: true }) : undefined;
   if (record)
     console.log(`${readdirSync(record).filter((f) => f.endsWith(".json")).length} requests recorded in ${record}`);
   const dumpAt = args.indexOf("--dump");
@@ -543,6 +575,13 @@ const bench: Bench = async ({ quick, args }) => {
   const reviewAt = args.indexOf("--review");
   if (reviewAt >= 0 && args[reviewAt + 1])
     writeFileSync(args[reviewAt + 1]!, reviewPacket(r.stored, r.labels, set?.transcripts));
-  return render(r);
+  const report = render(r);
+  if (!withPrecheck) return report;
+  const second = render(withPrecheck);
+  return {
+    ...report,
+    markdown: `${report.markdown}\n\nThe same answers with the engine's pre-check on (llm.precheck = true, the default):\n\n${second.markdown}`,
+    headline: [...report.headline, ...second.headline.map((h) => `with pre-check: ${h}`)],
+  };
 };
 export default bench;

@@ -504,12 +504,16 @@ export async function processWith(
   tmp: string,
   projects: readonly Project[],
   llm: LlmProvider | null,
-  extra: Partial<EngineDeps> = {},
+  overrides: Partial<ConfigValues> = {},
 ): Promise<{ clockMs: number; stats: Map<string, Processing>; openUser: () => Database }> {
   const home = join(tmp, "home");
   mkdirSync(home, { recursive: true });
   const loaded = { ...loadConfig(join(home, "absent.toml")), user_id: USER } as ConfigValues;
-  const config = llm ? ({ ...loaded, "llm.daily_token_cap": 1_000_000_000 } as ConfigValues) : loaded;
+  const config = {
+    ...loaded,
+    ...(llm ? { "llm.daily_token_cap": 1_000_000_000 } : {}),
+    ...overrides,
+  } as ConfigValues;
   const openUser = () => openDatabase(join(home, "user.db"), "user");
   const openState = () => openDatabase(join(home, "state.db"), "state");
   const deps = (nowMs: number): Partial<EngineDeps> => ({
@@ -519,7 +523,6 @@ export async function processWith(
     openUserDb: openUser,
     ledger: new StateDbLedger(config["llm.daily_token_cap"], () => nowMs, openState),
     ...(llm ? { summaryLimit: 0 } : {}),
-    ...extra,
   });
   const { clockMs, stats } = await captureAndProcess(projects, deps, config["daemon.batch_max_events"]);
   return { clockMs, stats, openUser };

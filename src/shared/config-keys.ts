@@ -45,6 +45,11 @@ export const CONFIG_KEYS = {
     "LLM tokens per day; past it the offline extractor takes over.",
   ),
   "llm.timeout_ms": key(positiveInt, 30_000, "Timeout of one LLM call."),
+  "llm.precheck": key(
+    bool,
+    true,
+    "Send an episode to the LLM only when it holds a user statement, a failure or a decision; the offline rules take the others.",
+  ),
   "llm.wait_max_hours": key(
     z.number().min(0),
     24,

@@ -34,6 +34,7 @@ import { dropRestated, retireCoveredHabits } from "./apply/consolidate.ts";
 import { withoutWhatRepoSays } from "./apply/repo-says.ts";
 import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
+import { worthTheModel } from "./extract/precheck.ts";
 import { episodeImportance } from "./importance.ts";
 import { decideWithLlm, type DecisionCase } from "./apply/decide.ts";
 import { type Embedder, embedderFromConfig } from "../llm/embeddings.ts";
@@ -320,13 +321,15 @@ export async function extractEpisode(
   d: EngineDeps,
   manifests: boolean,
 ): Promise<string[] | null> {
-  const route = routeEpisode(db, ep.id, d.llm !== null, d.wait, d.away, d.now());
+  const dtos = episodeEvents(db, ep.id);
+  const events = dtos.map(toEngineEvent);
+  // An episode with nothing the model would learn from (extract/precheck.ts) is the rules' alone.
+  const forModel = d.llm !== null && (!d.config["llm.precheck"] || worthTheModel(events));
+  const route = routeEpisode(db, ep.id, forModel, d.wait, d.away, d.now());
   if (route === "wait") {
     if (d.away.failure) keepWaiting(db, ep.id, d.away.failure, d.wait, d.away, d.now());
     return null;
   }
-  const dtos = episodeEvents(db, ep.id);
-  const events = dtos.map(toEngineEvent);
   let extracted: Extraction;
   try {
     extracted = await extractCandidates(projectId, ep, events, d, route === "llm" ? d.llm : null, manifests, dtos);

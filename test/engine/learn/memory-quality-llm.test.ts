@@ -25,7 +25,7 @@ describe("memory-quality with a model stand-in", () => {
   test("--record saves every extraction request; --answers replays one and lists the others", async () => {
     const rec = join(t.path, "requests");
     const ans = join(t.path, "answers");
-    const recorded = await memoryQuality(true, undefined, {}, { record: rec });
+    const recorded = await memoryQuality(true, undefined, {}, { record: rec, precheck: false });
     const files = readdirSync(rec).filter((f) => f.endsWith(".json"));
     const extractions = recorded.llm!.requests.filter((q) => q.kind === "extraction");
     expect(files.length).toBeGreaterThan(1);
@@ -55,7 +55,7 @@ describe("memory-quality with a model stand-in", () => {
     mkdirSync(ans, { recursive: true });
     writeFileSync(join(ans, files[0]!), JSON.stringify(answer));
 
-    const replayed = await memoryQuality(true, undefined, {}, { answers: ans });
+    const replayed = await memoryQuality(true, undefined, {}, { answers: ans, precheck: false });
     const run = replayed.llm!;
     expect(run.byLlm).toBe(1);
     expect(run.requests.filter((q) => q.answered).map((q) => q.key)).toEqual([req.key]);
