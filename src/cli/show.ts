@@ -4,6 +4,7 @@
  * data.db (and user.db for global style items) read-only: no daemon needed.
  */
 import { memoryEvidence } from "../engine/retrieve/event-text.ts";
+import { memoryOutcome, outcomeNotes } from "../engine/retrieve/memory-outcome.ts";
 import { summaryWithOutcome } from "../engine/retrieve/render/markdown.ts";
 import { plural } from "../shared/plural.ts";
 import type { Database } from "bun:sqlite";
@@ -44,7 +45,7 @@ export interface ShowResult {
   /** The item checked against today's code (current project items only). */
   verification?: { status: string; reason: string };
   /** What grading did to it: a flag with its reason, decay steps for disuse. */
-  outcome?: { flag: string | null; flag_reason: string | null; decay_steps: number };
+  outcome?: { flag: string | null; flag_reason: string | null; decay_steps: number; decayed_at: string | null };
 }
 
 async function showProjectItem(db: Database, id: string): Promise<ShowResult | null> {
@@ -78,9 +79,7 @@ async function showProjectItem(db: Database, id: string): Promise<ShowResult | n
     episodes,
     events,
   };
-  const outcome = db.query(`SELECT flag, flag_reason, decay_steps FROM memory_outcomes WHERE memory_id = ?`).get(id) as
-    | ShowResult["outcome"]
-    | null;
+  const outcome = memoryOutcome(db, id);
   if (outcome) shown.outcome = outcome;
   if (!item.deleted) {
     const { verifyItems } = await import("../engine/retrieve/verify/verify.ts");
@@ -164,9 +163,8 @@ export function renderShow(r: ShowResult): string {
   if (Array.isArray(it.file_paths) && it.file_paths.length > 0)
     lines.push(`  files: ${(it.file_paths as string[]).join(", ")}`);
   if (r.verification) lines.push(`  checked against the code: ${r.verification.status} (${r.verification.reason})`);
-  if (r.outcome?.flag) lines.push(`  flagged ${r.outcome.flag}: ${r.outcome.flag_reason ?? ""}`);
-  if (r.outcome && r.outcome.decay_steps > 0)
-    lines.push(`  importance decayed ${r.outcome.decay_steps}× for disuse (neither served nor seen again)`);
+  // The same sentences as the page's memory screen.
+  for (const note of outcomeNotes(r.outcome)) lines.push(`  ${note}`);
   lines.push(
     "",
     `Replaced (${r.predecessors.length}):`,

@@ -366,7 +366,7 @@ export const MemoryVersion = z.object({
 });
 
 export const MemoryMarkDTO = z.object({
-  kind: z.enum(["pin", "wrong"]),
+  kind: z.enum(["pin", "wrong", "forget", "edit"]),
   at: z.string(),
   reason: z.string(),
   importance: z.number().nullable(),
@@ -381,6 +381,8 @@ export const MemoryDetail = z.object({
   /** Every version of the lineage, oldest first (this one included). */
   lineage: z.array(MemoryVersion),
   marks: z.array(MemoryMarkDTO),
+  /** What outcome grading did to it (flag, decay for disuse), as `sqrl show` says it. */
+  notes: z.array(z.string()).default([]),
   episodes: z.array(
     z.object({
       episode_id: z.string(),

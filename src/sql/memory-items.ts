@@ -35,19 +35,28 @@ export interface MemoryItem {
   superseded_by_episode: string | null;
   decision: UpdateDecision;
   extractor: string;
+  /** When sqrl learned it on this machine (stored it, or a person wrote it); decay counts from here. */
+  learned_at: string;
 }
 
 export type NewMemoryItem = Omit<
   MemoryItem,
-  "deleted" | "valid_to" | "superseded_by" | "superseded_by_episode" | "embedding" | "graph_neighbors" | "valid_from"
-> & { valid_from?: string };
+  | "deleted"
+  | "valid_to"
+  | "superseded_by"
+  | "superseded_by_episode"
+  | "embedding"
+  | "graph_neighbors"
+  | "valid_from"
+  | "learned_at"
+> & { valid_from?: string; learned_at?: string };
 
 interface Row {
   [k: string]: unknown;
 }
 
 const SELECT = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_episode_ids, mm.valid_from, mm.valid_to,
-  mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor
+  mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor, mm.learned_at
   FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id`;
 
 function parseList(v: unknown): string[] {
@@ -81,6 +90,7 @@ export function rowToItem(r: Row): MemoryItem {
     superseded_by_episode: (r.superseded_by_episode as string | null) ?? null,
     decision: r.decision as UpdateDecision,
     extractor: r.extractor as string,
+    learned_at: (r.learned_at as string | null) ?? (r.created_at as string),
   };
 }
 
@@ -137,8 +147,8 @@ export function insertMemoryItem(db: Database, item: NewMemoryItem): MemoryItem 
     JSON.stringify(item.source_event_ids),
   );
   db.query(
-    `INSERT INTO memory_meta (memory_id, confidence, file_paths, evidence_episode_ids, valid_from, decision, extractor)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO memory_meta (memory_id, confidence, file_paths, evidence_episode_ids, valid_from, decision, extractor, learned_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     item.id,
     item.confidence,
@@ -147,6 +157,7 @@ export function insertMemoryItem(db: Database, item: NewMemoryItem): MemoryItem 
     item.valid_from ?? item.created_at,
     item.decision,
     item.extractor,
+    item.learned_at ?? item.created_at,
   );
   writeFts(db, item, true);
   return getMemoryItem(db, item.id)!;

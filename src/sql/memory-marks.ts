@@ -1,12 +1,17 @@
 /**
  * `memory_marks` (data.db v4): what a person said about a memory. A pin keeps an item always
  * eligible with a fixed importance; a wrong mark keeps the reason and the evidence it was made from,
- * so the extractor does not make the same memory again from the same evidence.
+ * so the extractor does not make the same memory again from the same evidence. A forget mark (on the
+ * forgotten item) and an edit mark (on the version an edit replaced) record the wording a person
+ * rejected on its anchor (type, key): no extractor, import or sync makes that wording again.
  */
 import type { Database } from "bun:sqlite";
 import type { MemoryItem } from "./memory-items.ts";
 
-export type MarkKind = "pin" | "wrong";
+export type MarkKind = "pin" | "wrong" | "forget" | "edit";
+
+/** Marks that reject what the marked item said (its anchor and wording). */
+export const REJECTING: readonly MarkKind[] = ["wrong", "forget", "edit"];
 
 export interface MemoryMark {
   memory_id: string;
@@ -115,4 +120,21 @@ export function wrongMarkFor(
       return m;
   }
   return undefined;
+}
+
+/** A wording a person rejected on an anchor: the marked item's content, and how it was rejected. */
+export interface Rejected {
+  memory_id: string;
+  kind: MarkKind;
+  content: string;
+}
+
+/** What people rejected on the anchor (type, key): forgotten, marked wrong, or replaced by their edit. */
+export function rejectedOn(db: Database, type: string, key: string): Rejected[] {
+  return db
+    .query(
+      `SELECT k.memory_id, k.kind, m.content FROM memory_marks k JOIN memory_items m ON m.id = k.memory_id
+       WHERE k.kind IN ('wrong', 'forget', 'edit') AND k.type = ? AND k.key = ? ORDER BY k.at`,
+    )
+    .all(type, key) as Rejected[];
 }

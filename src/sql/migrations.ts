@@ -9,6 +9,7 @@ import dataV3 from "./schema/data-v3.sql" with { type: "text" };
 import dataV4 from "./schema/data-v4.sql" with { type: "text" };
 import dataV5 from "./schema/data-v5.sql" with { type: "text" };
 import dataV6 from "./schema/data-v6.sql" with { type: "text" };
+import dataV7 from "./schema/data-v7.sql" with { type: "text" };
 import stateV1 from "./schema/state-v1.sql" with { type: "text" };
 import stateV2 from "./schema/state-v2.sql" with { type: "text" };
 import userV1 from "./schema/user-v1.sql" with { type: "text" };
@@ -18,7 +19,7 @@ export type SchemaKind = "data" | "user" | "state";
 
 /** Migration N (1-based) takes a database from user_version N-1 to N. Append only; never edit one that shipped. */
 export const MIGRATIONS: Record<SchemaKind, readonly string[]> = {
-  data: [dataV1, dataV2, dataV3, dataV4, dataV5, dataV6],
+  data: [dataV1, dataV2, dataV3, dataV4, dataV5, dataV6, dataV7],
   user: [userV1],
   state: [stateV1, stateV2],
 };

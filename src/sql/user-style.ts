@@ -187,3 +187,23 @@ export function countUserStyle(db: Database, userId?: string): number {
   ) as { n: number };
   return r.n;
 }
+
+/**
+ * Wordings of (user, key) a person rejected: forgotten (decision FORGET) or replaced by their own edit
+ * (a version whose successor's source is `manual`), oldest first.
+ */
+export function userStyleRejected(
+  db: Database,
+  userId: string,
+  key: string,
+): Array<{ id: string; content: string; decision: string }> {
+  return db
+    .query(
+      `SELECT h.id, h.content, h.decision FROM user_style_history h
+       WHERE h.user_id = ? AND h.key = ? AND (h.decision = 'FORGET'
+         OR h.superseded_by IN (SELECT id FROM user_style_items WHERE source = 'manual')
+         OR h.superseded_by IN (SELECT id FROM user_style_history WHERE source = 'manual'))
+       ORDER BY h.valid_to`,
+    )
+    .all(userId, key) as Array<{ id: string; content: string; decision: string }>;
+}

@@ -76,11 +76,14 @@ export function editMemory(
         content: req.content,
         tags: req.tags ?? old.tags,
         created_at: at,
+        learned_at: at,
         updated_at: at,
         confidence: 1,
         decision: "UPDATE_EXISTING",
         extractor: "manual",
       });
+      // The replaced wording is the person's rejection: no extractor makes it again (apply/corrections.ts).
+      putMark(db, old, "edit", at);
       // A pin follows the memory to its new version.
       const pin = marksOf(db, old.id).find((m) => m.kind === "pin");
       if (pin) {

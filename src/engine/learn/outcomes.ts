@@ -6,8 +6,10 @@
  *   `fix_insufficient` (the lesson still matters: it keeps its importance);
  * - a pitfall served by an MCP call and then run into again gains importance (+0.1, once per episode);
  * - a memory neither served (no MCP call delivered it) nor seen again (no episode refreshed it) for
- *   `memory.decay_days` days loses a fifth of its importance, once per such period — never below
- *   0.05, never deleted.
+ *   `memory.decay_days` days since sqrl learned it (`learned_at`: its evidence may be much older, as
+ *   in imported history) loses a fifth of its importance, once per such period — never below 0.05,
+ *   never deleted.
+ * A pinned memory's importance is the person's: none of these change it.
  * A decision or rule a later user statement contradicts is already superseded by the update step
  * (DELETE_AND_ADD with lineage). What this pass changed is kept in `memory_outcomes`.
  */
@@ -19,6 +21,7 @@ import { toEngineEvent } from "../events/event-view.ts";
 import type { EventDTO } from "../../shared/event.ts";
 import { failureKey } from "./extract/pitfalls.ts";
 import { observationsOf, recordObservation } from "../../sql/observations.ts";
+import { pinnedIds } from "../../sql/memory-marks.ts";
 
 const DAY = 86_400_000;
 export const DECAY_FACTOR = 0.8;
@@ -298,15 +301,25 @@ export function gradeOutcomes(
   const cutoff = nowIso(nowMs - decayDays * DAY);
   const result: OutcomeResult = { flagged: [], decayed: [], promoted: [] };
   db.transaction(() => {
-    const items = currentItems(db, projectId);
+    const pinned = pinnedIds(db);
+    const items = currentItems(db, projectId).filter((i) => !pinned.has(i.id));
     for (const item of items) {
       if (item.type !== "recipe" || outcomeOf(db, item.id)?.flag === "recipe_failing") continue;
       if (gradeRecipe(db, projectId, item, at, episodes)) result.flagged.push(item.id);
     }
-    gradePitfalls(db, projectId, currentItems(db, projectId, ["pitfall"]), at, result, episodes);
+    gradePitfalls(
+      db,
+      projectId,
+      currentItems(db, projectId, ["pitfall"]).filter((i) => !pinned.has(i.id)),
+      at,
+      result,
+      episodes,
+    );
     const served = servedSince(db, cutoff);
     for (const item of currentItems(db, projectId)) {
-      if (item.updated_at > cutoff || served.has(item.id) || item.importance <= DECAY_FLOOR) continue;
+      if (pinned.has(item.id) || served.has(item.id) || item.importance <= DECAY_FLOOR) continue;
+      // Unused since it was last seen, and since sqrl learned it: imported history is not born decayed.
+      if (item.updated_at > cutoff || item.learned_at > cutoff) continue;
       const o = outcomeOf(db, item.id);
       if (o?.decayed_at && isoToMs(o.decayed_at) > nowMs - decayDays * DAY) continue;
       db.query(

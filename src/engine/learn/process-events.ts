@@ -362,7 +362,13 @@ export async function extractEpisode(
     // A memory dates from when the episode showed it, not from when it was processed: a backfilled
     // preference stated weeks ago is not "just now", and recency ranks it as what it is.
     const observedMs = isoToMs(ep.end_ts) || d.now();
-    const ctx: ApplyContext = { projectId, extractor: ex.extractor, nowMs: Math.min(d.now(), observedMs) };
+    // Learned now, though: decay for disuse counts from when sqrl stored it, not from the evidence's age.
+    const ctx: ApplyContext = {
+      projectId,
+      extractor: ex.extractor,
+      nowMs: Math.min(d.now(), observedMs),
+      learnedMs: d.now(),
+    };
     // Facts read from the repo's manifests (go.mod, package.json) were seen now, whatever the episode's age.
     const readNow: ApplyContext = { ...ctx, nowMs: d.now() };
     const ctxOf = (c: Candidate) => (c.rule === "project-manifests" ? readNow : ctx);

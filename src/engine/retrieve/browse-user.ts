@@ -142,6 +142,7 @@ export function styleDetail(
     file_paths: [],
     lineage,
     marks: [],
+    notes: [],
     episodes,
     events: [],
   };

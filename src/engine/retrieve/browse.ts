@@ -25,6 +25,7 @@ import { countToolCalls, listToolCalls } from "../../sql/tool-calls.ts";
 import { NotFoundError } from "../../shared/errors.ts";
 import { styleDetail, styleRows } from "./browse-user.ts";
 import { eventText, memoryEvidence } from "./event-text.ts";
+import { memoryOutcome, outcomeNotes } from "./memory-outcome.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import { searchMemory } from "./search.ts";
 import { isViewStale, type ViewMetaRow } from "./views/view-staleness.ts";
@@ -32,7 +33,7 @@ import { isViewStale, type ViewMetaRow } from "./views/view-staleness.ts";
 type Status = MemoryRow["status"];
 
 const SELECT = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_episode_ids, mm.valid_from, mm.valid_to,
-  mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor
+  mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor, mm.learned_at
   FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id`;
 
 const STATUS_SQL: Record<MemoryListQuery["status"], string> = {
@@ -281,6 +282,7 @@ export function memoryDetail(db: Database, projectId: string, id: string, userDb
     file_paths: item.file_paths,
     lineage: [...older, item, ...newer].map(version),
     marks: marksOf(db, id).map((m) => ({ kind: m.kind, at: m.at, reason: m.reason, importance: m.importance })),
+    notes: outcomeNotes(memoryOutcome(db, id)),
     episodes,
     events,
   });

@@ -23,6 +23,8 @@ interface Detail {
     superseded_by_episode: string | null;
   }>;
   marks: Array<{ kind: string; at: string; reason: string; importance: number | null }>;
+  /** What outcome grading did to it, in `sqrl show`'s words. */
+  notes: string[];
   episodes: Array<{ episode_id: string; start_ts: string; end_ts: string; summary: string; outcome: string }>;
   events: Array<{ event_id: string; timestamp: string; event_type: string; text: string }>;
 }
@@ -98,6 +100,11 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
             everywhere.
           </p>
         )}
+        {d.notes.map((n) => (
+          <p class="muted small" data-note key={n}>
+            {n}
+          </p>
+        ))}
         {wrong && (
           <p class="err">
             Marked wrong {when(wrong.at)}: “{wrong.reason}”. The extractor will not make it again from the same

@@ -60,6 +60,7 @@ describe("mark wrong holds the extractor back", () => {
       putMark(db, item, "wrong", "2026-01-02T00:00:00Z", { reason: "we moved to Hono" });
     })();
     expect(marksOf(db, id)).toEqual([
+      expect.objectContaining({ kind: "forget", type: "project_fact", key: "framework" }),
       expect.objectContaining({
         kind: "wrong",
         reason: "we moved to Hono",
@@ -73,8 +74,26 @@ describe("mark wrong holds the extractor back", () => {
     expect(apply(candidate({ source_episode_id: "ep_other", source_event_ids: ["evt_2"] }))).toBe(id);
     expect(projectAnchorItems(db, PROJECT, candidate())).toEqual([]);
 
-    // A later episode that shows it again is new evidence.
-    const fresh = apply(candidate({ source_episode_id: "ep_2", source_event_ids: ["evt_9"] }));
+    // A later episode that says it again (in other words at most) does not bring it back either:
+    // the person's mark is final (issue 29). Something else on the same key is still learned.
+    expect(apply(candidate({ source_episode_id: "ep_2", source_event_ids: ["evt_9"] }))).toBe(id);
+    expect(
+      apply(
+        candidate({
+          content: "The API server is built with Express 4 (from package.json).",
+          source_episode_id: "ep_3",
+        }),
+      ),
+    ).toBe(id);
+    expect(projectAnchorItems(db, PROJECT, candidate())).toEqual([]);
+    const fresh = apply(
+      candidate({
+        content: "The API server is built with Hono.",
+        value: "hono",
+        source_episode_id: "ep_4",
+        source_event_ids: ["evt_10"],
+      }),
+    );
     expect(fresh).not.toBe(id);
     expect(getMemoryItem(db, fresh)!.deleted).toBe(false);
     expect(wrongMarkFor(db, candidate({ key: "database" }))).toBeUndefined();
@@ -106,7 +125,8 @@ describe("pin", () => {
     expect(after.deleted).toBe(false);
     expect(after.content).toBe("The API server is built with Express 4.");
     expect(after.importance).toBe(1);
-    expect(after.evidence_episode_ids).toEqual(["ep_1", "ep_2", "ep_3"]);
+    // The near-duplicate's episode is evidence; the contradiction's is not.
+    expect(after.evidence_episode_ids).toEqual(["ep_1", "ep_2"]);
   });
 });
 
@@ -142,6 +162,98 @@ describe("marks through real extraction and sqrl reprocess", () => {
       expect(getMemoryItem(sb.db, wrong.id)).toMatchObject({ deleted: true, superseded_by: null });
     } finally {
       sb.cleanup();
+    }
+  });
+});
+
+describe("a person's correction wins over every extractor (issue 29)", () => {
+  test("an edit keeps its words against the old wording, a rewording and a contradiction; the old wording is not made again", async () => {
+    const { editMemory } = await import("../../../src/engine/learn/curate.ts");
+    const id = apply(candidate());
+    const edited = editMemory(db, {
+      project_id: PROJECT,
+      memory_id: id,
+      content: "The API server runs Express 4 behind nginx.",
+    });
+    // The old wording, from a later episode; a reworded update; a contradiction: the person's version stands.
+    apply(candidate({ source_episode_id: "ep_2", source_event_ids: ["evt_5"] }));
+    apply(candidate({ content: "The API server is built with Express 4 and helmet.", source_episode_id: "ep_3" }));
+    apply(candidate({ content: "The API server is built with Koa.", value: "koa", source_episode_id: "ep_4" }));
+    const now = projectAnchorItems(db, PROJECT, candidate());
+    expect(now.map((i) => [i.id, i.content, i.extractor])).toEqual([
+      [edited.memory_id, "The API server runs Express 4 behind nginx.", "manual"],
+    ]);
+    expect(now[0]!.evidence_episode_ids).toEqual(["ep_1", "ep_2", "ep_3"]);
+    expect(marksOf(db, id).map((m) => m.kind)).toEqual(["edit"]);
+  });
+
+  test("`sqrl import` and a teammate's sync file do not bring back what was forgotten", async () => {
+    const { importMemory, toPortable } = await import("../../../src/engine/learn/memory-transfer.ts");
+    const id = apply(candidate());
+    const portable = toPortable(getMemoryItem(db, id)!);
+    forgetMemory(db, null, id, "2026-01-02T00:00:00Z");
+    const [outcome] = importMemory(
+      db,
+      PROJECT,
+      [{ ...portable, origin: { ...portable.origin, item_id: "mem_elsewhere" } }],
+      {
+        userId: "u",
+      },
+    );
+    expect(outcome!.memory_id).toBe(id);
+    expect(projectAnchorItems(db, PROJECT, candidate())).toEqual([]);
+  });
+
+  test("global style (user.db): a forgotten item is not learned again, an edited one keeps its words", async () => {
+    const { applyUserDecision, userAnchorItems } = await import("../../../src/engine/learn/apply/user-style-store.ts");
+    const { editMemory } = await import("../../../src/engine/learn/curate.ts");
+    const { getUserStyle } = await import("../../../src/sql/user-style.ts");
+    const userDb = openDatabase(join(dir.path, "user.db"), "user");
+    try {
+      const style = (over: Partial<Candidate> = {}) =>
+        candidate({
+          type: "user_style",
+          key: "quotes",
+          scope: "user",
+          content: "Use single quotes in TypeScript.",
+          ...over,
+        });
+      const learn = (c: Candidate) =>
+        userDb
+          .transaction(() =>
+            applyUserDecision(userDb, "u", c, ruleDecision(c, userAnchorItems(userDb, "u", c.key)), {
+              projectId: PROJECT,
+              extractor: "offline",
+              nowMs: Date.parse("2026-01-01T00:00:00Z"),
+            }),
+          )
+          .immediate();
+      const first = learn(style());
+      forgetMemory(null, userDb, first, "2026-01-02T00:00:00Z");
+      learn(style({ source_episode_id: "ep_9" }));
+      expect(getUserStyle(userDb, "u", "quotes")).toBeUndefined();
+
+      const other = learn(style({ key: "semis", content: "End statements with semicolons." }));
+      const edited = editMemory(
+        db,
+        { project_id: PROJECT, memory_id: other, content: "No semicolons: biome adds them." },
+        Date.now(),
+        userDb,
+      );
+      learn(style({ key: "semis", content: "End statements with semicolons.", source_episode_id: "ep_7" }));
+      learn(
+        style({
+          key: "semis",
+          content: "Always end statements with semicolons, even in tests.",
+          source_episode_id: "ep_8",
+        }),
+      );
+      expect(getUserStyle(userDb, "u", "semis")).toMatchObject({
+        id: edited.memory_id,
+        content: "No semicolons: biome adds them.",
+      });
+    } finally {
+      userDb.close();
     }
   });
 });

@@ -233,3 +233,40 @@ describe("pitfalls graded by what happened next", () => {
     expect(outcome(pit.id)).toMatchObject({ flag: "fix_insufficient" });
   });
 });
+
+describe("decay counts from when sqrl learned a memory (issue 29 item 3)", () => {
+  test("history imported today is not decayed, though its evidence is older than the period; 90 days later it is, and `sqrl show` and the page say it alike", async () => {
+    const { insertMemoryItem } = await import("../../../src/sql/memory-items.ts");
+    const { memoryDetail } = await import("../../../src/engine/retrieve/browse.ts");
+    const { renderShow, showMemory } = await import("../../../src/cli/show.ts");
+    const base = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "seen",
+        content: "The queue worker lives in worker/.",
+        importance: 0.5,
+        age_days: 200,
+      },
+      NOW,
+    );
+    // The same, but learned today from a 200-day-old episode (a backfill).
+    const imported = insertMemoryItem(p.db, {
+      ...base,
+      id: "mem_imported",
+      key: "imported",
+      content: "Docs live in docs/.",
+      learned_at: nowIso(NOW),
+    });
+    expect(imported.learned_at).toBe(nowIso(NOW));
+    expect(gradeOutcomes(p.db, p.root, NOW).decayed).toEqual([base.id]);
+    expect(memoryDetail(p.db, p.root, imported.id).notes).toEqual([]);
+    expect(gradeOutcomes(p.db, p.root, NOW + 91 * DAY).decayed).toContain(imported.id);
+    const notes = memoryDetail(p.db, p.root, imported.id).notes;
+    expect(notes).toEqual([expect.stringContaining("importance decayed 1× for disuse")]);
+    expect(notes[0]).toContain("since sqrl learned it");
+    const shown = renderShow(await showMemory(p.root, imported.id));
+    expect(shown).toContain(`  ${notes[0]}\n`);
+  });
+});

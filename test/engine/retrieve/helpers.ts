@@ -40,6 +40,8 @@ export interface ItemSpec {
   scope?: "user" | "project";
   id?: string;
   source_episode_id?: string | null;
+  /** Who made it (default `manual`: written by a person, which machines leave alone). */
+  extractor?: string;
 }
 
 const DAY = 86_400_000;
@@ -64,7 +66,7 @@ export function addItem(db: Database, root: string, spec: ItemSpec, nowMs: numbe
     file_paths: spec.file_paths ?? [],
     evidence_episode_ids: spec.source_episode_id ? [spec.source_episode_id] : [],
     decision: "ADD_NEW",
-    extractor: "manual",
+    extractor: spec.extractor ?? "manual",
   });
 }
 

@@ -71,6 +71,7 @@ function repoWithFixedPitfall(): { fix: string; id: string } {
       file_paths: ["src/auth/jwt.ts"],
       tags: ["auth", "jwt"],
       importance: 0.8,
+      extractor: "offline",
     },
     NOW,
   );

@@ -8,6 +8,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { currentItems, supersedeMemoryItem } from "../../../sql/memory-items.ts";
+import { pinnedIds } from "../../../sql/memory-marks.ts";
 import type { Candidate } from "../extract/candidate.ts";
 
 export function dropRestated(db: Database, projectId: string, cands: readonly Candidate[]): Candidate[] {
@@ -44,8 +45,10 @@ export function dropRestated(db: Database, projectId: string, cands: readonly Ca
 export function retireCoveredHabits(db: Database, projectId: string, episodeId: string, at: string): number {
   const items = currentItems(db, projectId, ["user_style", "recipe"]);
   const recipes = items.filter((i) => i.type === "recipe");
+  const pinned = pinnedIds(db);
   let n = 0;
   for (const h of items) {
+    if (pinned.has(h.id) || h.extractor === "manual") continue; // a person's version stays
     // Only a habit read from what ran: a stated preference ("Always run the tests with …") says more than the command.
     if (
       h.type !== "user_style" ||

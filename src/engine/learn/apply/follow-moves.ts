@@ -3,13 +3,15 @@
  * serve a moved memory with today's names without writing; this pass, run by the engine after each
  * batch but only when HEAD has changed since its last run, makes the change lasting: a memory whose
  * file was renamed or whose identifier was renamed or moved gets a new version with today's paths
- * and names (the old one kept as history, as every update is) and an anchor recorded afresh.
+ * and names (the old one kept as history, as every update is) and an anchor recorded afresh. A memory
+ * a person wrote or pinned keeps their words (it is still served with today's names).
  */
 import type { Database } from "bun:sqlite";
 import { newId } from "../../../shared/ids.ts";
 import { log } from "../../../shared/log.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { putAnchorJson } from "../../../sql/memory-anchors.ts";
+import { pinnedIds } from "../../../sql/memory-marks.ts";
 import { currentItems, replaceWithVersion } from "../../../sql/memory-items.ts";
 import { Anchor, buildAnchor } from "../../anchors/anchor.ts";
 import { applyMoves, checkAnchor } from "../../anchors/check.ts";
@@ -32,10 +34,11 @@ export function followMoves(db: Database, root: string, nowMs: number, opts: { f
     const anchors = new Map(rows.map((r) => [r.memory_id, r.anchor_json]));
     const at = nowIso(nowMs);
     const made: string[] = [];
+    const pinned = pinnedIds(db);
     db.transaction(() => {
       for (const item of currentItems(db, root)) {
         const json = anchors.get(item.id);
-        if (!json) continue;
+        if (!json || pinned.has(item.id) || item.extractor === "manual") continue;
         const parsed = Anchor.safeParse(JSON.parse(json));
         if (!parsed.success) continue;
         const res = checkAnchor(parsed.data, repo);

@@ -6,8 +6,8 @@
  * repository (a generated layout, a target directory), but the sessions can: when the memory's path
  * is no longer used (it appears later only beside its new name, in the edit or diff that renamed it)
  * while a path one edit away from it appears in two or more later episodes, the
- * memory gets a new version with that name (the old one kept as history, linked to it; a pinned
- * memory is a person's choice and is left alone). Run where memory is written, after extraction,
+ * memory gets a new version with that name (the old one kept as history, linked to it; a memory a
+ * person pinned or wrote is their choice and is left alone). Run where memory is written, after extraction,
  * over the episodes just extracted: what each showed is kept as observations (`name_change`,
  * `name_use`), so no pass reads more than its own batch.
  */
@@ -87,7 +87,7 @@ export function observeNames(db: Database, projectId: string, episodeIds: readon
   if (episodeIds.length === 0) return;
   const pinned = pinnedIds(db);
   const watched = currentItems(db, projectId)
-    .filter((i) => i.scope === "project" && !pinned.has(i.id))
+    .filter((i) => i.scope === "project" && !pinned.has(i.id) && i.extractor !== "manual")
     .map((item) => ({ item, paths: citedPaths(item.content) }))
     .filter((w) => w.paths.length > 0);
   if (watched.length === 0) return;
@@ -130,7 +130,7 @@ export function findRenames(db: Database, projectId: string): Rename[] {
   for (const { signature, n } of rows) {
     const [id, from, to] = signature.split("\u0000") as [string, string, string];
     const item = items.get(id);
-    if (!item || pinned.has(id) || n < RENAME_EPISODES) continue;
+    if (!item || pinned.has(id) || item.extractor === "manual" || n < RENAME_EPISODES) continue;
     if (observationsOf(db, projectId, "name_use", `${id}\u0000${from}`).length > 0) continue; // still in use
     const prev = best.get(id);
     if (!prev || n > prev.episodes) best.set(id, { item, from, to, episodes: n });

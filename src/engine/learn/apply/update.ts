@@ -17,11 +17,12 @@ import {
   type MemoryItem,
   type UpdateDecision,
 } from "../../../sql/memory-items.ts";
-import { isPinned, wrongMarkFor } from "../../../sql/memory-marks.ts";
 import type { Candidate } from "../extract/candidate.ts";
 import { mergeEndpointContent } from "../extract/project-endpoints.ts";
 import { mergeModuleContent } from "../extract/project-modules.ts";
 import { parseDirective } from "../extract/style-preferences.ts";
+import { heldByPerson, rejectedBy } from "./corrections.ts";
+import { sameWording, similarity, tokens } from "./wording.ts";
 
 export interface Decision {
   verb: UpdateDecision;
@@ -42,30 +43,6 @@ export interface ExistingItem {
   confidence: number;
   updated_at: string;
   tags?: readonly string[];
-}
-
-const STOP = new Set(
-  "a an the to of in on for with and or is are be by as at it its this that from e.g then use uses".split(" "),
-);
-
-export function tokens(s: string): Set<string> {
-  return new Set(
-    s
-      .toLowerCase()
-      .replace(/[`"'“”()[\]{},;:!?]/g, " ")
-      .split(/\s+/)
-      .map((w) => w.replace(/\.+$/, ""))
-      .filter((w) => w.length > 1 && !STOP.has(w)),
-  );
-}
-
-export function similarity(a: string, b: string): { jaccard: number; containment: number } {
-  const ta = tokens(a);
-  const tb = tokens(b);
-  if (ta.size === 0 || tb.size === 0) return { jaccard: 0, containment: 0 };
-  let inter = 0;
-  for (const t of ta) if (tb.has(t)) inter++;
-  return { jaccard: inter / (ta.size + tb.size - inter), containment: inter / ta.size };
 }
 
 const NEGATIVE = /^(?:never|don'?t|do not|dont|stop|avoid|no more|please stop|refused)\b/i;
@@ -142,7 +119,10 @@ export function ruleDecision(c: Candidate, existing: readonly ExistingItem[]): D
 export interface ApplyContext {
   projectId: string;
   extractor: string;
+  /** When the evidence showed it (an old episode's end for a backfill): created_at, updated_at. */
   nowMs: number;
+  /** When sqrl learns it, on this machine's clock (default nowMs): learned_at, where decay counts from. */
+  learnedMs?: number;
 }
 
 function union(a: readonly string[], b: readonly string[], max: number): string[] {
@@ -177,37 +157,50 @@ function newRow(c: Candidate, ctx: ApplyContext, verb: UpdateDecision, content: 
     evidence_episode_ids: union(c.evidence_episodes ?? [], [c.source_episode_id], 40),
     decision: verb,
     extractor: ctx.extractor,
+    learned_at: nowIso(ctx.learnedMs ?? ctx.nowMs),
     ...extra,
   };
   return { ...row, importance: round2(row.importance), confidence: round2(row.confidence) };
 }
 
+/** Seen again: more evidence and a later last-seen time, nothing else (an item a person wrote or pinned). */
+function addEvidence(db: Database, target: MemoryItem, c: Candidate, seenAt: string): string {
+  updateMemoryItem(db, target.id, {
+    updated_at: seenAt,
+    source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),
+    evidence_episode_ids: union(target.evidence_episode_ids, [c.source_episode_id], 40),
+  });
+  return target.id;
+}
+
 /** Apply a decision to the project DB (call inside a transaction); returns the id of the item that is valid now. */
 export function applyProjectDecision(db: Database, c: Candidate, d: Decision, ctx: ApplyContext): string {
   const now = nowIso(ctx.nowMs);
-  // A memory a person marked wrong is not made again from the same evidence; the answer names the marked item.
-  const wrong = wrongMarkFor(db, c);
-  if (wrong) return wrong.memory_id;
-  const target = d.targetId ? projectAnchorItems(db, ctx.projectId, c).find((i) => i.id === d.targetId) : undefined;
+  const onAnchor = projectAnchorItems(db, ctx.projectId, c);
   // Seen again: an older episode processed late (a backfill out of order) never moves last-seen back,
   // nor before the item was created.
-  const seenAt = target && target.updated_at > now ? target.updated_at : now;
-  // A pinned item keeps its words and its importance: the extractor only adds evidence to it.
-  if (target && d.verb !== "ADD_NEW" && isPinned(db, target.id)) {
-    updateMemoryItem(db, target.id, {
-      updated_at: seenAt,
-      source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),
-      evidence_episode_ids: union(target.evidence_episode_ids, [c.source_episode_id], 40),
-    });
-    return target.id;
+  const seenAt = (t: MemoryItem) => (t.updated_at > now ? t.updated_at : now);
+  // What a person forgot, marked wrong or rewrote is not made again (corrections.ts); the same words
+  // confirm the person's own version on the anchor, when there is one.
+  const rejected = rejectedBy(db, c);
+  if (rejected) {
+    const own = onAnchor.find((i) => heldByPerson(db, i));
+    return own ? addEvidence(db, own, c, seenAt(own)) : rejected.memory_id;
   }
+  const target = d.targetId ? onAnchor.find((i) => i.id === d.targetId) : undefined;
+  // An item a person wrote or pinned keeps its words and its importance: the extractor only adds evidence
+  // to it, and what contradicts it changes nothing.
+  if (target && d.verb !== "ADD_NEW" && heldByPerson(db, target))
+    return d.verb === "DELETE_AND_ADD" || d.refresh === false ? target.id : addEvidence(db, target, c, seenAt(target));
+  const restates = onAnchor.find((i) => heldByPerson(db, i) && sameWording(c.content, i.content));
+  if (restates) return addEvidence(db, restates, c, seenAt(restates));
   if (d.verb === "ADD_NEW" || !target) {
     return insertMemoryItem(db, newRow(c, ctx, "ADD_NEW", c.content)).id;
   }
   if (d.verb === "NOOP") {
     if (d.refresh === false) return target.id;
     updateMemoryItem(db, target.id, {
-      updated_at: seenAt,
+      updated_at: seenAt(target),
       importance: round2(Math.min(1, Math.max(target.importance, c.importance) + 0.05)),
       confidence: round2(Math.min(1, Math.max(target.confidence, c.confidence) + 0.02)),
       source_event_ids: union(target.source_event_ids, c.source_event_ids, 60),

@@ -18,6 +18,7 @@ import {
   type UserStyleItem,
 } from "../../../sql/user-style.ts";
 import type { Candidate } from "../extract/candidate.ts";
+import { styleRejectedBy } from "./corrections.ts";
 import type { ApplyContext, Decision, ExistingItem } from "./update.ts";
 
 export function userAnchorItems(userDb: Database, userId: string, key: string): ExistingItem[] {
@@ -69,6 +70,20 @@ export function applyUserDecision(
     confidence: c.confidence,
     evidence,
   });
+  const seen = (item: UserStyleItem) => {
+    refreshUserStyle(userDb, item.id, {
+      updated_at: item.updated_at > now ? item.updated_at : now,
+      importance: item.importance,
+      confidence: item.confidence,
+      evidence: mergeEvidence(item.evidence, evidenceOf(c, ctx.projectId)),
+    });
+    return item.id;
+  };
+  // What the person forgot or rewrote is not made again; their own version (source `manual`) keeps its
+  // words and only gains evidence (corrections.ts).
+  const rejected = styleRejectedBy(userDb, userId, c);
+  if (rejected) return rejected.current?.source === "manual" ? seen(rejected.current) : rejected.id;
+  if (cur?.source === "manual") return d.verb === "DELETE_AND_ADD" || d.refresh === false ? cur.id : seen(cur);
   if (!cur) {
     const item = next(c.content, c.importance, [evidenceOf(c, ctx.projectId)]);
     insertUserStyle(userDb, item);

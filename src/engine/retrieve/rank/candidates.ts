@@ -95,7 +95,7 @@ function phrase(parts: readonly string[]): string | undefined {
 }
 
 const SELECT_ITEMS = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_episode_ids, mm.valid_from, mm.valid_to,
-  mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor
+  mm.superseded_by, mm.superseded_by_episode, mm.decision, mm.extractor, mm.learned_at
   FROM memory_items m JOIN memory_meta mm ON mm.memory_id = m.id`;
 
 /** Items read so far per connection (null: no such item), until the memory index may have changed. */
@@ -188,6 +188,7 @@ function styleAsItem(g: UserStyleItem, projectId: string): MemoryItem {
     superseded_by_episode: null,
     decision: "ADD_NEW",
     extractor: g.source,
+    learned_at: g.created_at,
   };
 }
 
