@@ -326,6 +326,8 @@ export const MemoryRow = z.object({
   wrong: z.boolean(),
   decision: z.string(),
   extractor: z.string(),
+  /** Who said it: "From CLAUDE.md:12", "You said it", "Your edit", "Learned from your sessions", "Imported …". */
+  origin: z.string().default(""),
   /** Why it exists: the first evidence event's text, its source episode, how many episodes showed it. */
   evidence: z.object({
     quote: z.string(),

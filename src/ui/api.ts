@@ -99,6 +99,8 @@ export interface MemoryRow {
   wrong: boolean;
   decision: string;
   extractor: string;
+  /** Who said it: "From CLAUDE.md:12", "You said it", "Learned from your sessions" … */
+  origin: string;
   evidence: { quote: string; episode_id: string | null; episode_count: number; event_count: number };
   replaced: number;
   superseded_by: string | null;

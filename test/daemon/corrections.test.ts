@@ -186,6 +186,40 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     expect(home.sqrl(["show", pitfall.id, "--project", repo]).stdout).not.toContain("decayed");
   });
 
+  test("who said it: a CLAUDE.md rule is served as the project's, a stated rule as yours, a habit as learned (context, view, page)", async () => {
+    const ctx = home.sqrl([
+      "context",
+      "merge a scoring change after running the evaluation",
+      "--json",
+      "--project",
+      repo,
+    ]);
+    expect(ctx.code).toBe(0);
+    const answer = JSON.parse(ctx.stdout) as {
+      markdown: string;
+      selected_memories: Array<{ key: string; reason: string }>;
+    };
+    const rule = answer.selected_memories.find((m) => m.key === corrected.forgotten.key)!;
+    expect(rule.reason).toContain("project rule from CLAUDE.md:5");
+    expect(rule.reason).not.toMatch(/you stated|your style/i);
+    expect(answer.markdown).toContain("### From the project's files\n- Always run the evaluation");
+    expect(answer.markdown).not.toContain("### Your style");
+
+    const view = home.sqrl(["view", "user_style", "--mode", "full", "--project", repo]);
+    expect(view.code).toBe(0);
+    const files = view.stdout.split("### From the project's files")[1] ?? "";
+    expect(files).toContain("(CLAUDE.md:5)");
+    expect(view.stdout.split("### From the project's files")[0]).not.toContain("CLAUDE.md");
+
+    const list = await page<{ items: Array<{ key: string; type: string; origin: string }> }>("memories?limit=100");
+    const origin = (key: string, type = "user_style") =>
+      list.items.find((i) => i.key === key && i.type === type)?.origin;
+    expect(origin(corrected.forgotten.key)).toBe("From CLAUDE.md:5");
+    expect(origin(corrected.sessionEdit.key)).toBe("You said it");
+    expect(origin("lint_command")).toBe("Learned from your sessions");
+    expect(origin("test_command", "project_fact")).toBe("From package.json");
+  });
+
   test("edits, forgets and wrong marks made on the page and with `sqrl forget` survive new episodes, a restart, reprocess and changed files", async () => {
     // The session's stated rule, and the manifest's test command: edited on the page.
     const rule = current(corrected.sessionEdit.key).find((i) => i.type === "user_style")!;

@@ -6,6 +6,7 @@ import type { Database } from "bun:sqlite";
 import type { MemoryDetail, MemoryListQuery, MemoryRow } from "../../shared/api.ts";
 import { getEpisode } from "../../sql/episodes.ts";
 import { getUserStyleById, userStyleHistory, type StyleEvidence } from "../../sql/user-style.ts";
+import { originLabel, originOf } from "./render/origin.ts";
 
 interface StyleRow {
   id: string;
@@ -61,6 +62,9 @@ function toRow(db: Database, r: StyleRow): MemoryRow {
     wrong: false,
     decision: r.decision ?? "current",
     extractor: r.source,
+    origin: originLabel(
+      originOf({ type: "user_style", tags: JSON.parse(r.tags) as string[], content: r.content, extractor: r.source }),
+    ),
     evidence: {
       quote: "",
       episode_id: evidence.at(-1)?.episode_id ?? null,

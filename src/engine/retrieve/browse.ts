@@ -26,6 +26,7 @@ import { NotFoundError } from "../../shared/errors.ts";
 import { styleDetail, styleRows } from "./browse-user.ts";
 import { eventText, memoryEvidence } from "./event-text.ts";
 import { memoryOutcome, outcomeNotes } from "./memory-outcome.ts";
+import { originLabel, originOf } from "./render/origin.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import { searchMemory } from "./search.ts";
 import { isViewStale, type ViewMetaRow } from "./views/view-staleness.ts";
@@ -109,6 +110,7 @@ function toRows(
       wrong: marks.get(i.id)?.has("wrong") ?? false,
       decision: i.decision,
       extractor: i.extractor,
+      origin: originLabel(originOf(i)),
       evidence: {
         quote: quote.get(i.id) ?? "",
         episode_id: i.source_episode_id ?? i.evidence_episode_ids[0] ?? null,

@@ -11,7 +11,8 @@ import { nowIso } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
 import { lexicalCandidates, loadItems } from "./rank/candidates.ts";
 import { queryVector, vectorCandidates } from "./rank/vectors.ts";
-import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
+import { memoryLine } from "./render/markdown.ts";
+import { groupOf, SERVED_HEADINGS } from "./render/origin.ts";
 import { scoreItems } from "./rank/relevance.ts";
 import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
@@ -73,13 +74,13 @@ export async function searchMemory(ctx: RetrievalContext, request: SearchQuery):
     const v = checks.get(s.item.id);
     return {
       id: s.item.id,
-      group: s.item.type,
+      group: groupOf(s.item),
       text: v?.status === "stale" ? outOfDateLine(s.item.content, v) : memoryLine(s.item, ctx.nowMs),
     };
   });
   const packed = packBlocks({
     header: `## Memory matching "${echoedQuery(q.query)}"${clipped.note ? `\n${clipped.note}` : ""}`,
-    groups: TYPE_HEADINGS,
+    groups: SERVED_HEADINGS,
     blocks,
     budget,
     counter: ctx.counter,

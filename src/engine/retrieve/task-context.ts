@@ -20,7 +20,8 @@ import { nowIso } from "../../shared/time.ts";
 import { packBlocks, type Block } from "./render/budget.ts";
 import { globalStyleItems, lexicalCandidates, loadItems, pathCandidates } from "./rank/candidates.ts";
 import { queryVector, vectorCandidates } from "./rank/vectors.ts";
-import { memoryLine, TYPE_HEADINGS } from "./render/markdown.ts";
+import { memoryLine } from "./render/markdown.ts";
+import { groupOf, originOf, SERVED_HEADINGS } from "./render/origin.ts";
 import { scoreItems, type Scored } from "./rank/relevance.ts";
 import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
 import { analyzeQuery } from "../../ranker/query.ts";
@@ -66,6 +67,24 @@ export function ruleSubjectMatch(
   if (!subject) return null;
   const hit = analyzeQuery(subject).find((t) => taskStems.has(t.stem));
   return hit ? hit.word : null;
+}
+
+/** Why a stated rule about the task's kind of work is served, saying whose rule it is (render/origin.ts). */
+export function ruleReason(item: Parameters<typeof originOf>[0], subject: string): string {
+  const o = originOf(item);
+  switch (o.kind) {
+    case "repo_file":
+    case "manifest":
+      return `From ${o.source ?? "the repository's files"}: the project's rule about ${subject}, which this task involves.`;
+    case "stated":
+      return `A rule you stated about ${subject}, which this task involves.`;
+    case "edited":
+      return `A rule about ${subject}, in your words, which this task involves.`;
+    case "imported":
+      return `An imported rule about ${subject}, which this task involves.`;
+    default:
+      return `A rule about ${subject} learned from your sessions, which this task involves.`;
+  }
 }
 
 /** Reference: "take top ~20 candidates". */
@@ -131,7 +150,7 @@ export async function taskContext(ctx: RetrievalContext, request: TaskContextReq
   let relevant: Array<Scored & { verification?: Verification }> = scored.flatMap((s) => {
     if (isRelevant(s) || pinned.has(s.item.id)) return [s];
     const subject = ruleSubjectMatch(s.item, taskStems);
-    return subject ? [{ ...s, reason: `A rule you stated about ${subject}, which this task involves.` }] : [];
+    return subject ? [{ ...s, reason: ruleReason(s.item, subject) }] : [];
   });
   const omittedSeen = relevant.filter((s) => excluded.has(s.item.id)).length;
   relevant = heldBackStale(ctx, relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED * 2)).slice(
@@ -142,13 +161,13 @@ export async function taskContext(ctx: RetrievalContext, request: TaskContextReq
 
   const blocks: Block[] = relevant.map((s) => ({
     id: s.item.id,
-    group: s.item.type,
+    group: groupOf(s.item),
     text: memoryLine(s.item, ctx.nowMs),
   }));
   const hasRelevant = relevant.length > 0 || omittedSeen > 0;
   const packed = packBlocks({
     ...(hasRelevant ? { header: `${TASK_CONTEXT_HEADER}${note}` } : {}),
-    groups: TYPE_HEADINGS,
+    groups: SERVED_HEADINGS,
     blocks,
     budget,
     counter: ctx.counter,

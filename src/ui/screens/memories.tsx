@@ -165,7 +165,8 @@ function MemoryItemRow(props: { m: MemoryRow }) {
         {m.evidence.episode_count + m.evidence.event_count === 0
           ? `no recorded evidence (${m.extractor})`
           : `${m.evidence.episode_count} episode${m.evidence.episode_count === 1 ? "" : "s"} · ${m.evidence.event_count} event${m.evidence.event_count === 1 ? "" : "s"}`}{" "}
-        · last seen {ago(m.updated_at)} · importance {m.importance.toFixed(2)}
+        {m.origin && <span data-origin> · {m.origin}</span>} · last seen {ago(m.updated_at)} · importance{" "}
+        {m.importance.toFixed(2)}
         {m.replaced > 0 && ` · replaced ${m.replaced} version${m.replaced === 1 ? "" : "s"}`}
         {m.reason && ` · ${m.reason}`}
       </div>

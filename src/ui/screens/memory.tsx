@@ -89,6 +89,7 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
         </div>
         <h1 data-content>{m.content}</h1>
         <div class="muted small">
+          {m.origin && <span data-origin>{m.origin} · </span>}
           {m.scope} scope · importance {m.importance.toFixed(2)} · confidence {m.confidence.toFixed(2)} · made by{" "}
           {m.extractor} ({m.decision}) · last seen {ago(m.updated_at)}
           {d.tags.length > 0 && ` · tags ${d.tags.join(", ")}`}

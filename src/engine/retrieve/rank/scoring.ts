@@ -13,6 +13,7 @@ import { collectionStats, documentFrequencies } from "../../../ranker/fts-stats.
 import { analyzeQuery, bodyStems, foldToken, stemCached } from "../../../ranker/query.ts";
 import { identifiersIn } from "../../../shared/code-tokens.ts";
 import { TYPE_NOUN } from "../render/markdown.ts";
+import { originOf } from "../render/origin.ts";
 
 export const WEIGHTS = { similarity: 0.6, importance: 0.2, recency: 0.1, path: 0.1 } as const;
 
@@ -261,9 +262,18 @@ export interface Explained {
   cosine?: number;
 }
 
-/** A one-sentence reason built from what actually matched. */
+/** What the reason says of where an item comes from (render/origin.ts), after its noun. */
+const ORIGIN_SUFFIX: Record<string, string> = {
+  stated: ", as you said it",
+  edited: ", in your words",
+  imported: ", imported",
+  learned: ", learned from your sessions",
+};
+
+/** A one-sentence reason built from what actually matched, saying where the item comes from. */
 export function explain(
-  item: Pick<MemoryItem, "type" | "importance" | "updated_at">,
+  item: Pick<MemoryItem, "type" | "importance" | "updated_at" | "tags" | "content"> &
+    Partial<Pick<MemoryItem, "file_paths" | "extractor">>,
   parts: ScoreParts,
   why: Explained,
   nowMs: number,
@@ -281,12 +291,19 @@ export function explain(
   const when = age <= 14 ? `, updated ${relativeTime(item.updated_at, nowMs)}` : "";
   const weight = item.importance >= 0.8 ? "high-importance " : "";
   const lead = bits.length > 0 ? `${bits.join("; ")}. ` : "";
+  const origin = originOf(item);
+  if (origin.kind === "repo_file" || origin.kind === "manifest") {
+    // The project's own files said it: a rule there is the project's, not the user's style.
+    const noun = item.type === "user_style" ? "project rule" : TYPE_NOUN[item.type as MemoryType];
+    return `${lead}A ${weight}${noun} from ${origin.source ?? "the repository's files"}${when}.`;
+  }
   const noun = `${weight}${TYPE_NOUN[item.type as MemoryType]}`;
   // "Your style preference", never "A your style preference".
-  const phrase = noun.startsWith("your ")
-    ? `Your ${noun.slice(5)}`
-    : noun.includes("your ")
-      ? `Your ${noun.replace("your ", "")}`
-      : `A ${noun}`;
+  const phrase =
+    (noun.startsWith("your ")
+      ? `Your ${noun.slice(5)}`
+      : noun.includes("your ")
+        ? `Your ${noun.replace("your ", "")}`
+        : `A ${noun}`) + (ORIGIN_SUFFIX[origin.kind] ?? "");
   return `${lead}${phrase}${when}.`;
 }

@@ -9,6 +9,7 @@ import { nowIso } from "../../../shared/time.ts";
 import { packBlocks, type Block } from "../render/budget.ts";
 import { itemsOfTypes } from "../rank/candidates.ts";
 import { memoryLine } from "../render/markdown.ts";
+import { groupOf, SERVED_HEADINGS } from "../render/origin.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 import { recencyScore } from "../rank/scoring.ts";
 import { cachedView, memoryFingerprint } from "./view-cache.ts";
@@ -16,7 +17,12 @@ import { cachedView, memoryFingerprint } from "./view-cache.ts";
 export const CORE_ITEMS = 5;
 export const FULL_ITEMS = 50;
 const HEADER = "## Your coding style";
-const GROUPS = { project: "### In this project", global: "### Across your projects" };
+/** A rule read from CLAUDE.md or AGENTS.md is the project's, said under its own heading, not as the user's style. */
+const GROUPS = {
+  project: "### In this project",
+  files: SERVED_HEADINGS.project_rule!,
+  global: "### Across your projects",
+};
 
 interface StyleEntry {
   id: string;
@@ -101,7 +107,7 @@ export async function userStyleView(ctx: RetrievalContext, q: ViewQuery): Promis
       }
       const blocks: Block[] = picked.map((e) => ({
         id: e.id,
-        group: e.origin,
+        group: e.origin === "project" && groupOf({ ...e, type: "user_style" }) === "project_rule" ? "files" : e.origin,
         text: memoryLine(e, ctx.nowMs, { paths: false }),
       }));
       const packed = packBlocks({
