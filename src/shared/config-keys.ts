@@ -100,7 +100,7 @@ export const CONFIG_KEYS = {
   "memory.decay_days": key(
     positiveInt,
     90,
-    "A memory neither served nor seen again for this many days loses a fifth of its importance (never deleted).",
+    "A memory neither served nor seen again for this many days since sqrl learned it loses a fifth of its importance (never deleted).",
   ),
 } satisfies Record<string, ConfigKeyDef<any>>;
 

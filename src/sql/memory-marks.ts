@@ -104,7 +104,8 @@ export function isPinned(db: Database, memoryId: string): boolean {
 
 /**
  * The wrong mark that holds back a new candidate, if any: same anchor (type, key) and made from the
- * same evidence (its episode, or one of its events). Other evidence may make the memory again.
+ * same evidence (its episode, or one of its events), whatever its words. From other evidence, the
+ * same words are held back too (rejectedOn, apply/corrections.ts); something else on the key is not.
  */
 export function wrongMarkFor(
   db: Database,

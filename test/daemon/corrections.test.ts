@@ -221,6 +221,9 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
   });
 
   test("edits, forgets and wrong marks made on the page and with `sqrl forget` survive new episodes, a restart, reprocess and changed files", async () => {
+    // What another machine or a teammate holds, taken before the corrections.
+    const exported = join(home.root, "before.jsonl");
+    expect(home.sqrl(["export", "-o", exported, "--project", repo]).code).toBe(0);
     // The session's stated rule, and the manifest's test command: edited on the page.
     const rule = current(corrected.sessionEdit.key).find((i) => i.type === "user_style")!;
     expect(rule.content).toContain("exhaustive:ignore");
@@ -254,6 +257,20 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     const reprocess = home.sqrl(["reprocess", repo]);
     expect(reprocess.code).toBe(0);
     expectCorrectionsHold("after sqrl reprocess");
+
+    // `sqrl import` of the old export, and a teammate's sync file saying the forgotten rule again.
+    const imported = home.sqrl(["import", exported, "--project", repo]);
+    expect(imported.code).toBe(0);
+    expectCorrectionsHold("after sqrl import of an export made before them");
+    const line = readFileSync(exported, "utf8")
+      .split("\n")
+      .find((l) => l.includes(corrected.forgotten.key))!;
+    const teammate = JSON.parse(line) as { origin: { item_id: string } };
+    teammate.origin.item_id = "mem_teammate";
+    mkdirSync(join(repo, ".ctx", "shared", "user_style"), { recursive: true });
+    writeFileSync(join(repo, ".ctx", "shared", "user_style", "teammate.json"), JSON.stringify(teammate));
+    expect(home.sqrl(["sync", "--project", repo]).code).toBe(0);
+    expectCorrectionsHold("after sqrl sync with a teammate's file");
 
     // The files change: lines above the rules (their citations move), and a script more.
     writeFileSync(

@@ -258,6 +258,8 @@ describe.skipIf(!ready)("sqrl ui in Chromium", () => {
     await page.waitForSelector("[data-screen=memory]:not([data-memory-id=mem_seed_4])");
     const newId = await page.getAttribute("[data-screen=memory]", "data-memory-id");
     expect(await page.textContent("[data-screen=memory]")).toContain("Lineage (2 versions)");
+    // Who said it: now the person's own words (issue 29 item 6).
+    expect(await page.textContent("[data-screen=memory] [data-origin]")).toContain("Your edit");
     expect(newId).toStartWith("mem_");
     const res = await mcpCall("search_project_memory", { query: "drizzle migrations generate", top_k: 5 });
     expect(res.text).toContain("--name <change>");

@@ -1,7 +1,8 @@
 /**
  * Corrections a person makes to a project's memory (from `sqrl ui`, through the engine API): edit
  * (a new version supersedes the old, history kept), forget, pin (always eligible, importance fixed)
- * and mark wrong (forgotten, the reason kept, and the extractor held back from the same evidence).
+ * and mark wrong (forgotten, the reason kept). Edits, forgets and wrong marks are recorded as marks, so
+ * no extractor, re-read file, import or sync undoes them (apply/corrections.ts).
  * Each is one transaction; none destroys a row. Global style items (ust_…, in user.db) can be edited
  * and forgotten; pins and wrong marks live in the project's data.db and apply to project memory.
  */

@@ -108,8 +108,7 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
         ))}
         {wrong && (
           <p class="err">
-            Marked wrong {when(wrong.at)}: “{wrong.reason}”. The extractor will not make it again from the same
-            evidence.
+            Marked wrong {when(wrong.at)}: “{wrong.reason}”. No session, re-read file, import or sync makes it again.
           </p>
         )}
         {m.superseded_by && (
@@ -183,7 +182,10 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
         )}
         {panel === "forget" && (
           <div class="inline-form row">
-            <span>Forget this memory? It leaves every view, search and task context; the history stays here.</span>
+            <span>
+              Forget this memory? It leaves every view, search and task context and is not learned again; the history
+              stays here.
+            </span>
             <button
               class="primary"
               disabled={busy}
@@ -198,8 +200,8 @@ function MemoryView(props: { d: Detail; project: string; reload: () => void }) {
         {panel === "wrong" && (
           <div class="inline-form stack">
             <label class="small muted" for="wrong-reason">
-              What is wrong? The memory is forgotten, the reason kept, and the extractor will not make it again from the
-              same evidence.
+              What is wrong? The memory is forgotten, the reason kept, and no session, re-read file, import or sync
+              makes it again.
             </label>
             <input
               id="wrong-reason"
