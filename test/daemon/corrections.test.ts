@@ -33,6 +33,7 @@ const CLAUDE_MD = `# Project guide
 - Always run the evaluation with \`bun run eval\` before merging a scoring change.
 - Never commit generated fixtures to the repository.
 - Always write the tests in TypeScript.
+- Always keep the changelog in sync with every release.
 `;
 
 interface Row {
@@ -127,13 +128,21 @@ async function page<T = Record<string, unknown>>(path: string, body?: unknown): 
 const corrected = {
   sessionEdit: { type: "user_style", key: "no_lint_suppression", content: "" },
   manifestEdit: { type: "project_fact", key: "test_command", content: "" },
-  forgotten: { key: "pref:run_evaluation_before_merg_scor", id: "" },
-  wrong: { key: "pref:commit_generat_fixture_repository", id: "" },
-  sessionWrong: { key: "pitfall:lint-rule:exhaustive", id: "" },
+  claudeEdit: { type: "user_style", key: "", content: "" },
+  forgotten: { type: "user_style", key: "pref:run_evaluation_before_merg_scor", id: "" },
+  wrong: { type: "user_style", key: "pref:commit_generat_fixture_repository", id: "" },
+  sessionWrong: { type: "pitfall", key: "pitfall:lint-rule:exhaustive", id: "" },
+  sessionForget: { type: "user_style", key: "lint_command", id: "" },
+  sessionPin: { type: "user_style", key: "test_command", id: "", content: "" },
 };
 
 function expectCorrectionsHold(when: string): void {
-  for (const edit of [corrected.sessionEdit, corrected.manifestEdit]) {
+  const pinned = current(corrected.sessionPin.key).filter((i) => i.type === "user_style");
+  expect({ when, pinned: pinned.map((i) => [i.id, i.content]) }).toEqual({
+    when,
+    pinned: [[corrected.sessionPin.id, corrected.sessionPin.content]],
+  });
+  for (const edit of [corrected.sessionEdit, corrected.manifestEdit, corrected.claudeEdit]) {
     const now = current(edit.key).filter((i) => i.type === edit.type);
     expect({ when, key: edit.key, now: now.map((i) => [i.content, i.extractor]) }).toEqual({
       when,
@@ -141,8 +150,14 @@ function expectCorrectionsHold(when: string): void {
       now: [[edit.content, "manual"]],
     });
   }
-  for (const gone of [corrected.forgotten, corrected.wrong, corrected.sessionWrong])
-    expect({ when, key: gone.key, now: current(gone.key).map((i) => i.content) }).toEqual({
+  for (const gone of [corrected.forgotten, corrected.wrong, corrected.sessionWrong, corrected.sessionForget])
+    expect({
+      when,
+      key: gone.key,
+      now: current(gone.key)
+        .filter((i) => i.type === gone.type)
+        .map((i) => i.content),
+    }).toEqual({
       when,
       key: gone.key,
       now: [],
@@ -234,7 +249,19 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     expect(tests.content).toContain("bun test");
     corrected.manifestEdit.content = "Tests: `bun test --timeout 20000` (the default 5 s times out on CI).";
     await page(`memories/${tests.id}/edit`, { content: corrected.manifestEdit.content });
-    // Two rules read from CLAUDE.md: one forgotten with the CLI, one marked wrong on the page.
+    // A rule read from CLAUDE.md, edited on the page.
+    const typescript = items().find((i) => i.deleted === 0 && i.content.includes("TypeScript"))!;
+    corrected.claudeEdit.key = typescript.key;
+    corrected.claudeEdit.content = "Write the tests in TypeScript with `strict` on.";
+    await page(`memories/${typescript.id}/edit`, { content: corrected.claudeEdit.content });
+    // The session's lint habit forgotten on the page, its test habit pinned.
+    corrected.sessionForget.id = current(corrected.sessionForget.key).find((i) => i.type === "user_style")!.id;
+    await page(`memories/${corrected.sessionForget.id}/forget`, {});
+    const habit = current(corrected.sessionPin.key).find((i) => i.type === "user_style")!;
+    corrected.sessionPin.id = habit.id;
+    corrected.sessionPin.content = habit.content;
+    await page(`memories/${habit.id}/pin`, { pinned: true });
+    // Two more rules read from CLAUDE.md: one forgotten with the CLI, one marked wrong on the page.
     corrected.forgotten.id = current(corrected.forgotten.key)[0]!.id;
     const forget = home.sqrl(["forget", corrected.forgotten.id, "--project", repo]);
     expect(forget.code).toBe(0);
@@ -286,8 +313,8 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     // The file was re-read: the rule nobody corrected cites its new line.
     expect(
       items()
-        .filter((i) => i.deleted === 0 && i.content.includes("TypeScript"))
+        .filter((i) => i.deleted === 0 && i.content.includes("changelog"))
         .map((i) => i.content),
-    ).toEqual([expect.stringContaining("(CLAUDE.md:10)")]);
+    ).toEqual([expect.stringContaining("(CLAUDE.md:11)")]);
   }, 300_000);
 });
