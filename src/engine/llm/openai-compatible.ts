@@ -5,16 +5,8 @@
  */
 import { ofetch } from "ofetch";
 import { z } from "zod";
+import { FAILURE_WHY, httpFailureKind, retryAfterMs } from "./http-failure.ts";
 import { LlmCallError, type LlmFailureKind, type LlmProvider, type LlmRequest, type LlmResponse } from "./types.ts";
-
-/** Retry-After in ms: seconds, or an HTTP date. */
-export function retryAfterMs(header: string | null | undefined, nowMs = Date.now()): number | undefined {
-  if (!header) return undefined;
-  const secs = Number(header);
-  if (Number.isFinite(secs) && secs >= 0) return Math.round(secs * 1000);
-  const at = Date.parse(header);
-  return Number.isFinite(at) ? Math.max(0, at - nowMs) : undefined;
-}
 
 interface FetchFailure {
   status?: number;
@@ -23,28 +15,11 @@ interface FetchFailure {
 }
 
 /** Why a `/chat/completions` call failed, from the HTTP status or the transport error. */
-export function failureKind(err: unknown): LlmFailureKind {
+function failureKind(err: unknown): LlmFailureKind {
   const e = err as FetchFailure;
-  const status = e.status;
-  if (status === undefined) {
-    const name = e.cause?.name ?? "";
-    return name === "TimeoutError" || name === "AbortError" ? "timeout" : "unavailable";
-  }
-  if (status === 429) return "rate_limited";
-  if (status === 401 || status === 403) return "signed_out";
-  if (status === 408 || status === 504) return "timeout";
-  if (status === 500 || status === 502 || status === 503 || status === 529) return "unavailable";
-  return "failed";
+  const name = e.cause?.name ?? "";
+  return httpFailureKind(e.status, name === "TimeoutError" || name === "AbortError");
 }
-
-const WHY: Record<LlmFailureKind, string> = {
-  unavailable: "is not reachable or overloaded",
-  signed_out: "refused the API key",
-  rate_limited: "is rate-limiting",
-  timeout: "did not answer in time (llm.timeout_ms)",
-  invalid_answer: "answered in an unexpected shape",
-  failed: "refused the request",
-};
 
 const ChatResponse = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })).min(1),
@@ -88,7 +63,7 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       const kind = failureKind(err);
       const status = (err as FetchFailure).status;
       throw new LlmCallError(
-        `The OpenAI-compatible endpoint ${WHY[kind]}${status ? ` (HTTP ${status})` : ""}.`,
+        `The OpenAI-compatible endpoint ${FAILURE_WHY[kind]}${status ? ` (HTTP ${status})` : ""}.`,
         err,
         kind,
         kind === "rate_limited" ? retryAfterMs((err as FetchFailure).response?.headers?.get("retry-after")) : undefined,

@@ -16,7 +16,7 @@ import { fixtureEvents, request, sandbox, type Sandbox } from "./helpers.ts";
  * API: scripted answers (valid JSON, invalid JSON, HTTP 500), every request body recorded so the test
  * can check what left the machine.
  */
-type Reply = { status: 200; text: string } | { status: 500 };
+type Reply = { status: 200; text: string } | { status: 500 } | { status: 400 };
 
 const received: Array<{ system: string; prompt: string; raw: string }> = [];
 let extractQueue: Reply[] = [];
@@ -35,7 +35,7 @@ beforeAll(() => {
         const body = JSON.parse(raw) as { messages: Array<{ role: string; content: string }> };
         received.push({ system: body.messages[0]!.content, prompt: body.messages[1]!.content, raw });
         const reply = extractQueue.shift() ?? { status: 500 };
-        if (reply.status === 500) return new Response("boom", { status: 500 });
+        if (reply.status !== 200) return new Response("boom", { status: reply.status });
         return Response.json({
           id: "c1",
           object: "chat.completion",
@@ -57,6 +57,11 @@ beforeAll(() => {
         return Response.json(
           { type: "error", error: { type: "api_error", message: "scripted failure" } },
           { status: 500 },
+        );
+      if (reply.status === 400)
+        return Response.json(
+          { type: "error", error: { type: "invalid_request_error", message: "scripted refusal" } },
+          { status: 400 },
         );
       return Response.json({
         id: `msg_${received.length}`,
@@ -225,7 +230,7 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
     );
   });
 
-  test("HTTP 500: no retry storm, the offline rules take over and the failure is counted", async () => {
+  test("HTTP 500: no retry storm; the episode waits for the model and the failure is counted", async () => {
     sb = sandbox();
     extractQueue = [{ status: 500 }];
     await processEvents(
@@ -233,11 +238,25 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
       sb.deps({ llm: await provider(), summaryLimit: 0 }),
     );
     expect(received.length).toBe(1);
-    expect(listEpisodes(sb.db, sb.root)[0]!.extractor).toBe("offline");
-    expect(currentItems(sb.db, sb.root, ["pitfall"]).length).toBe(1);
+    expect(listEpisodes(sb.db, sb.root)[0]!.extracted_at).toBeNull();
+    expect(sb.db.query("SELECT reason FROM llm_waits").all()).toEqual([{ reason: "unavailable" }]);
+    expect(currentItems(sb.db, sb.root).length).toBe(0);
     const st = sb.stateDb();
     expect(usageOnDay(st, "2026-06-01")[0]!.failures).toBe(1);
     st.close();
+  });
+
+  test("HTTP 400: the request itself was refused; the offline rules take over", async () => {
+    sb = sandbox();
+    extractQueue = [{ status: 400 }];
+    await processEvents(
+      request(sb.root, episodeWithSecret(sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
+    expect(received.length).toBe(1);
+    expect(listEpisodes(sb.db, sb.root)[0]!.extractor).toBe("offline");
+    expect(currentItems(sb.db, sb.root, ["pitfall"]).length).toBe(1);
+    expect(sb.db.query("SELECT reason FROM llm_waits").all()).toEqual([]);
   });
 
   test("daily cap reached: no call is made, offline extraction instead", async () => {

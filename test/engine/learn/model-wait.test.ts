@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { createProvider, type LlmProvider } from "../../../src/engine/llm/provider.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { extractPendingOffline } from "../../../src/engine/learn/reprocess.ts";
-import { retryAfterMs } from "../../../src/engine/llm/openai-compatible.ts";
+import { retryAfterMs } from "../../../src/engine/llm/http-failure.ts";
 import { listEpisodes } from "../../../src/sql/episodes.ts";
 import { llmWaitSummary, type LlmWait } from "../../../src/sql/llm-waits.ts";
 import { currentItems } from "../../../src/sql/memory-items.ts";
