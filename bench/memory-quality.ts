@@ -23,8 +23,12 @@
  * a hash of its text without the episode id) and refuses it, so the rules take every episode;
  * `--answers DIR` replays DIR/<key>.json (the text the model returned) through the same provider and the
  * whole pipeline (gates, updates, consolidation). Requests with no answer are listed, never made up.
+ *
+ * `--guidance DIR`: copy DIR/<origin>/ (a project's CLAUDE.md, AGENTS.md, skills …) into that project's
+ * checkout before the sessions are processed, so what the repository's guidance already says is
+ * measured too (the benchmark's checkouts otherwise hold only the transcripts).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { createProvider } from "../src/engine/llm/provider.ts";
@@ -249,6 +253,7 @@ export async function memoryQuality(
   set?: LabelledSet,
   filter: SessionFilter = {},
   standIn?: StandIn,
+  guidance?: string,
 ): Promise<QualityResult> {
   const filtered = filter.origin !== undefined || filter.split !== undefined;
   const labels = (set ? loadLabels(set.labels) : [...scenarioLabels(), ...(quick ? [] : loadLabels())]).filter(
@@ -271,6 +276,9 @@ export async function memoryQuality(
         const dir = join(tmp, "transcripts", p.name);
         return { ...p, files: p.files.filter((f) => wanted.has(relative(dir, f))) };
       });
+    if (guidance)
+      for (const p of projects)
+        if (existsSync(join(guidance, p.name))) cpSync(join(guidance, p.name), p.root, { recursive: true });
     const llm = server
       ? await createProvider(
           {
@@ -564,9 +572,10 @@ const bench: Bench = async ({ quick, args }) => {
     record || answers ? { ...(record ? { record } : {}), ...(answers ? { answers } : {}), precheck: false } : undefined;
   const split: Split | undefined = rawSplit;
   const filter: SessionFilter = { ...(origin ? { origin } : {}), ...(split ? { split } : {}) };
-  const r = await memoryQuality(quick, set, filter, standIn);
+  const guidance = flagValue(args, "--guidance");
+  const r = await memoryQuality(quick, set, filter, standIn, guidance);
   // With answers, the same run again with the engine's pre-check on: what it costs in recall, for real.
-  const withPrecheck = answers ? await memoryQuality(quick, set, filter, { answers, precheck: true }) : undefined;
+  const withPrecheck = answers ? await memoryQuality(quick, set, filter, { answers, precheck: true }, guidance) : undefined;
   if (record)
     console.log(`${readdirSync(record).filter((f) => f.endsWith(".json")).length} requests recorded in ${record}`);
   const dumpAt = args.indexOf("--dump");

@@ -32,6 +32,7 @@ import { toEngineEvent, type EngineEvent } from "../events/event-view.ts";
 import { extractOffline, finishCandidates, ruleInput } from "./extract/index.ts";
 import { dropRestated, retireCoveredHabits } from "./apply/consolidate.ts";
 import { withoutWhatRepoSays } from "./apply/repo-says.ts";
+import { guidanceDigest, repoGuidance } from "./repo-guidance.ts";
 import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
 import { worthTheModel } from "./extract/precheck.ts";
@@ -68,6 +69,9 @@ import {
 } from "./model-wait.ts";
 
 const log = rootLog.child({ service: "learn" });
+
+/** The most the LLM prompt spends on what the repository's guidance covers. */
+const GUIDANCE_DIGEST_TOKENS = 300;
 
 export interface EngineDeps {
   config: ConfigValues;
@@ -271,9 +275,10 @@ async function extractCandidates(
   const input = ruleInput(ep.id, projectId, dtos);
   if (llm) {
     try {
-      const out = await extractWithLlm(llm, d.ledger, ep.id, events, d.config["llm.context_window_tokens"]);
+      const digest = guidanceDigest(repoGuidance(projectId), GUIDANCE_DIGEST_TOKENS);
+      const out = await extractWithLlm(llm, d.ledger, ep.id, events, d.config["llm.context_window_tokens"], digest);
       const offline = extractOffline(input, { manifests });
-      const manifestFacts = offline.filter((c) => c.rule === "project-manifests" || c.rule === "repo-instructions");
+      const manifestFacts = offline.filter((c) => c.rule === "project-manifests" || c.rule === "repo-hooks");
       // The LLM's candidates pass the same gates as the rules': a pitfall the rules would not call
       // lasting in this episode waits for a second one, and everything is distilled (capped, portable paths).
       const lasting = offline.some((c) => c.type === "pitfall" && !c.gate);

@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createProvider, type LlmProvider } from "../../../src/engine/llm/provider.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { scheduleSummaries } from "../../../src/engine/learn/summary-scheduler.ts";
@@ -179,6 +181,25 @@ describe("LLM extraction through @anthropic-ai/sdk against a local Messages API"
         failures: 0,
       },
     ]);
+  });
+
+  test("the prompt carries the guidance's digest; a model item that restates the guidance is not stored", async () => {
+    sb = sandbox();
+    writeFileSync(
+      join(sb.root, "CLAUDE.md"),
+      "# Project\n\n## Dates\n\nformatDate must use the getUTC* accessors in src/format.ts: the local timezone renders midnight UTC as the previous day.\n\n## Testing\n\nRun `bun test` before every commit.\n",
+    );
+    extractQueue = [{ status: 200, text: VALID }];
+    await processEvents(
+      request(sb.root, episodeWithSecret(sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
+    expect(received[0]!.prompt).toContain(
+      "Already in the repository's guidance (the agent reads these files; store nothing they say):\n- CLAUDE.md: Project; Dates; Testing",
+    );
+    expect(received[0]!.system).toContain("Keep the lesson, not the surface");
+    // The model's timezone lesson is what CLAUDE.md's "Dates" section says: not stored again.
+    expect(currentItems(sb.db, sb.root, ["pitfall"])).toEqual([]);
   });
 
   test("no secret reaches the provider: the prompt is redacted again before it leaves", async () => {

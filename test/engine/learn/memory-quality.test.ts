@@ -14,9 +14,10 @@ import { TRANSCRIPTS } from "./helpers.ts";
 const HAVE = existsSync(TRANSCRIPTS);
 let r: QualityResult;
 
+// Every labelled session through the real pipeline: seconds alone, longer on a loaded machine.
 beforeAll(async () => {
   r = await memoryQuality(!HAVE);
-});
+}, 120_000);
 
 describe("memory quality on real sessions", () => {
   test("every stored memory is short, stands on portable paths, and is rarely noise", () => {

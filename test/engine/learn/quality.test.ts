@@ -6,7 +6,6 @@ import { lintMessage } from "../../../src/engine/learn/extract/pitfalls/lint-rul
 import { decisions } from "../../../src/engine/learn/extract/decisions.ts";
 import { capTokens, distilText, HARD_CAP_TOKENS } from "../../../src/engine/learn/extract/distil.ts";
 import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
-import { repoInstructions } from "../../../src/engine/learn/extract/repo-instructions.ts";
 import { explicitPreferences } from "../../../src/engine/learn/extract/style-preferences.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
@@ -158,7 +157,7 @@ describe("decisions: a choice with its reason", () => {
     );
     const [c] = decisions(input);
     expect(c!.content).toBe(
-      "Chosen: Throw on failure when commitSha is provided (silent fallbacks compare against the wrong commit).",
+      "Throw on failure when commitSha is provided, chosen because silent fallbacks compare against the wrong commit.",
     );
   });
 
@@ -377,7 +376,7 @@ describe("knowledge the repository already keeps", () => {
     sb = null;
   });
 
-  test("CLAUDE.md rules cite file and line; the pre-commit hook is a recipe; README prose outside its conventions is not read", () => {
+  test("the guidance files are never copied into memory; the pre-commit hook's own file is a recipe", async () => {
     sb = sandbox();
     writeFileSync(
       join(sb.root, "CLAUDE.md"),
@@ -391,50 +390,50 @@ describe("knowledge the repository already keeps", () => {
         "- Always run `mise run fmt` together with `mise run lint`.",
         "- Never commit directly to main.",
         "- Claude should ask or be told to run the e2e tests since they consume tokens.",
-        "",
-        "```sh",
-        "# never run this in CI",
-        "```",
       ].join("\n"),
     );
     mkdirSync(join(sb.root, ".husky"), { recursive: true });
     writeFileSync(join(sb.root, ".husky", "pre-commit"), "bun run test && bun run lint && bun run typecheck\n");
-    writeFileSync(
-      join(sb.root, "README.md"),
-      "# Tool\n\nYou should always star the repo.\n\n## Development\n\nWe use bun, never npm.\n",
-    );
-    const got = repoInstructions(ruleInput("ep_r", sb.root, []));
-    const contents = got.map((c) => c.content);
-    expect(contents).toContain("Always run `mise run fmt` together with `mise run lint` (CLAUDE.md:7).");
-    expect(contents).toContain("Never commit directly to main (CLAUDE.md:8).");
-    expect(
-      contents.some(
-        (c) => c.startsWith("Claude should ask or be told to run the e2e tests") && c.endsWith("(CLAUDE.md:9)."),
-      ),
-    ).toBe(true);
-    expect(contents.some((c) => /never run this in CI/.test(c))).toBe(false); // inside a code fence
-    expect(contents.some((c) => /star the repo/.test(c))).toBe(false); // README outside its conventions sections
-    expect(got.find((c) => c.key === "package_manager")!.content).toBe("We use bun, never npm (README.md:7).");
-    expect(got.find((c) => c.key === "recipe:pre-commit")!.content).toBe(
-      "The pre-commit hook runs `bun run test` → `bun run lint` → `bun run typecheck`; a commit lands only when all pass (.husky/pre-commit).",
-    );
-  });
-
-  test("a rule the file states and a session repeats is one memory", async () => {
-    sb = sandbox();
-    writeFileSync(join(sb.root, "AGENTS.md"), "# Agents\n\n- Never commit directly to main.\n");
+    writeFileSync(join(sb.root, "README.md"), "# Tool\n\n## Development\n\nWe use bun, never npm.\n");
     await processEvents(
       request(
         sb.root,
         events(sb.root, [
-          { type: "user_message", text: "Never commit directly to main." },
-          { type: "assistant_response", text: "Understood." },
+          { type: "user_message", text: "Rename the flag to --dry-run." },
+          { type: "assistant_response", text: "Renamed." },
         ]),
       ),
       sb.deps(),
     );
-    const same = currentItems(sb.db, sb.root).filter((i) => /commit directly to main/i.test(i.content));
-    expect(same).toHaveLength(1);
+    const items = currentItems(sb.db, sb.root);
+    // The agent reads CLAUDE.md and the README itself: no item restates or cites them.
+    expect(items.filter((i) => /CLAUDE\.md|README\.md|commit directly|e2e tests|never npm/i.test(i.content))).toEqual(
+      [],
+    );
+    expect(items.find((i) => i.key === "recipe:pre-commit")?.content).toBe(
+      "The pre-commit hook runs `bun run test` → `bun run lint` → `bun run typecheck`; a commit lands only when all pass (.husky/pre-commit).",
+    );
+  });
+
+  test("a rule the file states and a session repeats is not stored again", async () => {
+    const said: Ev[] = [
+      { type: "user_message", text: "In this repo, never commit directly to main." },
+      { type: "assistant_response", text: "Understood." },
+    ];
+    sb = sandbox();
+    writeFileSync(join(sb.root, "AGENTS.md"), "# Agents\n\n- Never commit directly to main.\n");
+    await processEvents(request(sb.root, events(sb.root, said)), sb.deps());
+    expect(currentItems(sb.db, sb.root).filter((i) => /commit directly to main/i.test(i.content))).toEqual([]);
+    // Without the file, the user's rule is the memory.
+    const bare = sandbox();
+    try {
+      await processEvents(request(bare.root, events(bare.root, said)), bare.deps());
+      expect(currentItems(bare.db, bare.root).filter((i) => /commit directly to main/i.test(i.content))).toHaveLength(
+        1,
+      );
+    } finally {
+      bare.cleanup();
+    }
   });
 });
 

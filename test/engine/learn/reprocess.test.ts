@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { reprocessProject } from "../../../src/engine/learn/reprocess.ts";
@@ -58,6 +58,13 @@ beforeAll(async () => {
       "offline",
     ),
   ).id;
+  // What the removed `repo-instructions` rule made of AGENTS.md: a cut, false copy of its line 3.
+  writeFileSync(join(sb.root, "AGENTS.md"), "# Agents\n\n- Main history must never be rewritten.\n");
+  planted.guidance = insertMemoryItem(sb.db, {
+    ...oldItem("rule:history_rewritten", "user_style", "History must never be rewritten (AGENTS.md:3).", "offline"),
+    tags: ["convention", "repo-file", "dont"],
+    file_paths: ["AGENTS.md"],
+  }).id;
   planted.imported = insertMemoryItem(
     sb.db,
     oldItem("team:deploys", "project_fact", "Deploys go out on Tuesdays.", "import"),
@@ -92,7 +99,21 @@ describe("reprocess", () => {
     expect(getMemoryItem(sb.db, planted.imported!)!.deleted).toBe(false);
     // Re-extraction sees every episode again: the same memories come back.
     expect(new Set(after.filter((i) => i.id !== planted.imported).map((i) => i.key))).toEqual(
-      new Set(before.filter((i) => i.id !== planted.imported && i.id !== planted.module).map((i) => i.key)),
+      new Set(
+        before
+          .filter((i) => i.id !== planted.imported && i.id !== planted.module && i.id !== planted.guidance)
+          .map((i) => i.key),
+      ),
+    );
+  });
+
+  test("a copy of the repository's guidance the old rule stored is history now, and nothing copies it again", () => {
+    const old = getMemoryItem(sb.db, planted.guidance!)!;
+    expect(old.deleted).toBe(true); // superseded, kept as history
+    expect(old.content).toBe("History must never be rewritten (AGENTS.md:3).");
+    const now = currentItems(sb.db, sb.root);
+    expect(now.filter((i) => /AGENTS\.md|history must never/i.test(i.content) || i.tags.includes("repo-file"))).toEqual(
+      [],
     );
   });
 

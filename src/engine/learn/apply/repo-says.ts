@@ -1,19 +1,30 @@
 /**
- * What the repository already tells every agent is not stored again from sessions. A recipe or a
- * command habit read from what ran ("To verify a change: `mise run fmt` → `mise run lint` → `mise run
- * test`", "Uses bun as the package manager (e.g. `bun run test`)") whose every command the guidance
- * files already name (CLAUDE.md, AGENTS.md, .cursor/rules, CONTRIBUTING, the README…) adds nothing: the
- * agent reads those files at the start of each session, and a fresh reviewer rejected six such items
- * as repeats of CLAUDE.md's "Before every commit" section and the README's task list. What the user
- * said stays (it meets the file's own rule on its key), and so do lessons, which say what went wrong.
+ * What the repository already tells every agent is not stored again from sessions, whatever the item's
+ * kind. The agent reads its guidance (CLAUDE.md, AGENTS.md, skills, the docs they link to: see
+ * learn/repo-guidance.ts) at the start of each session; a fresh reviewer rejected repeats of it as the
+ * largest group of noise (six items repeating CLAUDE.md's "Before every commit" section and the README's
+ * task list in one round). Two tests, either one enough:
+ * - an item read from what ran (a recipe, a command habit, a manifest's command fact) whose every
+ *   backticked command the guidance already names ("To verify a change: `mise run fmt` → `mise run
+ *   lint` → `mise run test`" against a "Before Every Commit" list naming all three);
+ * - any item most of whose content words one passage of the guidance holds, words weighted by their
+ *   rarity in the guidance (repo-guidance.ts `restatesGuidance`): a user's rule the CLAUDE.md already
+ *   states, a fact its architecture section gives, a lesson it already warns about.
+ * What the guidance does not say stays: a lesson about a failure keeps the words the guidance lacks
+ * (the error, the cause), so it does not pass for a repeat. A user-scope preference (how the person
+ * works in any repository) stays too: this repository's files do not reach the others.
  */
 import { log } from "../../../shared/log.ts";
 import type { Candidate } from "../extract/candidate.ts";
-import { repoGuidanceText } from "../extract/repo-instructions.ts";
+import { repoGuidance, restatesGuidance, type Guidance } from "../repo-guidance.ts";
 
-/** Read from what ran, not said: recipes (but the pre-commit hook, which meets its file on its key) and command habits. */
+/** Read from what ran or from a manifest, not said: recipes (but the pre-commit hook, whose commands the hook file states), command habits, command facts. */
 function readFromRuns(c: Candidate): boolean {
-  return (c.type === "recipe" && c.key !== "recipe:pre-commit") || c.rule.startsWith("style-habits");
+  return (
+    (c.type === "recipe" && c.key !== "recipe:pre-commit") ||
+    c.rule.startsWith("style-habits") ||
+    (c.rule === "project-manifests" && /_command$/.test(c.key))
+  );
 }
 
 /** The backticked commands of a text, as the guidance text is kept (lower case, single spaces). */
@@ -37,15 +48,27 @@ function named(text: string, cmd: string): boolean {
   return at(0);
 }
 
+/** Why the guidance already holds this item, or null when it does not. */
+export function whyRepoSays(g: Guidance, c: Candidate): "commands" | "passage" | null {
+  if (readFromRuns(c)) {
+    // A habit is its first command ("Runs tests with `mise run test`; single tests: `…`", "Uses bun as
+    // the package manager (e.g. `bun run test`, …)"): the rest are examples of it.
+    const all = commandsOf(c.content);
+    const cmds = c.rule.startsWith("style-habits") ? all.slice(0, 1) : all;
+    if (cmds.length > 0 && cmds.every((cmd) => named(g.text, cmd))) return "commands";
+  }
+  return restatesGuidance(g, c.content) ? "passage" : null;
+}
+
 export function withoutWhatRepoSays(projectRoot: string, cands: readonly Candidate[]): Candidate[] {
-  if (!cands.some(readFromRuns)) return [...cands];
-  const says = repoGuidanceText(projectRoot);
-  if (!says) return [...cands];
+  if (cands.length === 0) return [];
+  const g = repoGuidance(projectRoot);
+  if (g.files.length === 0) return [...cands];
   return cands.filter((c) => {
-    if (!readFromRuns(c)) return true;
-    const cmds = commandsOf(c.content);
-    const known = cmds.length > 0 && cmds.every((cmd) => named(says, cmd));
-    if (known) log.debug(`not stored, the repository's guidance files already name its commands: ${c.key}`);
-    return !known;
+    // How the person works in any repository (user scope) is not this repository's to say.
+    if (c.scope === "user") return true;
+    const why = whyRepoSays(g, c);
+    if (why) log.debug(`not stored, the repository's guidance already says it (${why}): ${c.key}`);
+    return why === null;
   });
 }

@@ -18,7 +18,7 @@ import { projectEndpoints } from "./project-endpoints.ts";
 import { projectManifests } from "./project-manifests.ts";
 import { recipes } from "./recipes.ts";
 import { stepOrder } from "./step-order.ts";
-import { repoInstructions } from "./repo-instructions.ts";
+import { repoHooks } from "./repo-hooks.ts";
 import { styleHabits } from "./style-habits.ts";
 import { stylePreferences } from "./style-preferences.ts";
 
@@ -64,7 +64,7 @@ export function ruleInput(episodeId: string, projectRoot: string, events: readon
 /** Run the rules; a rule that throws is logged and skipped so one bad record cannot stop the rest. */
 export function extractOffline(input: RuleInput, opts: OfflineOptions = { manifests: false }): Candidate[] {
   const rules: Array<[string, Rule]> = [...EPISODE_RULES];
-  if (opts.manifests) rules.push(["project-manifests", projectManifests], ["repo-instructions", repoInstructions]);
+  if (opts.manifests) rules.push(["project-manifests", projectManifests], ["repo-hooks", repoHooks]);
   const out: Candidate[] = [];
   for (const [name, rule] of rules) {
     try {

@@ -2,7 +2,9 @@
  * The LLM extractor: one call per closed episode. The episode is rendered compactly (one numbered
  * line per event, long text cut, the middle dropped when it still does not fit the context window
  * from config), redacted again before it leaves, and the answer validated with zod — one retry on
- * invalid output, then the caller falls back to the offline rules for this episode.
+ * invalid output, then the caller falls back to the offline rules for this episode. The prompt carries a
+ * digest of the repository's guidance (its files and headings, a few hundred tokens at most) so the
+ * model leaves out what the agent reads already, and asks for the lesson, not the surface.
  */
 import { z } from "zod";
 import { callForJson } from "../../llm/json-call.ts";
@@ -20,14 +22,15 @@ export const SYSTEM_PROMPT = `You extract long-term engineering memory from one 
 Return ONLY a JSON object: {"summary": string, "items": Item[]}.
 - summary: 80-150 tokens. What the user wanted (goal), what changed (files), which commands/tests ran and how they ended, the outcome.
 - Item: {"type": "user_style"|"project_fact"|"pitfall"|"recipe", "key": slug, "content": string, "tags": string[], "importance": 0..1, "confidence": 0..1, "scope": "user"|"project", "file_paths": string[], "evidence": number[]}.
-  - user_style: a rule the user stated or a correction they made (anywhere in a message: "always/never …", "X must …", "make sure …", "add to CLAUDE.md that …"), or a habit such as package manager or test command. scope "user" only for how the person works in any repository; this repo's conventions are "project".
-  - project_fact: a durable fact a newcomer needs; a DECISION (a choice the user made, with the lasting reason a newcomer would otherwise undo it, e.g. "the Cursor provider always passes --trust: headless runs otherwise stop at a workspace-trust prompt") has tags ["decision"] and key "decision:<slug>". What a change or an approved plan did is a changelog entry, not a decision; nor is a UI layout or anything readable in the code in a minute.
-  - pitfall: a lesson that lasts: a failure whose cause is not obvious (environment, configuration, ordering, concurrency, tooling, data), that took several attempts, or that the user remarked on — with its fix; or how a tool or library behaves as the assistant found it ("Bun.spawn does not throw on a non-zero exit"). A routine compile, type or lint error fixed by the next edit is NOT a pitfall, nor is how this project's own code behaved before the fix.
-  - recipe: a complete command flow that ended green (how to test, build, migrate, release), named by what it does.
+  - user_style: a standing rule the user stated, with its subject ("always/never …", "X must …", "add to CLAUDE.md that …"), or a correction they made that holds beyond this task. scope "user" only for how the person works in any repository; this repo's conventions are "project". A request about this task alone ("make the button bigger", "don't commit yet") is not a rule.
+  - project_fact: a durable fact a newcomer needs and cannot read in the code in a minute; a DECISION (a choice the user made, with the lasting reason a newcomer would otherwise undo it, e.g. "the Cursor provider always passes --trust: headless runs otherwise stop at a workspace-trust prompt") has tags ["decision"] and key "decision:<slug>". A bare pick among offered options ("Option A") without the user's reason is not a decision; what a change or an approved plan did is a changelog entry, not a decision.
+  - pitfall: a lesson that lasts: a failure whose cause the session established and whose fix a later run proved, when the cause is not obvious (environment, configuration, ordering, concurrency, tooling, data) — or how a tool or library behaves as the assistant found it ("Bun.spawn does not throw on a non-zero exit"). A routine compile, type or lint error fixed by the next edit is NOT a pitfall, nor is how this project's own code behaved before the fix.
+  - recipe: a complete command flow that ended green (how to test, build, migrate, release), named by what its commands do.
   - key: a stable lower-case slug reused for the same subject: package_manager, test_command, lint_command, framework, database, commit_style, decision:<slug>, pitfall:<check>:<slug>, recipe:<purpose>.
   - content: what a good teammate writes in the team wiki: one or two sentences that stand alone (name the subject; no "it"/"this"), 60 tokens or fewer, no log dumps, no "I'll"/"Let me", repo-relative paths only.
   - evidence: the [numbers] of the events that prove the item. Every item needs evidence.
-Rules: store only what the episode PROVES. Questions, one-off requests (an instruction about one ticket), pasted text, hypotheses the assistant abandoned, and a plan's "possible cause" nobody confirmed are not memory; nor is a test updated to match the code, or what the repository's CLAUDE.md/AGENTS.md/README already tells the agent. Do not invent file paths, commands or versions. No secrets. Prefer few precise items over many vague ones; return "items": [] when nothing is worth remembering.`;
+Keep the lesson, not the surface: say the non-obvious part a reader would otherwise get wrong — why it is so, what breaks, what to do instead ("the release tool's clean step wipes dist/, so extra artifacts must be written after it", not "the release pipeline builds into dist/").
+Rules: store only what the episode PROVES and what stays true after it. Not memory: questions, one-off requests (an instruction about one ticket), pasted text, hypotheses the assistant abandoned, a plan's "possible cause" nobody confirmed, a test updated to match the code, and code, names or designs the session did not land (an edit that was reverted or refused, a plan never built, a branch the session left). Never repeat what the repository's guidance already tells the agent (its CLAUDE.md, AGENTS.md, skills and linked docs, listed under "Already in the repository's guidance" when there are any), nor quote or shorten it. Do not invent file paths, commands or versions. No secrets. Fewer, better items: most episodes teach 0-2 things worth a wiki line; return "items": [] when nothing is worth remembering.`;
 
 const LlmItem = CandidateShape.extend({ evidence: z.array(z.number().int().positive()).min(1).max(40) });
 export const ExtractionOutput = z.object({
@@ -134,10 +137,17 @@ export async function extractWithLlm(
   episodeId: string,
   events: readonly EngineEvent[],
   contextWindowTokens: number,
+  guidanceDigest = "",
 ): Promise<LlmExtraction> {
-  const budget = Math.max(500, contextWindowTokens - estimateTokens(SYSTEM_PROMPT) - OUTPUT_TOKENS - 200);
+  const known = guidanceDigest
+    ? `Already in the repository's guidance (the agent reads these files; store nothing they say):\n${guidanceDigest}\n\n`
+    : "";
+  const budget = Math.max(
+    500,
+    contextWindowTokens - estimateTokens(SYSTEM_PROMPT) - estimateTokens(known) - OUTPUT_TOKENS - 200,
+  );
   const r = renderEpisode(events, budget);
-  const prompt = `Episode ${episodeId} (${r.refs.length} events):\n${r.text}\n\nReturn the JSON object now.`;
+  const prompt = `${known}Episode ${episodeId} (${r.refs.length} events):\n${r.text}\n\nReturn the JSON object now.`;
   const out = await callForJson(
     llm,
     ledger,

@@ -2,7 +2,8 @@
  * Rule `style-preferences`: what the user SAID they want. Standing instructions in the user's own
  * messages ("always…", "never…", "don't…", "please stop…", "prefer X", "use X instead of Y", "we use…",
  * "keep our X in Y"), and corrections right after a refused tool call. Questions, one-off
- * instructions ("don't commit yet") and narration ("I never thought…") are not preferences.
+ * instructions ("don't commit yet", any "don't/avoid/please use …" that does not say it stands) and
+ * narration ("I never thought…") are not preferences.
  */
 import { isAbsolute, relative } from "node:path";
 import type { Candidate, Rule, RuleInput } from "./candidate.ts";
@@ -168,7 +169,7 @@ export function parseDirective(sentence: string): Directive | null {
     (m = /^please\s+use\s+(?:the\s+|a\s+)?([\w-]+(?:\s+[\w-]+){0,3})\s*[.!]?$/i.exec(sentence.trim())) &&
     !PATHISH.test(sentence)
   )
-    return { polarity: 1, object: `use the ${m[1]!}`, standing, form: "please-use" };
+    return { polarity: 1, object: `use the ${m[1]!}`, standing: true, form: "please-use" };
   if (TEAM_HABIT.test(s) && !TEAM_NARRATION.test(s)) {
     m = TEAM_HABIT.exec(s)!;
     return {
@@ -383,35 +384,6 @@ function refusalsAnswered(
   return out;
 }
 
-/**
- * The stated rule in one sentence of written guidance (a CLAUDE.md bullet, a CONTRIBUTING line):
- * its key, value, polarity and the statement as stored; null when the sentence states none.
- */
-export function statedRule(
-  sentence: string,
-): { key: string; value?: string; polarity: 1 | -1; content: string } | null {
-  const found = directiveIn(sentence);
-  if (!found) return null;
-  const { d, text } = found;
-  if (
-    contentWords(d.object).length === 0 ||
-    d.object.split(/\s+/).length > 40 ||
-    (d.form !== "modal" && d.form !== "memo" && refersBack(d.object))
-  )
-    return null;
-  const { key, value } = keyFor(d);
-  if (key === "pref:" || key.endsWith(":") || key === "rule:") return null;
-  return {
-    key,
-    value,
-    polarity: d.polarity,
-    content: sentenceContent(d.form === "modal" || d.form === "memo" ? d.object : text),
-  };
-}
-
-/** Sentences of written prose (fences, quotes and tables skipped; list markers dropped). */
-export { sentences as proseSentences };
-
 function sentenceContent(sentence: string): string {
   const t = clip(stripFillers(sentence), 220).replace(/[,;:]$/, "");
   const cap = t.charAt(0).toUpperCase() + t.slice(1);
@@ -455,6 +427,10 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
       if (long && !(d.standing && STANDING.test(sentence)) && d.form !== "use-instead" && d.form !== "prefer-over")
         continue;
       if (ticket && !STANDING.test(sentence)) continue;
+      // Precision first: an instruction that does not say it stands ("don't add a README section",
+      // "avoid the modal", "please use the table") is a request about the task at hand, however it is
+      // phrased; a fresh reviewer read such items on unseen projects as one task stored as a rule.
+      if (!d.standing) continue;
       const { key, value } = keyFor(d);
       if (key === "pref:" || key.endsWith(":")) continue;
       const paths = [...new Set([...(refusal?.call.filePaths ?? []), ...msgPaths])].filter((p) => !isAbsolute(p));
@@ -470,8 +446,8 @@ export function explicitPreferences(input: RuleInput): Candidate[] {
           ...(refusal ? ["correction"] : []),
         ],
         // Importance grows with the user's emphasis ("always", "must", "IMPORTANT", "!").
-        importance: Math.min(1, (d.standing ? 0.8 : 0.6) + (EMPHASIS.test(sentence) ? 0.1 : 0)),
-        confidence: d.standing ? 0.85 : 0.6,
+        importance: Math.min(1, 0.8 + (EMPHASIS.test(sentence) ? 0.1 : 0)),
+        confidence: 0.85,
         scope,
         file_paths: scope === "project" ? paths : [],
         source_episode_id: input.episodeId,
