@@ -155,17 +155,14 @@ const SCOPE: AskedQuestion = {
 };
 
 describe("AskUserQuestion answers", () => {
-  test("a picked option about an approach is a decision that stands alone, with what it was chosen over", () => {
+  test("a bare pick among the offered options is not a decision: its wording is the assistant's, no reason is the user's", () => {
+    // A fresh reviewer, on a project no rule was tuned on, read such picks as one-off choices
+    // ("Chosen: Linear comment - Keep everything in the issue").
     const evs = claudeEvents([...ask([SCROLLING], { [SCROLLING.question]: "Virtual list (recommended)" }), ...built()]);
-    const got = decisions(ruleInput("ep1", ROOT, evs));
-    expect(got.map((c) => c.content)).toEqual([
-      "Scrolling approach: Virtual list (render only visible rows with react-virtuoso), chosen over Plain overflow.",
-    ]);
-    expect(got[0]!.tags).toEqual(["decision"]);
-    expect(got[0]!.source_event_ids).toHaveLength(2); // the question and its answer
+    expect(decisions(ruleInput("ep1", ROOT, evs))).toEqual([]);
   });
 
-  test("a free-text answer keeps the user's words; placement and scope questions give nothing", () => {
+  test("a free-text answer keeps the user's words; picks, placement and scope questions give nothing", () => {
     const own = "Drop the custom scroll code and use the library's sticky-bottom behaviour";
     const evs = claudeEvents([
       ...ask([SCROLLING, NEW_MESSAGES, PLACEMENT, SCOPE], {
@@ -176,15 +173,16 @@ describe("AskUserQuestion answers", () => {
       }),
       ...built(),
     ]);
-    const got = decisions(ruleInput("ep2", ROOT, evs)).map((c) => c.content);
-    expect(got).toEqual([
-      "Scrolling approach: Plain overflow (a scrolling div with scrollIntoView on new messages), chosen over Virtual list.",
-      `Scroll behavior when a new message arrives: ${own}.`,
-    ]);
+    const got = decisions(ruleInput("ep2", ROOT, evs));
+    expect(got.map((c) => c.content)).toEqual([`Scroll behavior when a new message arrives: ${own}.`]);
+    expect(got[0]!.tags).toEqual(["decision"]);
+    expect(got[0]!.source_event_ids).toHaveLength(2); // the question and its answer
   });
 
   test("a choice made while planning and never built in the session is not a decision yet", () => {
-    const answered = ask([SCROLLING], { [SCROLLING.question]: "Virtual list (recommended)" });
+    const own = "Drop the custom scroll code and use the library's sticky-bottom behaviour";
+    const answered = ask([NEW_MESSAGES], { [NEW_MESSAGES.question]: own });
+    expect(decisions(ruleInput("ep_built", ROOT, claudeEvents([...answered, ...built()])))).toHaveLength(1);
     expect(decisions(ruleInput("ep_plan_only", ROOT, claudeEvents(answered)))).toEqual([]);
     // An edit before the question does not count: it is not the choice being built.
     expect(decisions(ruleInput("ep_edit_before", ROOT, claudeEvents([...built(), ...answered])))).toEqual([]);
@@ -221,7 +219,7 @@ describe("AskUserQuestion answers", () => {
     expect(parseAnswers(cut, [SCROLLING]).size).toBe(0);
   });
 
-  test("a multi-select answer resolves to every option it names", () => {
+  test("a multi-select answer resolves to every option it names (a pick: no decision)", () => {
     const conventions: AskedQuestion = {
       question: "Which naming conventions should new components follow?",
       header: "Naming",
@@ -235,9 +233,7 @@ describe("AskUserQuestion answers", () => {
     const evs = claudeEvents(ask([conventions], { [conventions.question]: "PascalCase files, Named exports" }));
     const [a] = userAnswers(ruleInput("ep6", ROOT, evs).events);
     expect(a!.picked.map((o) => o.label)).toEqual(["PascalCase files", "Named exports"]);
-    expect(answerDecision(a!)!.content).toBe(
-      "Naming conventions: PascalCase files (ChatView.tsx, not chat-view.tsx); Named exports (no default exports).",
-    );
+    expect(answerDecision(a!)).toBeNull();
   });
 
   test("the topic of a question heads the stored line", () => {
@@ -302,28 +298,27 @@ describe("options the assistant offered", () => {
     expect(opts.map((o) => o.label)).toEqual(["A", "B"]);
   });
 
-  test("a user's 'A' after a message offering bold options resolves to it", () => {
-    const evs = claudeEvents([
-      { type: "user", uuid: "q1", message: { role: "user", content: "How should stale orders be handled?" } },
-      {
-        type: "assistant",
-        uuid: "q2",
-        message: {
-          id: "msg_q2",
-          role: "assistant",
-          content: [
-            {
-              type: "text",
-              text: "Two ways:\n\n**Option A (Recommended): Invalidate the cache entry on every write**\n\n**Option B: Expire entries after 30 seconds**",
-            },
-          ],
+  test("a user's pick with their reason resolves to the option; a bare pick, or a pick of an unnamed option, is nothing", () => {
+    const offer = (text: string, reply: string) =>
+      claudeEvents([
+        { type: "user", uuid: "q1", message: { role: "user", content: "How should stale orders be handled?" } },
+        {
+          type: "assistant",
+          uuid: "q2",
+          message: { id: "msg_q2", role: "assistant", content: [{ type: "text", text }] },
         },
-      },
-      { type: "user", uuid: "q3", message: { role: "user", content: "go with B since writes are rare" } },
-    ]);
-    expect(decisions(ruleInput("ep_pick", ROOT, evs)).map((c) => c.content)).toEqual([
-      "Chosen: Expire entries after 30 seconds (writes are rare).",
-    ]);
+        { type: "user", uuid: "q3", message: { role: "user", content: reply } },
+      ]);
+    const bold =
+      "Two ways:\n\n**Option A (Recommended): Invalidate the cache entry on every write**\n\n**Option B: Expire entries after 30 seconds**";
+    expect(
+      decisions(ruleInput("ep_pick", ROOT, offer(bold, "go with B since writes are rare"))).map((c) => c.content),
+    ).toEqual(["Expire entries after 30 seconds, chosen because writes are rare."]);
+    // The issue's examples: a bare pick is a one-off choice ("Chosen: Option A", "Chosen: Linear comment - …").
+    expect(decisions(ruleInput("ep_bare", ROOT, offer(bold, "B")))).toEqual([]);
+    const linear =
+      "Where should the notes go?\n\nA) Linear comment - Keep everything in the issue\nB) A markdown file in docs/ - Versioned with the code";
+    expect(decisions(ruleInput("ep_linear", ROOT, offer(linear, "A")))).toEqual([]);
   });
 
   test.skipIf(!existsSync(TRANSCRIPTS))(

@@ -31,10 +31,24 @@ describe("pitfall gate: what the user says does not make a test update a lesson"
     expect(run([failing, user, edit("cmd/cli/reset_test.go"), passing])).toEqual([]);
   });
 
-  test("the source changed after the user stepped in: a lesson the user remarked on", () => {
-    const user: EventLine = { type: "user_message", text: "the command must print to stderr, not stdout" };
+  test("the source changed after the user stepped in and stated the cause: a lesson the user remarked on", () => {
+    const user: EventLine = {
+      type: "user_message",
+      text: "It fails because the reset command prints the not a git repository error to stdout; it goes to stderr.",
+    };
     const [p] = run([failing, user, edit("cmd/cli/reset.go"), passing]);
     expect(p?.tags).toContain("user-remarked");
     expect(p?.gate).toBeUndefined();
+  });
+
+  test("no cause stated, or one about something else: no lesson (precision first)", () => {
+    const steer: EventLine = { type: "user_message", text: "the command must print to stderr, not stdout" };
+    expect(run([failing, steer, edit("cmd/cli/reset.go"), passing])).toEqual([]);
+    // A causal sentence near the failure that names nothing it shows is not its cause.
+    const unrelated: EventLine = {
+      type: "assistant_response",
+      text: "The hooks are registered because you ran the installer earlier, so restart your Claude session.",
+    };
+    expect(run([failing, unrelated, edit("cmd/cli/reset.go"), passing])).toEqual([]);
   });
 });

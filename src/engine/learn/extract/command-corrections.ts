@@ -2,8 +2,10 @@
  * Rule `command-corrections`: a command that failed and was replaced, with no file changed in
  * between, by a different command that did the same job and succeeded — `rtk bun run test` fails
  * with "unrecognized subcommand 'bun'", `bun run test` passes. The lesson is the way that works.
- * A usage error of a tool (unknown subcommand, option or value; command not found) is lasting by
- * itself; any other failure waits for a second episode (the recurrence gate).
+ * Only a usage error of a tool (unknown subcommand, option or value; command not found) is one: the
+ * tool's own output states the cause. Any other failure replaced by another form of the command is a
+ * guess at what went wrong (`git commit` failing in a hook's test run, then `git commit --no-verify`
+ * "fixing" it by skipping the hook), so it is not stored, not even on recurrence.
  */
 import type { Candidate, Rule } from "./candidate.ts";
 import { commandRuns, failureLines, type CommandRun } from "../../events/commands.ts";
@@ -64,41 +66,37 @@ export const commandCorrections: Rule = (input) => {
   const out: Candidate[] = [];
   const seen = new Set<string>();
   runs.forEach((bad, i) => {
-    if (bad.outcome !== "fail" && !usageError(bad)) return;
-    const error = usageError(bad)
-      ? clip(
-          bad.ev.output
-            .split(/\r?\n/)
-            .find((l) => USAGE_ERROR.test(l))!
-            .trim(),
-          100,
-        )
-      : firstErrorLine(bad);
+    if (!usageError(bad)) return;
+    const error = clip(
+      bad.ev.output
+        .split(/\r?\n/)
+        .find((l) => USAGE_ERROR.test(l))!
+        .trim(),
+      100,
+    );
     if (!error || /<tool_use_error>|sibling tool call/i.test(bad.ev.output)) return; // a parallel call's failure, not this command's
     for (const good of runs.slice(i + 1, i + 1 + WINDOW_RUNS)) {
       if (good.ev.ms - bad.ev.ms > WINDOW_MS) break;
       if (changes.some((c) => c.ms > bad.ev.ms && c.ms < good.ev.ms)) break; // a file changed: a fix, not a correction
       if (!sameJob(bad.ev.command, good.ev.command) || usageError(good)) continue;
-      if (good.outcome !== "pass" && !(usageError(bad) && firstErrorLine(good) !== error)) continue;
+      if (good.outcome !== "pass" && firstErrorLine(good) === error) continue;
       const badCmd = clip(words(bad.ev.command).join(" "), 70);
       const goodCmd = clip(words(good.ev.command).join(" "), 70);
       const signature = `${slug(badCmd, 3)}|${slug(error.replace(/['"`][^'"`]*['"`]/g, ""), 6)}`;
       if (seen.has(signature)) return;
       seen.add(signature);
-      const usage = usageError(bad);
       out.push({
         type: "pitfall",
         key: `pitfall:command:${slug(badCmd, 4)}`.slice(0, 110),
         content: `\`${badCmd}\` fails (${error.replace(/\.$/, "")}); run \`${goodCmd}\` instead.`,
         tags: ["pitfall", "command", "tooling"],
-        importance: usage ? 0.7 : 0.6,
+        importance: 0.7,
         confidence: 0.75,
         scope: "project",
         file_paths: [],
         source_episode_id: input.episodeId,
         source_event_ids: [bad.ev.id, good.ev.id],
         rule: "command-corrections",
-        ...(usage ? {} : { gate: { kind: "pitfall" as const, signature } }),
       });
       return;
     }

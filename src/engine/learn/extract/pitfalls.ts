@@ -1,8 +1,10 @@
 /**
  * Rule `pitfalls`: a check (test, lint, type check, build, migration, install) that FAILED and then,
- * in the same episode, PASSED after a change. Stores what failed, where, the cause as far as the
- * text shows it, and the fix. A failure never followed by a green run of the same check is not a
- * pitfall; explanations given before a later failed attempt were abandoned hypotheses and are not used.
+ * in the same episode, PASSED after a change. Stores what failed, where, the cause the session stated,
+ * and the fix. A failure never followed by a green run of the same check is not a pitfall, nor is one
+ * whose cause the session never stated (a lint rule aside: the linter states it); explanations given
+ * before a later failed attempt were abandoned hypotheses and are not used, and a cause or fix
+ * sentence that names nothing the failure shows is from an unrelated nearby sentence, not its story.
  * Only a lesson that lasts is a memory at once (hard-won, non-obvious cause, or remarked on by the
  * user); a routine failure fixed at once carries a recurrence gate (lint failures keyed by their rule),
  * and a test brought in line with the change is never one.
@@ -13,7 +15,7 @@ import { appliedChanges, clip, slug, type EngineEvent } from "../../events/event
 import { capTokens } from "./distil.ts";
 import { describeCommand, findChains, isCommit, PITFALL_KINDS, type Chain } from "./pitfalls/chains.ts";
 import { errorPaths, errorSignature, languageOf, shorten, signatureLine, stop } from "./pitfalls/failure-text.ts";
-import { fixStory } from "./pitfalls/fix-story.ts";
+import { aboutFailure, fixStory } from "./pitfalls/fix-story.ts";
 import { lastingReason } from "./pitfalls/lasting.ts";
 import { lintLesson, lintRuleOf } from "./pitfalls/lint-rule.ts";
 
@@ -47,8 +49,24 @@ function chainCandidate(
   const lines = failureLines(c.first.ev.output, 2);
   const lastLines = lines.length > 0 ? lines : failureLines(c.lastFail.ev.output, 2);
   const firstFix = fixChanges[0] ?? fixCommands[0]!.ev;
-  const { cause, fix } = fixStory(events, from, firstFix, c.pass.ev);
+  const story = fixStory(events, from, firstFix, c.pass.ev);
   const fixFiles = [...new Set(fixChanges.flatMap((e) => e.filePaths))];
+  // What the failure shows: a cause or fix sentence must name some of it, else it was taken from an
+  // unrelated nearby sentence and is not this failure's story.
+  const shown = [
+    c.first.ev.command,
+    c.first.ev.output.slice(0, 4000),
+    c.lastFail.ev.output.slice(0, 4000),
+    ...fixFiles,
+    ...fixChanges.map((e) => e.content.diff_summary ?? ""),
+    ...fixCommands.map((r) => r.ev.command),
+  ].join("\n");
+  const cause = story.cause && aboutFailure(story.cause.text, shown) ? story.cause : null;
+  const fix = story.fix && aboutFailure(story.fix.text, shown) ? story.fix : null;
+  const lintFailure = c.first.kind === "lint" && lintRuleOf(`${c.first.ev.output}\n${c.lastFail.ev.output}`) !== null;
+  // Precision first: a failure whose cause the session never stated is not a lesson (a lint rule's
+  // cause is the rule, which the linter itself states).
+  if (!cause && !lintFailure) return null;
   const where = [...new Set([...errorPaths(lastLines, input.projectRoot), ...fixFiles])].slice(0, 8);
   const cmd = isCommit(c.first) ? "git commit" : describeCommand(c.first);
   // The line that names the error best (an `…Error` line), else the first that is not a log timestamp.

@@ -4,6 +4,10 @@
  * a later run of it passed, the recipe is the green sequence after the last failure (the failed
  * attempt and whatever was tried between are not part of it). Single commands are left to the
  * habits rule; a sequence that did not end green, or left a failure unresolved, is not a recipe.
+ * A recipe is named by what its commands do: a "migrate" step is a database migration only when its
+ * tool is one (drizzle-kit, prisma, alembic, `db:migrate` …) or the repository's manifests name a
+ * database; otherwise (a CLI's own `migrate` subcommand, a config migration script) it is left out,
+ * never stored as "To migrate the database" in a project with no database.
  */
 import type { Candidate, Rule } from "./candidate.ts";
 import {
@@ -15,6 +19,11 @@ import {
   type CommandStep,
 } from "../../events/commands.ts";
 import { appliedChanges, clip } from "../../events/event-view.ts";
+import { manifestFacts } from "./project-manifests.ts";
+
+/** Tools whose "migrate" is a database schema migration. */
+const DB_MIGRATION =
+  /\b(?:db:(?:migrate|push|generate)|prisma\b|drizzle-kit\b|alembic\b|ecto\.|manage\.py\s+migrate|rails\s+db|rake\s+db|knex\b|sequelize\b|typeorm\b|goose\b|migrate\s+-(?:path|database)|flyway\b|liquibase\b|diesel\b|sqlx\b|dbmate\b|atlas\s+migrate|supabase\s+(?:db|migration)|flask\s+db)/i;
 
 const RECIPE_KINDS: ReadonlySet<CommandKind> = new Set([
   "install",
@@ -63,7 +72,14 @@ export const recipes: Rule = (input) => {
   const tail = greenSuffix(runs.filter((r) => r.ev.ms > lastChangeMs && r.steps.some((s) => RECIPE_KINDS.has(s.kind))));
   if (!tail) return hookRecipe(input);
   const steps: CommandStep[] = [];
-  for (const r of tail) for (const s of r.steps) if (RECIPE_KINDS.has(s.kind)) steps.push(s);
+  let database: boolean | null = null;
+  const isDatabase = () => (database ??= manifestFacts(input.projectRoot).some((f) => f.key === "database"));
+  for (const r of tail)
+    for (const s of r.steps) {
+      if (!RECIPE_KINDS.has(s.kind)) continue;
+      if (s.kind === "migrate" && !DB_MIGRATION.test(s.text) && !isDatabase()) continue;
+      steps.push(s);
+    }
   const fullKinds = new Set(steps.filter((s) => !s.targeted).map((s) => s.kind));
   const chosen: CommandStep[] = [];
   for (const s of steps) {

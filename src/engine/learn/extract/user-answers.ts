@@ -184,18 +184,7 @@ export function answerDecision(a: UserAnswer): AnswerDecision | null {
     if (/\b(?:for now|this time|for the moment|temporarily)\b/i.test(words)) return null;
     return { content: `${topic}: ${sentence(words)}.`, keyText: `${topic} ${words}`, eventIds: a.eventIds };
   }
-  if (a.picked.length === 0 || a.picked.some((o) => PERMISSION.test(o.label))) return null;
-  const chosen = a.picked
-    .map((o) => {
-      const label = cleanLabel(o.label);
-      const first = sentence(o.description.split(/(?<=[.!?])\s+/)[0] ?? "");
-      // "Use existing components" reads on inside the parentheses: "(use existing components)"
-      const what = /^[A-Z][a-z]*\s/.test(first) ? `${first.charAt(0).toLowerCase()}${first.slice(1)}` : first;
-      return what ? `${label} (${what})` : label;
-    })
-    .join("; ");
-  const rejected = q.multiSelect ? [] : q.options.filter((o) => !a.picked.includes(o)).map((o) => cleanLabel(o.label));
-  const over = rejected.length > 0 && rejected.length <= 3 ? `, chosen over ${rejected.join(" and ")}` : "";
-  const labels = a.picked.map((o) => cleanLabel(o.label)).join(" ");
-  return { content: `${topic}: ${chosen}${over}.`, keyText: `${topic} ${labels}`, eventIds: a.eventIds };
+  // A pick among the offered options carries the assistant's wording, not the user's reason: a fresh
+  // reviewer read such picks as one-off choices ("Chosen: Linear comment - Keep everything in the issue").
+  return null;
 }

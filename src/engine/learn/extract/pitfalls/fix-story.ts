@@ -3,6 +3,7 @@
  * failed attempt, and the fix — its own summary, the user's steering, or the change it made. Hedges,
  * hypotheses it ruled out, narration and plans are not part of it.
  */
+import { porterStem } from "../../../../ranker/porter.ts";
 import { cleanUserText, clip, rejectedCalls, userMessages, type EngineEvent } from "../../../events/event-view.ts";
 
 const CAUSAL =
@@ -163,4 +164,58 @@ export function fixStory(
   if (steer) return { cause, fix: steer };
   const diff = firstFix.content.diff_summary;
   return { cause, fix: diff ? { text: clip(diff, 200), id: firstFix.id } : null };
+}
+
+/** Words any failure story uses: sharing only these says nothing about being the same failure. */
+const GENERIC = new Set(
+  (
+    "error errors fail fails failed failing failure test tests testing run runs running ran file files code check " +
+    "checks command commands build builds line lines issue problem need needs use used make work works working " +
+    "fix fixed fixes change changed now still again first next also should must will can the this that with from " +
+    "into when then than there here have has was were are not but and for you your our its it's let get got set " +
+    "new add added remove removed update updated call called value values type types function method return returns"
+  ).split(" "),
+);
+
+/** A path or a file name: `cmd/cli/hooks/install.go`, `install.go`, `tmp/clones/`. */
+const PATHLIKE = /[\w.@-]+(?:\/[\w.@-]*)+|\b[\w-]+\.[a-z]{1,5}\b/gi;
+
+/**
+ * The words of a failure story. A path counts as its file name only ("install.go"): the folders on
+ * the way ("hooks", "cli") are not what a sentence is about when it uses the same word.
+ */
+function storyWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const p of text.match(PATHLIKE) ?? []) {
+    const base = p
+      .replace(/[.,;:]+$/, "")
+      .replace(/\/+$/, "")
+      .split("/")
+      .pop()!
+      .toLowerCase();
+    if (base.length >= 3) out.add(base);
+  }
+  for (const raw of text
+    .replace(PATHLIKE, " ")
+    .toLowerCase()
+    .match(/[a-z_][a-z0-9_]*/g) ?? []) {
+    if (raw.length < 3 || GENERIC.has(raw)) continue;
+    out.add(porterStem(raw));
+  }
+  return out;
+}
+
+/**
+ * Is a sentence about this failure: does it name something the failure shows (its command, output,
+ * the files the fix touched, the fix's diff)? A cause or fix taken from an unrelated nearby sentence
+ * ("Restart your Claude session" beside a `go vet` warning) is not stored with the failure.
+ */
+export function aboutFailure(sentence: string, failure: string): boolean {
+  // A quoted span the failure shows as it is (`*/` in "Keeps: */skills/…").
+  for (const m of sentence.matchAll(/`([^`]{2,80})`/g)) if (failure.includes(m[1]!)) return true;
+  const said = storyWords(sentence);
+  if (said.size === 0) return false;
+  const shown = storyWords(failure);
+  for (const w of said) if (shown.has(w)) return true;
+  return false;
 }
