@@ -19,6 +19,13 @@ import { aboutFailure, fixStory } from "./pitfalls/fix-story.ts";
 import { lastingReason } from "./pitfalls/lasting.ts";
 import { lintLesson, lintRuleOf } from "./pitfalls/lint-rule.ts";
 
+/** The output near its first error line (what the failure shows), not the whole log. */
+function aroundFailure(output: string): string {
+  const first = failureLines(output, 1)[0];
+  const at = first ? output.indexOf(first) : -1;
+  return at < 0 ? output.slice(0, 1200) : output.slice(Math.max(0, at - 600), at + 1200);
+}
+
 /** Commands that can be the fix themselves (generate the migration, install the package, apply it). */
 const FIX_COMMAND_KINDS = new Set(["install", "migrate", "generate"]);
 /** Commands that fix by themselves without being a check: a formatter or `--fix` run, a clean-up of leftovers or caches. */
@@ -51,18 +58,18 @@ function chainCandidate(
   const firstFix = fixChanges[0] ?? fixCommands[0]!.ev;
   const story = fixStory(events, from, firstFix, c.pass.ev);
   const fixFiles = [...new Set(fixChanges.flatMap((e) => e.filePaths))];
-  // What the failure shows: a cause or fix sentence must name some of it, else it was taken from an
-  // unrelated nearby sentence and is not this failure's story.
-  const shown = [
-    c.first.ev.command,
-    c.first.ev.output.slice(0, 4000),
-    c.lastFail.ev.output.slice(0, 4000),
+  // A cause must name something the failure itself shows (its command, its error lines and what is
+  // around them), a fix something of the failure or of the change that fixed it; else the sentence was
+  // taken from an unrelated nearby remark and is not this failure's story. The error's surroundings,
+  // not the whole output: a long log shares a word with anything.
+  const failed = [c.first.ev.command, aroundFailure(c.first.ev.output), aroundFailure(c.lastFail.ev.output)].join("\n");
+  const changed = [
     ...fixFiles,
     ...fixChanges.map((e) => e.content.diff_summary ?? ""),
     ...fixCommands.map((r) => r.ev.command),
   ].join("\n");
-  const cause = story.cause && aboutFailure(story.cause.text, shown) ? story.cause : null;
-  const fix = story.fix && aboutFailure(story.fix.text, shown) ? story.fix : null;
+  const cause = story.cause && aboutFailure(story.cause.text, failed) ? story.cause : null;
+  const fix = story.fix && aboutFailure(story.fix.text, `${failed}\n${changed}`) ? story.fix : null;
   const lintFailure = c.first.kind === "lint" && lintRuleOf(`${c.first.ev.output}\n${c.lastFail.ev.output}`) !== null;
   // Precision first: a failure whose cause the session never stated is not a lesson (a lint rule's
   // cause is the rule, which the linter itself states).

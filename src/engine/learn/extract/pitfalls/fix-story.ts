@@ -4,6 +4,7 @@
  * hypotheses it ruled out, narration and plans are not part of it.
  */
 import { porterStem } from "../../../../ranker/porter.ts";
+import { STOP_WORDS } from "../../../../ranker/stop-words.ts";
 import { cleanUserText, clip, rejectedCalls, userMessages, type EngineEvent } from "../../../events/event-view.ts";
 
 const CAUSAL =
@@ -180,9 +181,23 @@ const GENERIC = new Set(
 /** A path or a file name: `cmd/cli/hooks/install.go`, `install.go`, `tmp/clones/`. */
 const PATHLIKE = /[\w.@-]+(?:\/[\w.@-]*)+|\b[\w-]+\.[a-z]{1,5}\b/gi;
 
+/** The parts of an identifier: `test_empty_cells` → test, empty, cells; `NoneType` → None, Type. */
+function identifierParts(id: string): string[] {
+  return id
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/[\s_.-]+/)
+    .filter((p) => p.length > 0);
+}
+
+function addWord(out: Set<string>, raw: string): void {
+  const w = raw.toLowerCase();
+  if (w.length >= 3 && !GENERIC.has(w) && !STOP_WORDS.has(w)) out.add(porterStem(w));
+}
+
 /**
- * The words of a failure story. A path counts as its file name only ("install.go"): the folders on
- * the way ("hooks", "cli") are not what a sentence is about when it uses the same word.
+ * The words of a failure story: words and the parts of identifiers, stemmed. A path counts by its file
+ * name only ("install.go", "importer"): the folders on the way ("hooks", "cli") are not what a sentence
+ * is about when it uses the same word.
  */
 function storyWords(text: string): Set<string> {
   const out = new Set<string>();
@@ -191,16 +206,14 @@ function storyWords(text: string): Set<string> {
       .replace(/[.,;:]+$/, "")
       .replace(/\/+$/, "")
       .split("/")
-      .pop()!
-      .toLowerCase();
-    if (base.length >= 3) out.add(base);
+      .pop()!;
+    if (!/\.[a-z0-9]{1,5}$/i.test(base)) continue; // a folder
+    out.add(base.toLowerCase());
+    for (const part of identifierParts(base.replace(/\.[a-z0-9]{1,5}$/i, ""))) addWord(out, part);
   }
-  for (const raw of text
-    .replace(PATHLIKE, " ")
-    .toLowerCase()
-    .match(/[a-z_][a-z0-9_]*/g) ?? []) {
-    if (raw.length < 3 || GENERIC.has(raw)) continue;
-    out.add(porterStem(raw));
+  for (const raw of text.replace(PATHLIKE, " ").match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
+    addWord(out, raw);
+    for (const part of identifierParts(raw)) addWord(out, part);
   }
   return out;
 }
