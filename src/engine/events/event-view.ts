@@ -75,6 +75,11 @@ const WRAPPER_PREFIXES = [
   /^<local-command-caveat>/,
   /^\[Request interrupted/,
   /^<user-prompt-submit-hook>/,
+  // The repository's guidance as the agent injects it, not the user's words: a Claude Code skill's
+  // SKILL.md, Codex's AGENTS.md ("# AGENTS.md instructions for …", older `<user_instructions>`).
+  /^Base directory for this skill:/,
+  /^#\s*AGENTS\.md instructions for\b/,
+  /^<user_instructions>/,
 ];
 
 /**

@@ -107,6 +107,23 @@ describe("a rule is an instruction that says it stands", () => {
   });
 });
 
+describe("guidance the agent injects is not the user's words", () => {
+  test("a skill's SKILL.md or Codex's AGENTS.md, sent as a user message, gives no rule", () => {
+    for (const text of [
+      "Base directory for this skill: ~/repo/.claude/skills/release\n\n# Release\n\nNever tag a release before the changelog is updated.",
+      "# AGENTS.md instructions for ~/repo\n\n<INSTRUCTIONS>\nMain history must never be rewritten.\n</INSTRUCTIONS>",
+      "<user_instructions>\nAlways run `mise run fmt` before `mise run lint`.\n</user_instructions>",
+    ])
+      expect(explicitPreferences(input([{ type: "user_message", text }]))).toEqual([]);
+    // The same sentence typed by the user is one.
+    expect(
+      explicitPreferences(
+        input([{ type: "user_message", text: "Never tag a release before the changelog is updated." }]),
+      ),
+    ).toHaveLength(1);
+  });
+});
+
 describe("a recipe is named by what its commands do", () => {
   const green = (cmd: string): EventLine => ({ type: "command_run", command: cmd, exit_code: 0, output: "ok" });
 
