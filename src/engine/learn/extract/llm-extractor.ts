@@ -147,7 +147,8 @@ export async function extractWithLlm(
     contextWindowTokens - estimateTokens(SYSTEM_PROMPT) - estimateTokens(known) - OUTPUT_TOKENS - 200,
   );
   const r = renderEpisode(events, budget);
-  const prompt = `${known}Episode ${episodeId} (${r.refs.length} events):\n${r.text}\n\nReturn the JSON object now.`;
+  // The episode first (tools key a request by its "Episode <id>" head), what is known after it.
+  const prompt = `Episode ${episodeId} (${r.refs.length} events):\n${r.text}\n\n${known}Return the JSON object now.`;
   const out = await callForJson(
     llm,
     ledger,
