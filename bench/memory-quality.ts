@@ -575,7 +575,9 @@ const bench: Bench = async ({ quick, args }) => {
   const guidance = flagValue(args, "--guidance");
   const r = await memoryQuality(quick, set, filter, standIn, guidance);
   // With answers, the same run again with the engine's pre-check on: what it costs in recall, for real.
-  const withPrecheck = answers ? await memoryQuality(quick, set, filter, { answers, precheck: true }, guidance) : undefined;
+  const withPrecheck = answers
+    ? await memoryQuality(quick, set, filter, { answers, precheck: true }, guidance)
+    : undefined;
   if (record)
     console.log(`${readdirSync(record).filter((f) => f.endsWith(".json")).length} requests recorded in ${record}`);
   const dumpAt = args.indexOf("--dump");

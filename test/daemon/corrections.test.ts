@@ -1,9 +1,9 @@
 /**
  * A person's correction is final (issue 29 item 1), end to end: the compiled binary, a real git
  * repository with CLAUDE.md and package.json, a real Claude Code session (../shared), the running
- * daemon, and the page's own API. Edits, forgets and wrong marks — on items from the session, from
- * CLAUDE.md and from package.json — survive a new episode, a daemon restart, `sqrl reprocess` and a
- * re-read of the changed repository files. Also: history imported today is not born decayed for
+ * daemon, and the page's own API. Edits, forgets, pins and wrong marks — on items from the session and
+ * from package.json — survive a new episode, a daemon restart, `sqrl reprocess` and a re-read of the
+ * changed repository files. CLAUDE.md is never copied into memory (issue 26: the agent reads it already). Also: history imported today is not born decayed for
  * disuse (item 3), and `sqrl show` and the page say the same about decay.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -35,6 +35,13 @@ const CLAUDE_MD = `# Project guide
 - Always write the tests in TypeScript.
 - Always keep the changelog in sync with every release.
 `;
+
+const SCRIPTS = {
+  test: "bun test",
+  lint: "biome check .",
+  typecheck: "tsc --noEmit",
+  dev: "bun --watch src/server.ts",
+};
 
 interface Row {
   id: string;
@@ -128,9 +135,8 @@ async function page<T = Record<string, unknown>>(path: string, body?: unknown): 
 const corrected = {
   sessionEdit: { type: "user_style", key: "no_lint_suppression", content: "" },
   manifestEdit: { type: "project_fact", key: "test_command", content: "" },
-  claudeEdit: { type: "user_style", key: "", content: "" },
-  forgotten: { type: "user_style", key: "pref:run_evaluation_before_merg_scor", id: "" },
-  wrong: { type: "user_style", key: "pref:commit_generat_fixture_repository", id: "" },
+  forgotten: { type: "project_fact", key: "typecheck_command", id: "" },
+  wrong: { type: "project_fact", key: "dev_command", id: "" },
   sessionWrong: { type: "pitfall", key: "pitfall:lint-rule:exhaustive", id: "" },
   sessionForget: { type: "user_style", key: "lint_command", id: "" },
   sessionPin: { type: "user_style", key: "test_command", id: "", content: "" },
@@ -142,7 +148,7 @@ function expectCorrectionsHold(when: string): void {
     when,
     pinned: [[corrected.sessionPin.id, corrected.sessionPin.content]],
   });
-  for (const edit of [corrected.sessionEdit, corrected.manifestEdit, corrected.claudeEdit]) {
+  for (const edit of [corrected.sessionEdit, corrected.manifestEdit]) {
     const now = current(edit.key).filter((i) => i.type === edit.type);
     expect({ when, key: edit.key, now: now.map((i) => [i.content, i.extractor]) }).toEqual({
       when,
@@ -172,7 +178,7 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     writeFileSync(join(repo, "CLAUDE.md"), CLAUDE_MD);
     writeFileSync(
       join(repo, "package.json"),
-      `${JSON.stringify({ name: "demo", version: "1.0.0", scripts: { test: "bun test", lint: "biome check ." } }, null, 2)}\n`,
+      `${JSON.stringify({ name: "demo", version: "1.0.0", scripts: SCRIPTS }, null, 2)}\n`,
     );
     git(["init", "-q"]);
     git(["-c", "user.email=t@example.com", "-c", "user.name=T", "add", "-A"]);
@@ -201,35 +207,33 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     expect(home.sqrl(["show", pitfall.id, "--project", repo]).stdout).not.toContain("decayed");
   });
 
-  test("who said it: a CLAUDE.md rule is served as the project's, a stated rule as yours, a habit as learned (context, view, page)", async () => {
-    const ctx = home.sqrl([
-      "context",
-      "merge a scoring change after running the evaluation",
-      "--json",
-      "--project",
-      repo,
-    ]);
+  test("who said it: a package.json fact is served as the project's, a stated rule as yours, a habit as learned; CLAUDE.md is not copied (context, view, page)", async () => {
+    const ctx = home.sqrl(["context", "run the type check before merging", "--json", "--project", repo]);
     expect(ctx.code).toBe(0);
     const answer = JSON.parse(ctx.stdout) as {
       markdown: string;
       selected_memories: Array<{ key: string; reason: string }>;
     };
-    const rule = answer.selected_memories.find((m) => m.key === corrected.forgotten.key)!;
-    expect(rule.reason).toContain("project rule from CLAUDE.md:5");
-    expect(rule.reason).not.toMatch(/you stated|your style/i);
-    expect(answer.markdown).toContain("### From the project's files\n- Always run the evaluation");
-    expect(answer.markdown).not.toContain("### Your style");
+    const fact = answer.selected_memories.find((m) => m.key === corrected.forgotten.key)!;
+    expect(fact.reason).toContain("from package.json");
+    expect(fact.reason).not.toMatch(/you stated|your style|as you said/i);
+    // The agent reads CLAUDE.md itself (issue 26): none of its rules is stored, served or cited.
+    expect(answer.markdown).not.toContain("CLAUDE.md");
+    expect(
+      items().filter((i) =>
+        /CLAUDE\.md|bun run eval|generated fixtures|tests in TypeScript|changelog in sync/i.test(i.content),
+      ),
+    ).toEqual([]);
 
     const view = home.sqrl(["view", "user_style", "--mode", "full", "--project", repo]);
     expect(view.code).toBe(0);
-    const files = view.stdout.split("### From the project's files")[1] ?? "";
-    expect(files).toContain("(CLAUDE.md:5)");
-    expect(view.stdout.split("### From the project's files")[0]).not.toContain("CLAUDE.md");
+    expect(view.stdout).not.toContain("### From the project's files");
+    expect(view.stdout).not.toContain("CLAUDE.md");
 
     const list = await page<{ items: Array<{ key: string; type: string; origin: string }> }>("memories?limit=100");
     const origin = (key: string, type = "user_style") =>
       list.items.find((i) => i.key === key && i.type === type)?.origin;
-    expect(origin(corrected.forgotten.key)).toBe("From CLAUDE.md:5");
+    expect(origin(corrected.forgotten.key, "project_fact")).toBe("From package.json");
     expect(origin(corrected.sessionEdit.key)).toBe("You said it");
     expect(origin("lint_command")).toBe("Learned from your sessions");
     expect(origin("test_command", "project_fact")).toBe("From package.json");
@@ -249,11 +253,6 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     expect(tests.content).toContain("bun test");
     corrected.manifestEdit.content = "Tests: `bun test --timeout 20000` (the default 5 s times out on CI).";
     await page(`memories/${tests.id}/edit`, { content: corrected.manifestEdit.content });
-    // A rule read from CLAUDE.md, edited on the page.
-    const typescript = items().find((i) => i.deleted === 0 && i.content.includes("TypeScript"))!;
-    corrected.claudeEdit.key = typescript.key;
-    corrected.claudeEdit.content = "Write the tests in TypeScript with `strict` on.";
-    await page(`memories/${typescript.id}/edit`, { content: corrected.claudeEdit.content });
     // The session's lint habit forgotten on the page, its test habit pinned.
     corrected.sessionForget.id = current(corrected.sessionForget.key).find((i) => i.type === "user_style")!.id;
     await page(`memories/${corrected.sessionForget.id}/forget`, {});
@@ -261,12 +260,12 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     corrected.sessionPin.id = habit.id;
     corrected.sessionPin.content = habit.content;
     await page(`memories/${habit.id}/pin`, { pinned: true });
-    // Two more rules read from CLAUDE.md: one forgotten with the CLI, one marked wrong on the page.
+    // Two facts read from package.json: one forgotten with the CLI, one marked wrong on the page.
     corrected.forgotten.id = current(corrected.forgotten.key)[0]!.id;
     const forget = home.sqrl(["forget", corrected.forgotten.id, "--project", repo]);
     expect(forget.code).toBe(0);
     corrected.wrong.id = current(corrected.wrong.key)[0]!.id;
-    await page(`memories/${corrected.wrong.id}/wrong`, { reason: "we do commit the golden fixtures" });
+    await page(`memories/${corrected.wrong.id}/wrong`, { reason: "the dev server is started by the IDE" });
     // The session's lint pitfall, marked wrong on the page.
     corrected.sessionWrong.id = current(corrected.sessionWrong.key)[0]!.id;
     await page(`memories/${corrected.sessionWrong.id}/wrong`, { reason: "not a lesson" });
@@ -294,27 +293,26 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
       .find((l) => l.includes(corrected.forgotten.key))!;
     const teammate = JSON.parse(line) as { origin: { item_id: string } };
     teammate.origin.item_id = "mem_teammate";
-    mkdirSync(join(repo, ".ctx", "shared", "user_style"), { recursive: true });
-    writeFileSync(join(repo, ".ctx", "shared", "user_style", "teammate.json"), JSON.stringify(teammate));
+    mkdirSync(join(repo, ".ctx", "shared", "project_fact"), { recursive: true });
+    writeFileSync(join(repo, ".ctx", "shared", "project_fact", "teammate.json"), JSON.stringify(teammate));
     expect(home.sqrl(["sync", "--project", repo]).code).toBe(0);
     expectCorrectionsHold("after sqrl sync with a teammate's file");
 
-    // The files change: lines above the rules (their citations move), and a script more.
+    // The files change: CLAUDE.md gains a line, package.json a script.
     writeFileSync(
       join(repo, "CLAUDE.md"),
       CLAUDE_MD.replace("## Conventions\n", "## Conventions\n\nRead this first.\n\n"),
     );
     writeFileSync(
       join(repo, "package.json"),
-      `${JSON.stringify({ name: "demo", version: "1.0.1", scripts: { test: "bun test", lint: "biome check .", build: "bun build" } }, null, 2)}\n`,
+      `${JSON.stringify({ name: "demo", version: "1.0.1", scripts: { ...SCRIPTS, build: "bun build" } }, null, 2)}\n`,
     );
     await newEpisode();
     expectCorrectionsHold("after CLAUDE.md and package.json changed");
-    // The file was re-read: the rule nobody corrected cites its new line.
+    // package.json was re-read: the new script is a fact. CLAUDE.md was never copied.
+    expect(current("build_command").map((i) => i.content)).toEqual([expect.stringContaining("`bun build`")]);
     expect(
-      items()
-        .filter((i) => i.deleted === 0 && i.content.includes("changelog"))
-        .map((i) => i.content),
-    ).toEqual([expect.stringContaining("(CLAUDE.md:11)")]);
+      items().filter((i) => /CLAUDE\.md|TypeScript|bun run eval|generated fixtures|changelog in sync/.test(i.content)),
+    ).toEqual([]);
   }, 300_000);
 });
