@@ -1,6 +1,6 @@
 /**
  * `sqrl ui` in a real browser (Debian's Chromium via playwright-core) with 10,000 memories behind a
- * real daemon: how soon the first screen is usable after opening the login link, how fast the memory
+ * real daemon: how soon the first screen is usable after opening the login file, how fast the memory
  * list answers a filter, a page turn and a search, and the daemon's idle RSS once the page's code is
  * loaded. Goals: first screen ≤ 300 ms, list filtered ≤ 100 ms, idle daemon ≤ 80 MB (daemon-idle's goal).
  * Times are taken inside the page (performance.now), so the test driver's round trips do not count.
@@ -9,7 +9,14 @@ import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
 import { sample } from "./daemon-idle.ts";
 import { fmt, summarize, table, type Bench, type BenchReport } from "./report.ts";
-import { chromiumPath, launchBrowser, startUiStore } from "../test/ui/harness.ts";
+import {
+  chromiumPath,
+  launchBrowser,
+  openLoginFile,
+  postLogin,
+  readLoginFile,
+  startUiStore,
+} from "../test/ui/harness.ts";
 import { readRuntime } from "../test/daemon/harness.ts";
 
 const MEMORIES = 10_000;
@@ -68,15 +75,15 @@ export default (async (opts): Promise<BenchReport> => {
     }
     await blank.stop(true);
     for (let i = 0; i < runs; i++) {
-      const url = store.loginUrl();
-      const ctx = await browser.newContext({ baseURL: new URL(url).origin });
+      const file = store.loginFile();
+      const ctx = await browser.newContext({ baseURL: new URL(readLoginFile(file).action).origin });
       // Note (inside the page) when a selector first matches: the driver's polling does not count.
       await ctx.addInitScript(
         `window.__seen = {}; new MutationObserver(() => { for (const s of ["[data-active-total]", "[data-memory-row]"]) if (!window.__seen[s] && document.querySelector(s)) window.__seen[s] = performance.now(); }).observe(document, { subtree: true, childList: true });`,
       );
       const page = await ctx.newPage();
-      // First screen: the login link → cookie → page → overview with the project's counts.
-      await page.goto(url);
+      // First screen: the login file posts its code → cookie and page key → page → overview with the project's counts.
+      await openLoginFile(ctx, file, page);
       await page.waitForSelector("[data-active-total]");
       first.push((await page.evaluate(`window.__seen["[data-active-total]"]`)) as number);
       // The memory list opened directly (10,000 active rows, first page).
@@ -104,7 +111,7 @@ export default (async (opts): Promise<BenchReport> => {
       // Search through the ranker: the page API round trip (the search box waits 200 ms after typing first).
       search.push(
         (await page.evaluate(
-          `(async () => { const t0 = performance.now(); const r = await fetch("/ui/api/memories?project=${project}&q=" + encodeURIComponent("feature 42 queue service")); await r.json(); return performance.now() - t0; })()`,
+          `(async () => { const t0 = performance.now(); const r = await fetch("/ui/api/memories?project=${project}&q=" + encodeURIComponent("feature 42 queue service"), { headers: { "x-sqrl-page": sessionStorage.getItem("sqrl-page-key") } }); await r.json(); return performance.now() - t0; })()`,
         )) as number,
       );
       await ctx.close();
@@ -114,20 +121,18 @@ export default (async (opts): Promise<BenchReport> => {
     const daemon = readRuntime(store.home, "daemon")!;
     const rss = sample(daemon.pid).rssMb;
     // "What the agent sees" runs the MCP tools' code inside the daemon: idle again after using it.
-    const url = store.loginUrl();
-    const origin = new URL(url).origin;
-    const cookie = (await fetch(url)).headers.get("set-cookie")!.split(";")[0]!;
+    const { origin, cookie, pageKey } = await postLogin(store.loginFile());
     await (
       await fetch(`${origin}/ui/api/agent?project=${project}`, {
         method: "POST",
-        headers: { cookie, origin, "content-type": "application/json" },
+        headers: { cookie, origin, "x-sqrl-page": pageKey, "content-type": "application/json" },
         body: JSON.stringify({ task: "Fix the failing login tests" }),
       })
     ).json();
     await Bun.sleep(opts.quick ? 2_000 : 10_000);
     const rssAgent = sample(daemon.pid).rssMb;
     const rows = [
-      ["first screen usable (login link → overview)", first, 300],
+      ["first screen usable (login file → overview)", first, 300],
       ["memory list, first page (10,000 items)", firstList, 300],
       ["list filtered by type", filter, 100],
       ["list next page", turn, 100],

@@ -1,7 +1,10 @@
 /**
- * `sqrl ui [path]`: start the daemon if needed, ask it for a one-time login code and open the page
- * (http://127.0.0.1:<port>/ui/…) in the default browser; print the URL when no browser opens, or
- * only print it with --no-open.
+ * `sqrl ui [path]`: start the daemon if needed, ask it for a one-time login and open it in the default
+ * browser. The daemon writes the login code into a file only this user can read (SQRL_HOME/run,
+ * 0600) and answers with its path: the code itself never appears on a command line (any local user
+ * reads /proc/<pid>/cmdline) or in a URL. Opening the file posts the code to the page
+ * (http://127.0.0.1:<port>/ui/…); the daemon deletes it once used or after 10 minutes. The path is
+ * printed when no browser opens, or only printed with --no-open.
  */
 import { defineCommand } from "citty";
 import { spawn } from "node:child_process";
@@ -18,13 +21,13 @@ function opener(): string[] | undefined {
   return ["xdg-open"];
 }
 
-/** Try to open `url` in the default browser; false when there is none to try or it failed to start. */
-async function openBrowser(url: string): Promise<boolean> {
+/** Try to open `file` in the default browser; false when there is none to try or it failed to start. */
+async function openBrowser(file: string): Promise<boolean> {
   const cmd = opener();
   if (!cmd) return false;
   return new Promise((resolve) => {
     try {
-      const child = spawn(cmd[0]!, [...cmd.slice(1), url], { stdio: "ignore", detached: true });
+      const child = spawn(cmd[0]!, [...cmd.slice(1), file], { stdio: "ignore", detached: true });
       child.once("error", () => resolve(false));
       child.once("exit", (code) => resolve(code === 0));
       child.unref();
@@ -60,22 +63,18 @@ export default defineCommand({
       project = projectForPath(process.cwd(), listProjects());
     }
     const info = await ensureDaemon();
-    const { code } = await callApi<{ code: string; port: number }>(
+    const { file } = await callApi<{ file: string; port: number }>(
       "daemon",
       "/ui_login_code",
-      { method: "POST" },
+      { method: "POST", body: project ? { project } : {} },
       info,
     );
-    const query = new URLSearchParams();
-    if (project) query.set("project", project);
-    query.set("code", code);
-    const url = `http://127.0.0.1:${info.port}/ui/?${query}`;
-    if (args.open && (await openBrowser(url))) {
-      process.stdout.write(`Opened ${url}\n(the link works once, for 10 minutes)\n`);
+    if (args.open && (await openBrowser(file))) {
+      process.stdout.write(`Opened the sqrl page (http://127.0.0.1:${info.port}/ui/) from its one-time login file.\n`);
       return;
     }
     process.stdout.write(
-      `${args.open ? "No browser could be opened; open this link yourself" : "Open this link"} (it works once, for 10 minutes):\n${url}\n`,
+      `${args.open ? "No browser could be opened; open this file in your browser yourself" : "Open this file in your browser"} (it logs you in once, within 10 minutes):\n${file}\n`,
     );
   },
 });

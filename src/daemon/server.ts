@@ -18,7 +18,8 @@ import { errorResponse, errorToResponse, guardRequest, jsonResponse } from "../s
 import { newToken } from "../shared/ids.ts";
 import { log as rootLog } from "../shared/log.ts";
 import type { RuntimeInfo } from "../shared/runtime-files.ts";
-import { UiAuth } from "./ui/auth.ts";
+import { LOGIN_CODE_TTL_MS, UiAuth } from "./ui/auth.ts";
+import { LoginFiles } from "./ui/login-file.ts";
 import { VERSION } from "../version.ts";
 
 const log = rootLog.child({ service: "api" });
@@ -50,7 +51,7 @@ type Handle = (req: Request) => Promise<Response>;
 function daemonRoutes(
   opts: DaemonServerOptions,
   token: string,
-  ui: { auth: UiAuth; port: () => number },
+  ui: { auth: UiAuth; loginFiles: LoginFiles; port: () => number },
 ): Record<string, Partial<Record<"GET" | "POST", Handle>>> {
   const guarded =
     (fn: Handle): Handle =>
@@ -73,7 +74,19 @@ function daemonRoutes(
     },
     [ROUTES.status.path]: { GET: guarded(async () => jsonResponse(DaemonStatus.parse(opts.status()))) },
     [ROUTES.ui_login_code.path]: {
-      POST: guarded(async () => jsonResponse({ code: ui.auth.newLoginCode(), port: ui.port() })),
+      POST: guarded(async (req) => {
+        const text = await req.text();
+        let body: unknown;
+        try {
+          body = text.trim() === "" ? {} : JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        const input = ROUTES.ui_login_code.request.safeParse(body);
+        if (!input.success) return errorResponse(400, "bad_request", "field `project`: a project folder, or nothing.");
+        const file = ui.loginFiles.issue(ui.port(), input.data.project);
+        return jsonResponse({ file, port: ui.port(), expires_in_s: LOGIN_CODE_TTL_MS / 1000 });
+      }),
     },
   };
   for (const r of forwardedRoutes()) {
@@ -92,12 +105,14 @@ function daemonRoutes(
 export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
   const token = opts.token ?? newToken();
   const auth = new UiAuth();
+  const loginFiles = new LoginFiles(auth);
+  loginFiles.sweep();
   const server: Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
     port: opts.port ?? 0,
     idleTimeout: 0,
     maxRequestBodySize: hardLimit(DAEMON_MAX_BODY_BYTES),
-    routes: daemonRoutes(opts, token, { auth, port: () => server.port! }),
+    routes: daemonRoutes(opts, token, { auth, loginFiles, port: () => server.port! }),
     fetch: async (req) => {
       const path = new URL(req.url).pathname;
       // The sqrl ui page: a browser, so a session cookie and Origin checks instead of the bearer token.
@@ -108,6 +123,7 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
           const { handleUi } = await import("./ui/routes.ts");
           return await handleUi(req, {
             auth,
+            loginFiles,
             port: () => server.port!,
             startedAt: opts.startedAt,
             status: opts.status,
@@ -126,6 +142,7 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
     port: server.port!,
     token,
     stop: async () => {
+      loginFiles.close();
       await server.stop(true);
     },
   };

@@ -669,12 +669,16 @@ export const ROUTES = {
     response: MemoryActionResponse,
     server: "engine",
   }),
-  /** A one-time login code for `sqrl ui` (the page itself is served under /ui/ with its own cookie checks). */
+  /**
+   * A one-time login for `sqrl ui`: the daemon writes the code into a file only this user can read
+   * (never into a URL or a command line) and answers with the file's path; opening the file logs the
+   * browser in. The page itself is served under /ui/ with its own checks.
+   */
   ui_login_code: route({
     path: "/ui_login_code",
     method: "POST",
-    request: NoInput,
-    response: z.object({ code: z.string(), port: z.number().int() }),
+    request: z.object({ project: z.string().min(1).optional() }),
+    response: z.object({ file: z.string(), port: z.number().int(), expires_in_s: z.number().int() }),
     server: "daemon",
   }),
 } as const;

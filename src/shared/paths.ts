@@ -30,6 +30,8 @@ export const homePaths = {
   daemon: () => join(sqrlHome(), "daemon.json"),
   engine: () => join(sqrlHome(), "memory-service.json"),
   logs: () => join(sqrlHome(), "logs"),
+  /** Files for this user alone while the daemon runs (0700): `sqrl ui`'s one-time login files. */
+  run: () => join(sqrlHome(), "run"),
 };
 
 export const projectPaths = {

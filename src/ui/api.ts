@@ -1,8 +1,27 @@
 /**
- * The page's calls to its own API (/ui/api/…): same origin, the session cookie goes along by itself.
+ * The page's calls to its own API (/ui/api/…): same origin, the session cookie goes along by itself,
+ * and every call carries the page key in the `x-sqrl-page` header (src/daemon/ui/auth.ts). The key
+ * arrives once, inside the page the login answered; it is kept in this origin's session storage (a
+ * page on another port cannot read it, unlike the cookie), never in a cookie or a URL.
  * A refused connection means the daemon stopped (the banner says so); a 401 means the session ended
  * (daemon restarted): both are reported to the shell through `onTrouble`.
  */
+const KEY_STORE = "sqrl-page-key";
+
+/** Take the key out of the page the login answered (if this is that page) and keep it for this tab. */
+function pageKey(): string {
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="sqrl-page-key"]');
+  if (meta) {
+    sessionStorage.setItem(KEY_STORE, meta.content);
+    meta.remove();
+    // The login was a POST: make this entry a plain address, so reloading does not post the used code again.
+    history.replaceState(history.state, "", location.href);
+  }
+  return sessionStorage.getItem(KEY_STORE) ?? "";
+}
+
+const KEY = pageKey();
+
 export type Trouble = "daemon_down" | "session" | null;
 
 let report: (t: Trouble) => void = () => {};
@@ -47,7 +66,10 @@ async function request<T>(path: string, init: { method?: "GET" | "POST"; body?: 
   try {
     res = await fetch(`/ui/api/${path}`, {
       method: init.method ?? "GET",
-      headers: init.body === undefined ? {} : { "content-type": "application/json" },
+      headers: {
+        "x-sqrl-page": KEY,
+        ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   } catch {

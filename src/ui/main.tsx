@@ -125,7 +125,8 @@ function App() {
       )}
       {trouble === "session" && (
         <div class="banner info" role="alert" data-banner="session">
-          This page's session ended (the daemon restarted). Run <code>sqrl ui</code> again for a fresh link.
+          This page's session ended (the daemon restarted, or this tab was not opened by <code>sqrl ui</code>). Run{" "}
+          <code>sqrl ui</code> again to log in.
         </div>
       )}
       <main>{needsProject ? <p class="muted">Pick a project at the top right.</p> : body}</main>
@@ -133,15 +134,6 @@ function App() {
   );
 }
 
-// The one-time login code has done its work (the cookie is set): drop it from the address bar and history.
-{
-  const params = new URLSearchParams(location.search);
-  if (params.has("code")) {
-    params.delete("code");
-    const rest = params.toString();
-    history.replaceState(null, "", `${location.pathname}${rest ? `?${rest}` : ""}`);
-  }
-}
 // The first screen's data is asked for now, in parallel with the first render (effects run after paint).
 {
   const params = new URLSearchParams(location.search);

@@ -1,11 +1,13 @@
 /**
  * Shared by the `sqrl ui` browser tests and the ui benchmark: a seeded store behind a real daemon
  * (compiled binary), Debian's Chromium driven by playwright-core (no browser download), and the
- * login link `sqrl ui --no-open` prints.
+ * one-time login file `sqrl ui --no-open` prints (opening it in Chromium logs the page in; `login`
+ * posts it the way its form does, for tests outside the browser).
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { insertMemoryItem, supersedeMemoryItem } from "../../src/sql/memory-items.ts";
 import { openDatabase, openProjectDb } from "../../src/sql/open.ts";
 import { forgetUserStyle, insertUserStyle, supersedeUserStyle } from "../../src/sql/user-style.ts";
@@ -181,9 +183,47 @@ export function seedUiStore(root: string, opts: { extra?: number } = {}): void {
 export interface UiStore {
   home: DaemonHome;
   project: string;
-  /** A fresh one-time login link from `sqrl ui <project> --no-open`. */
-  loginUrl(): string;
+  /** A fresh one-time login file from `sqrl ui <project> --no-open`. */
+  loginFile(): string;
   cleanup(): Promise<void>;
+}
+
+/** What a login file posts: its form's action and the code. */
+export function readLoginFile(file: string): { action: string; code: string } {
+  const text = readFileSync(file, "utf8");
+  const action = /<form method="post" action="([^"]+)"/.exec(text)?.[1]?.replaceAll("&#38;", "&");
+  const code = /name="code" value="([^"]+)"/.exec(text)?.[1];
+  if (!action || !code) throw new Error(`not a login file: ${file}`);
+  return { action, code };
+}
+
+/** Post a login file's code as its form does (outside a browser): the page's response, cookie and page key. */
+export async function postLogin(
+  file: string,
+): Promise<{ res: Response; origin: string; cookie: string; pageKey: string; html: string }> {
+  const { action, code } = readLoginFile(file);
+  const res = await fetch(action, {
+    method: "POST",
+    headers: { origin: "null", "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ code }),
+    redirect: "manual",
+  });
+  const html = await res.text();
+  return {
+    res,
+    origin: new URL(action).origin,
+    cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!,
+    pageKey: /<meta name="sqrl-page-key" content="([^"]+)">/.exec(html)?.[1] ?? "",
+    html,
+  };
+}
+
+/** Open a login file in a browser context, as the user's browser does: the page on 127.0.0.1, logged in. */
+export async function openLoginFile(ctx: BrowserContext, file: string, page?: Page): Promise<Page> {
+  const p = page ?? (await ctx.newPage());
+  await p.goto(pathToFileURL(file).href);
+  await p.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/ui\//);
+  return p;
 }
 
 /** An isolated home with the seeded project and a running daemon whose engine is healthy. */
@@ -201,12 +241,12 @@ export async function startUiStore(opts: { extra?: number } = {}): Promise<UiSto
   return {
     home,
     project,
-    loginUrl: () => {
+    loginFile: () => {
       const res = home.sqrl(["ui", project, "--no-open"]);
       if (res.code !== 0) throw new Error(`sqrl ui failed (${res.code}): ${res.stderr}`);
-      const url = res.stdout.trim().split("\n").pop() ?? "";
-      if (!url.startsWith("http://127.0.0.1:")) throw new Error(`sqrl ui printed no link: ${res.stdout}`);
-      return url;
+      const file = res.stdout.trim().split("\n").pop() ?? "";
+      if (!file.startsWith(join(home.sqrlHome, "run"))) throw new Error(`sqrl ui printed no login file: ${res.stdout}`);
+      return file;
     },
     cleanup: () => home.cleanup(),
   };

@@ -7,21 +7,22 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { daemonFetch, readRuntime } from "../daemon/harness.ts";
 import { SQRL_BIN } from "../helpers/sqrl.ts";
-import { startUiStore, UI_SEED, type UiStore } from "./harness.ts";
+import { postLogin, startUiStore, UI_SEED, type UiStore } from "./harness.ts";
 
 let store: UiStore;
 let origin: string;
 let cookie: string;
+let pageKey: string;
 
 async function get<T = Record<string, unknown>>(path: string): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${origin}/ui/api/${path}`, { headers: { cookie } });
+  const res = await fetch(`${origin}/ui/api/${path}`, { headers: { cookie, "x-sqrl-page": pageKey } });
   return { status: res.status, body: (await res.json()) as T };
 }
 
 async function post<T = Record<string, unknown>>(path: string, body: unknown): Promise<{ status: number; body: T }> {
   const res = await fetch(`${origin}/ui/api/${path}`, {
     method: "POST",
-    headers: { cookie, origin, "content-type": "application/json" },
+    headers: { cookie, origin, "x-sqrl-page": pageKey, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as T };
@@ -43,21 +44,21 @@ interface List {
 describe.skipIf(!existsSync(SQRL_BIN))("sqrl ui page API (compiled binary)", () => {
   beforeAll(async () => {
     store = await startUiStore({ extra: 120 });
-    const url = store.loginUrl();
-    origin = new URL(url).origin;
-    const res = await fetch(url, { redirect: "manual" });
-    expect(res.status).toBe(200);
-    cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+    const login = await postLogin(store.loginFile());
+    expect(login.res.status).toBe(200);
+    ({ origin, cookie, pageKey } = login);
+    expect(pageKey.length).toBeGreaterThan(20);
   }, 90_000);
   afterAll(async () => {
     await store?.cleanup();
   });
 
-  test("sqrl ui without a display prints the link; a path outside any project is refused", () => {
+  test("sqrl ui without a display prints the login file, never a code; a path outside any project is refused", () => {
     const res = store.home.sqrl(["ui", store.project]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("No browser could be opened");
-    expect(res.stdout).toMatch(/http:\/\/127\.0\.0\.1:\d+\/ui\/\?project=[^&]+&code=/);
+    expect(res.stdout).toContain(`${store.home.sqrlHome}/run/ui-login-`);
+    expect(res.stdout).not.toContain("code");
     const outside = store.home.sqrl(["ui", store.home.root, "--no-open"]);
     expect(outside.code).not.toBe(0);
     expect(outside.stderr).toContain("sqrl init");
@@ -218,15 +219,21 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl ui page API (compiled binary)", () 
     expect(c.body.per_day.reduce((a, d) => a + d.tokens, 0)).toBe(310 + 120 + 240 + 380 + 150 + 290);
   });
 
-  test("refusals are JSON: no cookie 401, foreign Host 403, a change without the page's Origin 403", async () => {
+  test("refusals are JSON: no cookie or no page key 401, foreign Host 403, a change without the page's Origin 403", async () => {
     const none = await fetch(`${origin}/ui/api/projects`);
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ code: "unauthorized" });
-    const host = await fetch(`${origin}/ui/api/projects`, { headers: { cookie, host: "evil.example" } });
+    expect((await fetch(`${origin}/ui/api/projects`, { headers: { cookie } })).status).toBe(401);
+    expect(
+      (await fetch(`${origin}/ui/api/projects`, { headers: { cookie, "x-sqrl-page": "x".repeat(32) } })).status,
+    ).toBe(401);
+    const host = await fetch(`${origin}/ui/api/projects`, {
+      headers: { cookie, "x-sqrl-page": pageKey, host: "evil.example" },
+    });
     expect(host.status).toBe(403);
     const cross = await fetch(
       `${origin}/ui/api/memories/mem_seed_0/forget?project=${encodeURIComponent(store.project)}`,
-      { method: "POST", headers: { cookie, origin: "http://127.0.0.1:1" } },
+      { method: "POST", headers: { cookie, "x-sqrl-page": pageKey, origin: "http://127.0.0.1:1" } },
     );
     expect(cross.status).toBe(403);
     expect(await cross.json()).toMatchObject({ code: "forbidden_origin" });

@@ -1,9 +1,11 @@
 /**
  * Everything under /ui: the page (one HTML shell for every screen, its assets) and the page's own
  * JSON API under /ui/api/, which maps each call to one engine call (reads and writes alike, so the
- * engine stays the only writer). Checks, in order: a local Host; on /ui/?code=… the code trade;
- * the session cookie (401 page or JSON without it); no foreign Origin anywhere, and for every
- * change an Origin that is this page's own.
+ * engine stays the only writer). Checks, in order: a local Host; the login (a POST of the one-time
+ * code from the login file, answered with the page, its session cookie and its page key); the session
+ * cookie (401 page or JSON without it); for the API also the page key header (the cookie reaches any
+ * 127.0.0.1 port, the key does not); no foreign Origin anywhere, and for every change an Origin that
+ * is this page's own.
  */
 import type { DaemonStatus } from "../../shared/api.ts";
 import { userHome } from "../../shared/paths.ts";
@@ -12,10 +14,12 @@ import type { RuntimeInfo } from "../../shared/runtime-files.ts";
 import { VERSION } from "../../version.ts";
 import { ASSET_PREFIX, pageBundle } from "./assets.ts";
 import { ownOrigins, type UiAuth } from "./auth.ts";
+import type { LoginFiles } from "./login-file.ts";
 import { messagePage } from "./message-page.ts";
 
 export interface UiDeps {
   auth: UiAuth;
+  loginFiles: LoginFiles;
   port: () => number;
   startedAt: number;
   status: () => DaemonStatus;
@@ -29,6 +33,7 @@ const SECURITY_HEADERS: Record<string, string> = {
   "content-security-policy":
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",
   "cache-control": "no-store",
 };
@@ -71,46 +76,50 @@ export async function handleUi(req: Request, deps: UiDeps): Promise<Response> {
   const path = url.pathname;
   const host = (req.headers.get("host") ?? "").replace(/:\d+$/, "");
   if (host !== "127.0.0.1" && host !== "localhost")
-    return jsonError(403, "forbidden_host", `Host ${host || "(none)"} is refused; open the page at 127.0.0.1.`);
+    return jsonError(403, "forbidden_host", "This Host is refused; open the page at 127.0.0.1.");
   const origin = req.headers.get("origin");
   const own = ownOrigins(deps.port());
-  if (origin !== null && !own.includes(origin))
+  const isPage = !path.startsWith("/ui/api/") && !path.startsWith(ASSET_PREFIX);
+  // The login file is a local file: its form posts with `Origin: null`.
+  const login = req.method === "POST" && isPage;
+  if (origin !== null && !own.includes(origin) && !(login && origin === "null"))
     return jsonError(
       403,
       "forbidden_origin",
-      `Requests from ${origin} are refused: only the sqrl page itself may call this API.`,
+      "Requests from another origin are refused: only the sqrl page may call this API.",
     );
   const changes = req.method !== "GET" && req.method !== "HEAD";
   if (changes && origin === null)
     return jsonError(403, "forbidden_origin", "A change needs the page's own Origin header; use the sqrl ui page.");
 
-  const code = url.searchParams.get("code");
-  if (req.method === "GET" && code !== null && !path.startsWith("/ui/api/") && !path.startsWith(ASSET_PREFIX)) {
-    const session = deps.auth.redeem(code);
-    if (!session)
+  if (login) {
+    const code = await loginCode(req);
+    const granted = code ? deps.auth.redeem(code) : undefined;
+    if (!code || !granted)
       return html(
         messagePage(
           "This login link has expired or was already used",
-          "Each link from <code>sqrl ui</code> works once, for 10 minutes. Run <code>sqrl ui</code> again for a fresh one.",
+          "Each login from <code>sqrl ui</code> works once, for 10 minutes. Run <code>sqrl ui</code> again for a fresh one.",
         ),
         401,
         MESSAGE_CSP,
       );
-    // The page comes back at once with the cookie (no redirect round trip on the first screen); its
-    // script drops the code from the address bar (history.replaceState), and the code is used up anyway.
+    deps.loginFiles.spent(code);
+    // The page comes back at once with the cookie and, inside it, the page key (its script moves the key
+    // into this origin's session storage and turns this POST into a plain address with history.replaceState).
     const bundle = await pageBundle();
-    return html(bundle.html, SCREENS.some((r) => r.test(path)) ? 200 : 404, {
-      "set-cookie": deps.auth.sessionCookie(session),
+    return html(withPageKey(bundle.html, granted.pageKey), SCREENS.some((r) => r.test(path)) ? 200 : 404, {
+      "set-cookie": deps.auth.sessionCookie(granted.session),
     });
   }
 
-  if (!deps.auth.hasSession(req)) {
+  if (path.startsWith("/ui/api/") ? !deps.auth.hasPageKey(req) : !deps.auth.hasSession(req)) {
     if (path.startsWith("/ui/api/"))
       return jsonError(401, "unauthorized", "No sqrl ui session: open the page with `sqrl ui`.");
     return html(
       messagePage(
         "Open this page with sqrl ui",
-        "The sqrl page needs a login link: run <code>sqrl ui</code> in a terminal and it opens (or prints) one.",
+        "The sqrl page needs a login: run <code>sqrl ui</code> in a terminal and it opens one (or prints the file to open).",
       ),
       401,
       MESSAGE_CSP,
@@ -133,6 +142,19 @@ export async function handleUi(req: Request, deps: UiDeps): Promise<Response> {
   if (req.method !== "GET") return jsonError(405, "method_not_allowed", `${req.method} is not allowed on ${path}.`);
   const bundle = await pageBundle();
   return html(bundle.html, SCREENS.some((r) => r.test(path)) ? 200 : 404);
+}
+
+/** The code of a login post (`code=…`, form-encoded); undefined when there is none. */
+async function loginCode(req: Request): Promise<string | undefined> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!type.startsWith("application/x-www-form-urlencoded")) return undefined;
+  const code = new URLSearchParams(await req.text()).get("code");
+  return code && code.length <= 200 ? code : undefined;
+}
+
+/** The page key goes into the page itself (never a cookie or a URL), where only this origin's script reads it. */
+function withPageKey(page: string, key: string): string {
+  return page.replace("<head>", `<head><meta name="sqrl-page-key" content="${key}">`);
 }
 
 // ---- the page's API ------------------------------------------------------------------------------
