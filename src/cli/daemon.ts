@@ -4,12 +4,11 @@
  */
 import { defineCommand } from "citty";
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { type DaemonStatus, ROUTES } from "../shared/api.ts";
 import { callRoute } from "../shared/api-client.ts";
+import { daemonLockPath, isThisHomesDaemon, readLockPid } from "../shared/daemon-identity.ts";
 import { daemonHealthy, ensureDaemon } from "../shared/daemon-launch.ts";
 import { UsageError } from "../shared/errors.ts";
-import { sqrlHome } from "../shared/paths.ts";
 import { isPidAlive, readRuntimeInfo, removeRuntimeInfo } from "../shared/runtime-files.ts";
 import { relativeTime } from "../shared/time.ts";
 
@@ -17,27 +16,6 @@ const jsonArg = { json: { type: "boolean", description: "Print as JSON" } } as c
 
 function out(text: string): void {
   process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
-}
-
-function lockPid(): number | undefined {
-  try {
-    const n = Number.parseInt(readFileSync(join(sqrlHome(), "daemon.lock"), "utf8").trim(), 10);
-    return Number.isInteger(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** On Linux, refuse to signal a pid whose command line is not an sqrl daemon (pid reuse). */
-function looksLikeDaemon(pid: number): boolean {
-  const cmdline = `/proc/${pid}/cmdline`;
-  if (!existsSync("/proc/self/cmdline")) return true;
-  try {
-    const words = readFileSync(cmdline, "utf8").split("\0");
-    return words.includes("daemon") && words.includes("run");
-  } catch {
-    return false;
-  }
 }
 
 function formatDuration(seconds: number): string {
@@ -78,16 +56,33 @@ export function renderStatus(s: DaemonStatus): string {
   return lines.join("\n");
 }
 
+/** Remove daemon.lock (a file; anything else there is left for the user, and `daemon start` names it). */
+function removeLock(): void {
+  try {
+    rmSync(daemonLockPath(), { force: true });
+  } catch {
+    // not a file
+  }
+}
+
+/**
+ * Stop this home's daemon. daemon.json and daemon.lock only hold pids; a pid is signalled only once it
+ * is shown to be this home's daemon (isThisHomesDaemon), never another home's daemon that now has it.
+ */
 async function stopDaemon(
   timeoutMs: number,
-): Promise<{ state: "not_running" | "stopped" | "forced"; pid?: number; stale?: boolean }> {
+): Promise<{ state: "not_running" | "stopped" | "forced"; pid?: number; stale?: boolean; removed?: string[] }> {
   const info = readRuntimeInfo("daemon");
-  const pid = info?.pid ?? lockPid();
-  if (!pid || !isPidAlive(pid) || (!(await daemonHealthy(info)) && !looksLikeDaemon(pid))) {
-    const stale = info !== undefined || lockPid() !== undefined;
+  const candidates = [...new Set([info?.pid, readLockPid()].filter((p): p is number => p !== undefined))];
+  let pid: number | undefined;
+  for (const p of candidates) if (await isThisHomesDaemon(p)) pid ??= p;
+  if (pid === undefined) {
+    const removed = [info && "daemon.json", existsSync(daemonLockPath()) && "daemon.lock"].filter(
+      (f): f is string => typeof f === "string",
+    );
     if (info) removeRuntimeInfo("daemon", info.pid);
-    if (lockPid() !== undefined && !isPidAlive(lockPid()!)) rmSync(join(sqrlHome(), "daemon.lock"), { force: true });
-    return { state: "not_running", stale };
+    removeLock();
+    return { state: "not_running", stale: removed.length > 0, ...(removed.length > 0 ? { removed } : {}) };
   }
   process.kill(pid, "SIGTERM");
   const deadline = Date.now() + timeoutMs;
@@ -106,7 +101,7 @@ async function stopDaemon(
     removeRuntimeInfo("engine", engine.pid);
   }
   removeRuntimeInfo("daemon", pid);
-  rmSync(join(sqrlHome(), "daemon.lock"), { force: true });
+  removeLock();
   return { state: "forced", pid };
 }
 
@@ -164,7 +159,7 @@ const stop = defineCommand({
     const res = await stopDaemon(parseSeconds(args.timeout, "timeout", 20) * 1000);
     if (args.json) return out(JSON.stringify(res));
     if (res.state === "not_running")
-      out(`sqrl daemon is not running${res.stale ? " (removed a stale daemon.json)" : ""}.`);
+      out(`sqrl daemon is not running${res.removed ? ` (removed a stale ${res.removed.join(" and ")})` : ""}.`);
     else if (res.state === "stopped") out(`sqrl daemon stopped (pid ${res.pid}).`);
     else out(`sqrl daemon (pid ${res.pid}) did not stop in time and was killed.`);
   },

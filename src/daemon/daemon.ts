@@ -2,24 +2,13 @@
  * The daemon process: one per machine (lock file), serving its API, supervising the engine, running capture
  * and the batcher.
  */
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  watch,
-  writeSync,
-  type FSWatcher,
-} from "node:fs";
-import { join } from "node:path";
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, watch, writeSync, type FSWatcher } from "node:fs";
 import type { DaemonStatus } from "../shared/api.ts";
 import { configureLog, log as rootLog } from "../shared/log.ts";
 import { processConfig } from "../shared/config.ts";
 import { sqrlHome } from "../shared/paths.ts";
 import { listProjects } from "../shared/projects.ts";
-import { runtimeHealthy } from "../shared/daemon-launch.ts";
+import { daemonLockPath, isThisHomesDaemon, readLockPid } from "../shared/daemon-identity.ts";
 import {
   isPidAlive,
   readRuntimeInfo,
@@ -46,16 +35,13 @@ export type RunDaemonResult =
   | { kind: "stopped" }
   | { kind: "already_running"; pid: number; info: RuntimeInfo | undefined };
 
-function lockPath(): string {
-  return join(sqrlHome(), "daemon.lock");
-}
-
 /**
- * Take the one-daemon-per-machine lock (`~/.sqrl/daemon.lock`, created exclusively, holding the pid).
- * A lock whose pid is dead is stale and replaced. Returns the live owner's pid when it is taken.
+ * Take the one-daemon-per-home lock (`~/.sqrl/daemon.lock`, created exclusively, holding the pid).
+ * A lock whose pid is not this home's daemon (dead, or reused by another process, another home's
+ * daemon included) is stale and replaced. Returns the live owner's pid when it is taken.
  */
 export async function acquireDaemonLock(): Promise<{ ok: true } | { ok: false; pid: number }> {
-  const path = lockPath();
+  const path = daemonLockPath();
   mkdirSync(sqrlHome(), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -65,10 +51,10 @@ export async function acquireDaemonLock(): Promise<{ ok: true } | { ok: false; p
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const owner = readLockPid(path);
-      if (owner !== undefined && owner !== process.pid && isPidAlive(owner) && (await isSqrlDaemon(owner)))
+      if (owner !== undefined && owner !== process.pid && (await isThisHomesDaemon(owner)))
         return { ok: false, pid: owner };
       log.info(
-        `removing stale daemon.lock${owner ? ` of pid ${owner} (${isPidAlive(owner) ? "alive, but not an sqrl daemon" : "dead"})` : ""}`,
+        `removing stale daemon.lock${owner ? ` of pid ${owner} (${isPidAlive(owner) ? "alive, but not this home's sqrl daemon" : "dead"})` : ""}`,
       );
       rmSync(path, { force: true });
       continue;
@@ -77,53 +63,13 @@ export async function acquireDaemonLock(): Promise<{ ok: true } | { ok: false; p
     await Bun.sleep(25);
     const owner = readLockPid(path);
     if (owner === process.pid) return { ok: true };
-    if (owner !== undefined && isPidAlive(owner) && (await isSqrlDaemon(owner))) return { ok: false, pid: owner };
+    if (owner !== undefined && (await isThisHomesDaemon(owner))) return { ok: false, pid: owner };
   }
   throw new Error(`could not take ${path}; remove it if no sqrl daemon is running`);
 }
 
-/**
- * Is this live pid really an sqrl daemon? A pid in a stale lock may have been reused by any other
- * process. Yes when its daemon.json answers /health with the token, or when its command line is a
- * `daemon run` (a daemon still starting has no daemon.json yet). When neither can be read, trust it.
- */
-export async function isSqrlDaemon(pid: number): Promise<boolean> {
-  const info = readRuntimeInfo("daemon");
-  if (info && info.pid === pid && (await runtimeHealthy(info, 1500))) return true;
-  const cmd = commandLine(pid);
-  if (cmd === undefined) return true;
-  const args = cmd.split(/\0|\s+/);
-  const i = args.indexOf("daemon");
-  return i >= 0 && args[i + 1] === "run";
-}
-
-/** The command line of a pid (/proc on Linux, `ps` elsewhere); undefined when it cannot be read. */
-function commandLine(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    // not Linux: ask ps
-  }
-  try {
-    const res = Bun.spawnSync(["ps", "-o", "command=", "-p", String(pid)], { stdout: "pipe", stderr: "ignore" });
-    const out = res.stdout.toString().trim();
-    return res.exitCode === 0 && out ? out : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function readLockPid(path: string): number | undefined {
-  try {
-    const n = Number.parseInt(readFileSync(path, "utf8").trim(), 10);
-    return Number.isInteger(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function releaseDaemonLock(): void {
-  if (readLockPid(lockPath()) === process.pid) rmSync(lockPath(), { force: true });
+  if (readLockPid() === process.pid) rmSync(daemonLockPath(), { force: true });
 }
 
 /**

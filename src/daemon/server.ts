@@ -17,6 +17,7 @@ import {
 import { errorResponse, errorToResponse, guardRequest, jsonResponse } from "../shared/http-guard.ts";
 import { newToken } from "../shared/ids.ts";
 import { log as rootLog } from "../shared/log.ts";
+import { sqrlHome } from "../shared/paths.ts";
 import type { RuntimeInfo } from "../shared/runtime-files.ts";
 import { LOGIN_CODE_TTL_MS, UiAuth } from "./ui/auth.ts";
 import { LoginFiles } from "./ui/login-file.ts";
@@ -68,7 +69,13 @@ function daemonRoutes(
   const out: Record<string, Partial<Record<"GET" | "POST", Handle>>> = {
     [ROUTES.health.path]: {
       GET: guarded(async () => {
-        const body: Health = { ok: true, pid: process.pid, version: VERSION, uptime_s: uptime(opts.startedAt) };
+        const body: Health = {
+          ok: true,
+          pid: process.pid,
+          version: VERSION,
+          uptime_s: uptime(opts.startedAt),
+          home: sqrlHome(),
+        };
         return jsonResponse(body);
       }),
     },

@@ -265,6 +265,8 @@ export const Health = z.object({
   pid: z.number().int(),
   version: z.string(),
   uptime_s: z.number(),
+  /** The daemon's SQRL_HOME (absolute): a pid or a runtime file may belong to another home's daemon. */
+  home: z.string().optional(),
 });
 export type Health = z.infer<typeof Health>;
 

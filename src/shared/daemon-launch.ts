@@ -2,12 +2,12 @@
  * Finding or starting the daemon: health checks of runtime files and a detached `sqrl daemon start`.
  */
 import { spawn } from "node:child_process";
-import { closeSync, openSync, statSync, truncateSync } from "node:fs";
+import { closeSync, openSync, realpathSync, statSync, truncateSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DaemonUnreachableError } from "./errors.ts";
 import { Health } from "./api.ts";
 import { ensurePrivateDir } from "./fs-atomic.ts";
-import { homePaths } from "./paths.ts";
+import { homePaths, sqrlHome } from "./paths.ts";
 import { isPidAlive, readRuntimeInfo, type RuntimeInfo } from "./runtime-files.ts";
 
 /** Is this code running inside the compiled `sqrl` binary (rather than `bun src/main.ts`)? */
@@ -24,28 +24,49 @@ export function sqrlCommand(args: readonly string[]): string[] {
   return [process.execPath, resolve(import.meta.dir, "..", "main.ts"), ...args];
 }
 
-/** Does the daemon described by `info` (default: daemon.json) answer /health with its token? */
+/**
+ * Does the daemon described by `info` (default: daemon.json) answer /health with its token, as this
+ * home's daemon? (A copied home's daemon.json may point at another home's live daemon.)
+ */
 export async function daemonHealthy(
   info: RuntimeInfo | undefined = readRuntimeInfo("daemon"),
   timeoutMs = 1500,
 ): Promise<boolean> {
   if (!info) return false;
-  return runtimeHealthy(info, timeoutMs);
+  const health = await runtimeHealth(info, timeoutMs);
+  return health !== undefined && (health.home === undefined || sameDir(health.home, sqrlHome()));
 }
 
 /** GET /health of a daemon or engine runtime file's server; true when it answers ok with the same pid. */
 export async function runtimeHealthy(info: RuntimeInfo, timeoutMs = 1500): Promise<boolean> {
+  return (await runtimeHealth(info, timeoutMs)) !== undefined;
+}
+
+/** The /health answer of a runtime file's server, when it answers ok with the same pid. */
+export async function runtimeHealth(info: RuntimeInfo, timeoutMs = 1500): Promise<Health | undefined> {
   try {
     const res = await fetch(`http://127.0.0.1:${info.port}/health`, {
       headers: { authorization: `Bearer ${info.token}` },
       signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!res.ok) return false;
+    if (!res.ok) return undefined;
     const body = Health.safeParse(await res.json());
-    return body.success && body.data.ok && body.data.pid === info.pid;
+    return body.success && body.data.ok && body.data.pid === info.pid ? body.data : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Are two paths the same folder (symlinks resolved when they exist)? */
+export function sameDir(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return real(a) === real(b);
 }
 
 const OUT_MAX_BYTES = 1024 * 1024;
