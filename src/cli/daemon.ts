@@ -6,10 +6,16 @@ import { defineCommand } from "citty";
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { type DaemonStatus, ROUTES } from "../shared/api.ts";
 import { callRoute } from "../shared/api-client.ts";
-import { daemonLockPath, isThisHomesDaemon, readLockPid } from "../shared/daemon-identity.ts";
-import { daemonHealthy, ensureDaemon } from "../shared/daemon-launch.ts";
+import { isThisHomesDaemon } from "../shared/daemon-identity.ts";
+import { DAEMON_OUT_MARK, daemonHealthy, daemonOutPath, ensureDaemon } from "../shared/daemon-launch.ts";
 import { UsageError } from "../shared/errors.ts";
-import { isPidAlive, readRuntimeInfo, removeRuntimeInfo } from "../shared/runtime-files.ts";
+import {
+  daemonLockPath,
+  isPidAlive,
+  readLockPid,
+  readRuntimeInfo,
+  removeRuntimeInfo,
+} from "../shared/runtime-files.ts";
 import { relativeTime } from "../shared/time.ts";
 
 const jsonArg = { json: { type: "boolean", description: "Print as JSON" } } as const;
@@ -249,10 +255,25 @@ function lastLines(path: string, n: number, keep: (line: string) => boolean): st
   return lines.slice(-n).join("\n");
 }
 
+/** The last `n` lines daemon.out holds since the last start's mark; undefined when there are none. */
+function lastStartOutput(n: number): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(daemonOutPath(), "utf8");
+  } catch {
+    return undefined;
+  }
+  const mark = text.lastIndexOf(DAEMON_OUT_MARK);
+  const since = mark < 0 ? text : text.slice(text.indexOf("\n", mark) + 1);
+  const lines = since.split("\n").filter((l) => l.trim() !== "");
+  return lines.length > 0 && n > 0 ? lines.slice(-n).join("\n") : undefined;
+}
+
 const logs = defineCommand({
   meta: {
     name: "logs",
-    description: "Print the daemon log (~/.sqrl/logs/daemon.log, daemon and engine records); -f follows it",
+    description:
+      "Print the daemon log (~/.sqrl/logs/daemon.log, daemon and engine records) and what the last started daemon printed itself (logs/daemon.out); -f follows the log",
   },
   args: {
     follow: { type: "boolean", alias: "f", description: "Keep printing new lines (Ctrl-C stops)" },
@@ -273,13 +294,16 @@ const logs = defineCommand({
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--lines must be a whole number, not "${args.lines}".`);
     const service = args.service;
     const keep = service ? (line: string) => serviceOfLine(line) === service : () => true;
+    const started = service === undefined ? lastStartOutput(n) : undefined;
     if (existsSync(path)) {
       const text = lastLines(path, n, keep);
       if (text) out(text);
-    } else if (!args.follow) {
+    } else if (!args.follow && !started) {
       out(`No daemon log yet at ${path}. Start the daemon with \`sqrl daemon start\`.`);
       return;
     }
+    // What the last detached daemon printed itself (why it stopped at once, a crash): not in daemon.log.
+    if (started) out(`--- ${daemonOutPath()} (the daemon's own output since its last start) ---\n${started}`);
     if (args.follow) await follow(path, keep);
   },
 });

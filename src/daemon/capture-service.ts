@@ -23,6 +23,7 @@ import { deleteFileOffset, getFileOffset, putFileOffset } from "../sql/file-offs
 import { openStateDb } from "../sql/open.ts";
 import { ingestFileOnce, normalizerDeps, TRANSCRIPT_SOURCES } from "./backfill.ts";
 import { ingestNormalized, ProjectDbPool, type IngestContext, type IngestResult } from "./ingest.ts";
+import { refusalOf } from "./safe-open.ts";
 import { flushTail, MAX_LINE_BYTES, newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts";
 import { gitCursor, GitWatcher, readGitCommits, saveGitCursor } from "./watchers/git.ts";
 import { DirWatcher, listSourceFiles, type TranscriptSource } from "./watchers/transcript-source.ts";
@@ -93,6 +94,8 @@ export class CaptureService {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   /** Set while commits fail for lack of space (said once, cleared once capture commits again). */
   private diskFullSince: string | null = null;
+  /** Files already named in the log for being refused or holding unreadable lines: each is said once. */
+  private readonly said = new Set<string>();
 
   constructor(private readonly opts: CaptureOptions = {}) {}
 
@@ -213,7 +216,8 @@ export class CaptureService {
   /** Read every file of a source that changed since it was last read. */
   private async scan(source: TranscriptSource): Promise<void> {
     let n = 0;
-    for (const path of listSourceFiles(source)) {
+    const root = source.root();
+    for (const path of listSourceFiles(source, root, (other) => this.sayRefused(other, root))) {
       if (!this.running) return;
       this.processFile(source, path, false);
       if (++n % 20 === 0) await Bun.sleep(0); // keep the daemon's API responsive during a big scan
@@ -276,12 +280,15 @@ export class CaptureService {
         this.files.delete(path);
         this.failed.delete(path);
         if (this.state) deleteFileOffset(this.state, path);
+        this.sayRefused(path, source.root());
         return;
       }
       for (const at of read.overlong)
         log.warn(
           `${path}: a line longer than ${MAX_LINE_BYTES / 2 ** 20} MiB starting at byte ${at} was skipped (counted malformed); capture goes on after its end.`,
         );
+      // Over-long lines are said above, one by one; any other unreadable line once per file.
+      if (read.malformed > read.overlong.length) this.sayMalformed(path, read.malformed - read.overlong.length);
       if (read.reset)
         log.warn(
           `${path} was truncated, replaced or rewritten; reading it again from the start (duplicates are skipped).`,
@@ -329,6 +336,28 @@ export class CaptureService {
       );
     }
     this.scheduleRetry(source);
+  }
+
+  /** A file named like a transcript that is not read (a FIFO, a looping link, a link out of the folder): said once. */
+  private sayRefused(path: string, root: string): void {
+    const why = refusalOf(path, root);
+    if (!why || this.said.has(`refused:${path}`)) return;
+    this.said.add(`refused:${path}`);
+    const reasons = {
+      not_regular: "it is not a regular file (a FIFO, socket or device)",
+      link_outside: "it is a symbolic link to a file outside the agent's folder",
+      link_loop: "it is a symbolic link that loops",
+    } as const;
+    log.warn(`Not reading ${path}: ${reasons[why]}. Only regular transcript files inside ${root} are captured.`);
+  }
+
+  /** Lines that are no record (not JSON, binary bytes, nested too deep) are skipped: said once per file. */
+  private sayMalformed(path: string, count: number): void {
+    if (this.said.has(`malformed:${path}`)) return;
+    this.said.add(`malformed:${path}`);
+    log.warn(
+      `Skipped ${count} unreadable line${count === 1 ? "" : "s"} in ${path} (not JSON, binary bytes or nested too deep); the rest of the file is captured. Later ones are counted in state.db, not logged again.`,
+    );
   }
 
   /** A commit went through: the file's backoff ends, and a disk-full state is over. */

@@ -8,9 +8,11 @@ import { configureLog, log as rootLog } from "../shared/log.ts";
 import { processConfig } from "../shared/config.ts";
 import { sqrlHome } from "../shared/paths.ts";
 import { listProjects } from "../shared/projects.ts";
-import { daemonLockPath, isThisHomesDaemon, readLockPid } from "../shared/daemon-identity.ts";
+import { isThisHomesDaemon } from "../shared/daemon-identity.ts";
 import {
+  daemonLockPath,
   isPidAlive,
+  readLockPid,
   readRuntimeInfo,
   removeRuntimeInfo,
   writeRuntimeInfo,
@@ -81,8 +83,14 @@ export async function runDaemon(opts: RunDaemonOptions = {}): Promise<RunDaemonR
   const lock = await acquireDaemonLock();
   if (!lock.ok) return { kind: "already_running", pid: lock.pid, info: readRuntimeInfo("daemon") };
 
-  const logFile = attachLogFile({ stderr: !opts.detached });
-  configureLog(processConfig().get()["log.level"]);
+  let logFile: LogFileHandle;
+  try {
+    logFile = attachLogFile({ stderr: !opts.detached });
+    configureLog(processConfig().get()["log.level"]);
+  } catch (err) {
+    releaseDaemonLock(); // a bad config or an unwritable log: the next start must not meet this lock
+    throw err;
+  }
   const stale = readRuntimeInfo("daemon");
   if (stale && stale.pid !== process.pid) {
     removeRuntimeInfo("daemon", stale.pid);

@@ -8,7 +8,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync } from "node:fs";
 import { sep } from "node:path";
 
-export type RefusedReason = "missing" | "not_regular" | "link_outside";
+export type RefusedReason = "missing" | "not_regular" | "link_outside" | "link_loop";
 
 export interface OpenedFile {
   fd: number;
@@ -27,6 +27,16 @@ function realOrNull(path: string): string | null {
   }
 }
 
+/** A symlink that cannot be resolved: "link_loop" for a loop (ELOOP), else "missing" (dangling). */
+function unresolved(path: string): RefusedReason {
+  try {
+    realpathSync(path);
+    return "missing";
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ELOOP" ? "link_loop" : "missing";
+  }
+}
+
 /**
  * A read-only descriptor of a regular file, or why not. `within`: the folder a symlink's target
  * must stay in (undefined: a path the user named explicitly, followed wherever it points).
@@ -40,7 +50,7 @@ export function openRegularFile(path: string, within?: string): OpenedFile | Ref
   }
   if (st.isSymbolicLink()) {
     const target = realOrNull(path);
-    if (target === null) return "missing";
+    if (target === null) return unresolved(path);
     if (within !== undefined) {
       const root = realOrNull(within);
       if (root === null || !inside(target, root)) return "link_outside";
@@ -59,4 +69,14 @@ export function openRegularFile(path: string, within?: string): OpenedFile | Ref
   }
   closeSync(fd);
   return "not_regular";
+}
+
+/** Why `path` would be refused (without opening it), for the log; undefined when it would be read or is gone. */
+export function refusalOf(path: string, within?: string): Exclude<RefusedReason, "missing"> | undefined {
+  const opened = openRegularFile(path, within);
+  if (typeof opened !== "string") {
+    closeSync(opened.fd);
+    return undefined;
+  }
+  return opened === "missing" ? undefined : opened;
 }

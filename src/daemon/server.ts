@@ -14,7 +14,15 @@ import {
   ROUTES,
   routeAt,
 } from "../shared/api.ts";
-import { errorResponse, errorToResponse, guardRequest, jsonResponse } from "../shared/http-guard.ts";
+import {
+  badAddress,
+  errorResponse,
+  errorToResponse,
+  guardRequest,
+  isExpectedFailure,
+  jsonResponse,
+  requestUrl,
+} from "../shared/http-guard.ts";
 import { newToken } from "../shared/ids.ts";
 import { log as rootLog } from "../shared/log.ts";
 import { sqrlHome } from "../shared/paths.ts";
@@ -62,7 +70,7 @@ function daemonRoutes(
       try {
         return await fn(req);
       } catch (err) {
-        log.debug(`daemon API ${req.method} ${new URL(req.url).pathname} failed: ${(err as Error).message}`);
+        logFailure(`daemon API ${req.method} ${requestUrl(req)?.pathname}`, err);
         return errorToResponse(err);
       }
     };
@@ -121,7 +129,12 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
     maxRequestBodySize: hardLimit(DAEMON_MAX_BODY_BYTES),
     routes: daemonRoutes(opts, token, { auth, loginFiles, port: () => server.port! }),
     fetch: async (req) => {
-      const path = new URL(req.url).pathname;
+      const url = requestUrl(req);
+      if (!url) {
+        log.warn(`refused ${req.method} with a malformed Host or path (400)`);
+        return badAddress();
+      }
+      const path = url.pathname;
       // The sqrl ui page: a browser, so a session cookie and Origin checks instead of the bearer token.
       if (path === "/ui" || path.startsWith("/ui/")) {
         try {
@@ -137,13 +150,16 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
             engine: opts.engine,
           });
         } catch (err) {
-          log.debug(`ui ${req.method} ${path} failed: ${(err as Error).message}`);
+          logFailure(`ui ${req.method} ${path}`, err);
           return errorToResponse(err);
         }
       }
       return guardRequest(req, token) ?? bodyTooLarge(req, DAEMON_MAX_BODY_BYTES) ?? unrouted(req);
     },
-    error: (err) => errorToResponse(err),
+    error: (err) => {
+      logFailure("daemon API request", err);
+      return errorToResponse(err);
+    },
   });
   return {
     port: server.port!,
@@ -153,6 +169,13 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
       await server.stop(true);
     },
   };
+}
+
+/** A request that failed: a bug (500) is logged as an error with its detail; a refusal only at debug. */
+function logFailure(what: string, err: unknown): void {
+  const message = err instanceof Error ? err.message : String(err);
+  if (isExpectedFailure(err)) log.debug(`${what} refused: ${message}`);
+  else log.error(`${what} failed: ${err instanceof Error ? (err.stack ?? message) : message}`);
 }
 
 /** Known path with another method → 405; anything else → 404. */

@@ -10,24 +10,10 @@ import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runtimeHealth, sameDir } from "./daemon-launch.ts";
 import { sqrlHome } from "./paths.ts";
-import { isPidAlive, readRuntimeInfo } from "./runtime-files.ts";
+import { daemonLockPath, isPidAlive, readRuntimeInfo } from "./runtime-files.ts";
 
 /** How long after the lock was written a daemon may still be starting (no daemon.json yet). */
 const STARTING_GRACE_MS = 30_000;
-
-export function daemonLockPath(): string {
-  return join(sqrlHome(), "daemon.lock");
-}
-
-/** The pid in daemon.lock; undefined when missing or unreadable. */
-export function readLockPid(path = daemonLockPath()): number | undefined {
-  try {
-    const n = Number.parseInt(readFileSync(path, "utf8").trim(), 10);
-    return Number.isInteger(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export async function isThisHomesDaemon(pid: number): Promise<boolean> {
   if (!isPidAlive(pid)) return false;

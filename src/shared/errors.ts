@@ -3,6 +3,8 @@
  * `--minify` renames classes, so each error carries an explicit `name` and a stable `code` from the
  * closed union ERROR_CODES; tests and callers check `code` (or instanceof), never `constructor.name`.
  */
+import { resolve } from "node:path";
+import { sqrlHome } from "./paths.ts";
 
 /** Every code an error or an `{error, code}` API answer can carry. */
 export const ERROR_CODES = [
@@ -42,6 +44,8 @@ export const ERROR_CODES = [
   "db_outdated",
   "db_too_new",
   "damaged_db",
+  // files and folders sqrl cannot read or write (permissions, read-only or full disk, a folder in a file's place)
+  "file_access",
   // LLM and hosts
   "llm_call_failed",
   "llm_cap_reached",
@@ -123,6 +127,17 @@ export class DaemonUnreachableError extends SqrlError {
   }
 }
 
+/** The daemon stopped as it started; `reason` is what it said (its own one-line error says what to do). */
+export class DaemonStartError extends SqrlError {
+  override readonly name = "DaemonStartError";
+  constructor(reason: string) {
+    super("daemon_unreachable", `The sqrl daemon stopped as it started: ${reason.replace(/\.?$/, ".")}`, {
+      exitCode: 1,
+      status: 503,
+    });
+  }
+}
+
 export function isSqrlError(err: unknown): err is SqrlError {
   return err instanceof SqrlError;
 }
@@ -146,6 +161,51 @@ export function publicMessage(text: string): string {
 /** One short line for a human or a model: the message of a named error, or a generic wrapper for the unexpected. */
 export function describeError(err: unknown): string {
   if (err instanceof SqrlError) return publicMessage(err.message);
+  const fs = fileAccessMessage(err);
+  if (fs) return publicMessage(fs);
   if (err instanceof Error) return `${publicMessage(err.message)} (unexpected; rerun with --debug for details)`;
   return publicMessage(String(err));
+}
+
+/**
+ * What a failed file-system call means to the user, naming the path and what to do; undefined when
+ * `err` is not a file-system error with a path. (Node and Bun put the errno code on `code`, or on
+ * `info.code` for their ERR_FS_* wrappers.)
+ */
+export function fileAccessMessage(err: unknown): string | undefined {
+  if (!err || typeof err !== "object") return undefined;
+  const e = err as { code?: unknown; path?: unknown; info?: { code?: unknown; path?: unknown } };
+  const code = typeof e.info?.code === "string" ? e.info.code : e.code;
+  const path = typeof e.path === "string" ? e.path : typeof e.info?.path === "string" ? e.info.path : undefined;
+  if (typeof code !== "string" || !path) return undefined;
+  return fileProblem(code, path);
+}
+
+/** The message for an errno `code` on `path`; undefined for codes that are not a user's to fix. */
+export function fileProblem(code: string, path: string): string | undefined {
+  const elsewhere = resolve(path).startsWith(sqrlHome()) ? ", or set SQRL_HOME to a folder you can write" : "";
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return `Permission denied on ${path}: sqrl needs to write there; make it writable by you (\`chmod u+rwX\`)${elsewhere}.`;
+    case "EROFS":
+      return `${path} is on a read-only file system: sqrl needs to write there; remount it writable${elsewhere}.`;
+    case "ENOSPC":
+    case "EDQUOT":
+      return `No space left to write ${path}: free some disk space, then retry.`;
+    case "EISDIR":
+      return `${path} is a folder where sqrl keeps a file: move it away, then retry.`;
+    case "ENOTDIR":
+      return `Part of ${path} is a file where sqrl needs a folder: move it away, then retry.`;
+    default:
+      return undefined;
+  }
+}
+
+/** A file or folder sqrl needs cannot be used (permissions, read-only or full disk, wrong kind of entry). */
+export class FileAccessError extends SqrlError {
+  override readonly name = "FileAccessError";
+  constructor(message: string, cause?: unknown) {
+    super("file_access", message, { exitCode: 1, status: 500, cause });
+  }
 }

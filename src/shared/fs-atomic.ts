@@ -21,6 +21,10 @@ export function writeFileAtomic(path: string, data: string, mode = PRIVATE_MODE)
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
+    // Name the file being written, not its temp sibling.
+    const e = err as { path?: unknown; info?: { path?: unknown } };
+    if (e && typeof e === "object" && e.path === tmp) e.path = path;
+    if (e?.info && e.info.path === tmp) e.info.path = path;
     throw err;
   }
 }

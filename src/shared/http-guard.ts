@@ -43,6 +43,25 @@ export function errorResponse(status: number, code: ErrorCode, error: string): R
 }
 
 /** Map any thrown value to the `{error, code}` JSON answer with the right status. */
+/** The request's URL, or undefined when its Host and path do not make one (e.g. `Host: 127.0.0.1 evil`). */
+export function requestUrl(req: Request): URL | undefined {
+  try {
+    return new URL(req.url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The answer to a request whose address does not parse: the client's mistake, so 400. */
+export function badAddress(): Response {
+  return errorResponse(400, "bad_request", "The request's Host or path is malformed.");
+}
+
+/** Is this failure one the servers expect (a refusal with its own status), rather than a bug to log? */
+export function isExpectedFailure(err: unknown): boolean {
+  return err instanceof z.ZodError || (err instanceof SqrlError && err.status < 500);
+}
+
 export function errorToResponse(err: unknown): Response {
   if (err instanceof z.ZodError) return errorResponse(400, "bad_request", describeZodError(err));
   if (err instanceof SqrlError) return errorResponse(err.status, err.code, publicMessage(err.message));

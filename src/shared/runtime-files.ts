@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { z } from "zod";
 import { writeJsonAtomic } from "./fs-atomic.ts";
-import { homePaths } from "./paths.ts";
+import { join } from "node:path";
+import { homePaths, sqrlHome } from "./paths.ts";
 
 /** What a running daemon or engine writes so that clients can find and authenticate to it. */
 export const RuntimeInfo = z.object({
@@ -44,6 +45,20 @@ export function writeRuntimeInfo(kind: RuntimeKind, info: RuntimeInfo): void {
 export function removeRuntimeInfo(kind: RuntimeKind, pid = process.pid): void {
   const current = readRuntimeInfo(kind);
   if (!current || current.pid === pid) rmSync(pathOf(kind), { force: true });
+}
+
+export function daemonLockPath(): string {
+  return join(sqrlHome(), "daemon.lock");
+}
+
+/** The pid in daemon.lock; undefined when missing or unreadable. */
+export function readLockPid(path = daemonLockPath()): number | undefined {
+  try {
+    const n = Number.parseInt(readFileSync(path, "utf8").trim(), 10);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Is a process with this pid alive (signal 0 probe)? A zombie (exited, not yet reaped) is not. */

@@ -2,9 +2,9 @@
  * Opening sqrl's SQLite files: WAL, busy timeout, private modes, migrations.
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { SqrlError } from "../shared/errors.ts";
+import { FileAccessError, fileAccessMessage, fileProblem, SqrlError } from "../shared/errors.ts";
 import { homePaths, projectPaths } from "../shared/paths.ts";
 import { latestVersion, migrate, schemaVersion, type SchemaKind } from "./migrations.ts";
 
@@ -28,6 +28,14 @@ function configure(db: Database, readonly: boolean): void {
 
 /** Open (creating and migrating when writable) one of sqrl's SQLite files. */
 export function openDatabase(path: string, kind: SchemaKind, opts: OpenOptions = {}): Database {
+  try {
+    return openOrThrow(path, kind, opts);
+  } catch (err) {
+    throw databaseAccessError(path, err) ?? err;
+  }
+}
+
+function openOrThrow(path: string, kind: SchemaKind, opts: OpenOptions): Database {
   const readonly = opts.readonly === true;
   if (readonly && !existsSync(path)) {
     throw new SqrlError("db_missing", `${path} does not exist yet. Run \`sqrl init\` in the project first.`);
@@ -56,6 +64,38 @@ export function openDatabase(path: string, kind: SchemaKind, opts: OpenOptions =
     throw err;
   }
   return db;
+}
+
+/**
+ * SQLite's "unable to open database file" names no file and says nothing of why: name the database
+ * and the cause found on disk (the folder or file not writable, a read-only or full disk).
+ */
+function databaseAccessError(path: string, err: unknown): SqrlError | undefined {
+  if (err instanceof SqrlError) return undefined;
+  const direct = fileAccessMessage(err);
+  if (direct) return new FileAccessError(direct, err);
+  const code = String((err as { code?: unknown })?.code ?? "");
+  if (!/^SQLITE_(CANTOPEN|READONLY|FULL|PERM|IOERR)/.test(code)) return undefined;
+  if (code.startsWith("SQLITE_FULL")) return new FileAccessError(fileProblem("ENOSPC", path)!, err);
+  const checks: Array<[string, number]> = [
+    [dirname(path), constants.W_OK | constants.X_OK],
+    [path, constants.R_OK | constants.W_OK],
+  ];
+  for (const [target, mode] of checks) {
+    if (!existsSync(target)) continue;
+    try {
+      if (target === path && statSync(target).isDirectory())
+        return new FileAccessError(fileProblem("EISDIR", target)!, err);
+      accessSync(target, mode);
+    } catch (probe) {
+      const found = fileAccessMessage(probe);
+      if (found) return new FileAccessError(`Cannot open the database ${path}. ${found}`, err);
+    }
+  }
+  return new FileAccessError(
+    `Cannot open the database ${path} (${(err as Error).message}): check that it and its folder are yours and writable and that the disk is not full or read-only.`,
+    err,
+  );
 }
 
 /** `<root>/.ctx/data.db` of a project. */

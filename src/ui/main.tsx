@@ -17,6 +17,15 @@ import { OverviewScreen, overviewPath, type Projects } from "./screens/overview.
  */
 type Theme = "auto" | "light" | "dark";
 
+/** A path segment decoded; a broken %-escape is kept as typed (the screen then says the id is unknown). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function applyTheme(t: Theme): void {
   const dark = t === "dark" || (t === "auto" && window.matchMedia("(prefers-color-scheme: dark)").matches);
   document.documentElement.dataset.theme = dark ? "dark" : "light";
@@ -67,10 +76,10 @@ function App() {
   let body;
   if (sub === "") body = <OverviewScreen project={project} projects={projects} />;
   else if (screen === "memories" && arg === undefined) body = <MemoriesScreen project={project} params={loc.params} />;
-  else if (screen === "memories" && arg) body = <MemoryScreen project={project} id={decodeURIComponent(arg)} />;
+  else if (screen === "memories" && arg) body = <MemoryScreen project={project} id={decoded(arg)} />;
   else if (screen === "agent" && arg === undefined) body = <AgentScreen project={project} />;
   else if (screen === "calls" && arg === undefined) body = <CallsScreen project={project} />;
-  else if (screen === "episodes" && arg) body = <EpisodeScreen project={project} id={decodeURIComponent(arg)} />;
+  else if (screen === "episodes" && arg) body = <EpisodeScreen project={project} id={decoded(arg)} />;
   else body = <NotFound />;
   const needsProject = sub !== "" && !project && !(screen === undefined);
 

@@ -224,7 +224,12 @@ async function readBody(req: Request): Promise<Record<string, unknown>> {
 const ACTIONS = new Set(["forget", "edit", "pin", "wrong"]);
 
 async function api(req: Request, url: URL, deps: UiDeps): Promise<Response> {
-  const parts = url.pathname.slice("/ui/api/".length).split("/").filter(Boolean).map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = url.pathname.slice("/ui/api/".length).split("/").filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return jsonError(400, "bad_request", "The address has a broken %-escape.");
+  }
   const p = url.searchParams;
   const project = p.get("project") ?? undefined;
   const get = req.method === "GET";

@@ -30,7 +30,12 @@ export interface TranscriptSource {
 }
 
 /** Every file under `root` that the source accepts (no symlinked folders: no loops). */
-export function listSourceFiles(source: TranscriptSource, root = source.root()): string[] {
+export function listSourceFiles(
+  source: TranscriptSource,
+  root = source.root(),
+  /** Told of each entry named like a transcript that is neither a folder nor a regular file (links, FIFOs…). */
+  onOther?: (path: string) => void,
+): string[] {
   const out: string[] = [];
   const stack = [root];
   while (stack.length > 0) {
@@ -45,6 +50,7 @@ export function listSourceFiles(source: TranscriptSource, root = source.root()):
       const p = join(dir, e.name);
       if (e.isDirectory()) stack.push(p);
       else if (e.isFile() && source.matches(p)) out.push(p);
+      else if (onOther && source.matches(p)) onOther(p);
     }
   }
   return out.sort();
