@@ -89,8 +89,15 @@ function openDaemonOut(): { fd: number; offset: number } {
     // missing: created below
   }
   const fd = openSync(path, "a", 0o600);
-  writeSync(fd, `${DAEMON_OUT_MARK}${new Date().toISOString()} ---\n`);
-  return { fd, offset: fstatSync(fd).size };
+  try {
+    writeSync(fd, `${DAEMON_OUT_MARK}${new Date().toISOString()} ---\n`);
+    return { fd, offset: fstatSync(fd).size };
+  } catch (err) {
+    closeSync(fd);
+    // A write through a descriptor names no file (ENOSPC on a full disk): name it.
+    if (err && typeof err === "object" && !("path" in err)) Object.assign(err, { path });
+    throw err;
+  }
 }
 
 export interface DetachedDaemon {

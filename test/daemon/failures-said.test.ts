@@ -24,6 +24,7 @@ import {
 import { connect } from "node:net";
 import { join } from "node:path";
 import { claudeLine, fillDisk, mountTmpfs } from "../helpers/faults.ts";
+import { postLogin } from "../ui/harness.ts";
 import {
   initProject,
   makeHome,
@@ -105,6 +106,8 @@ describe.skipIf(!existsSync(SQRL_BIN))("failures say what happened (compiled bin
       expect(res.code).toBe(1);
       expect(Date.now() - t0).toBeLessThan(8_000);
       expect(res.stderr).toMatch(/No space left|disk is full/i);
+      expect(res.stderr).toContain(mounted.path);
+      expect(res.stderr).not.toContain("unexpected");
       expect(res.stderr).not.toContain("not reachable");
       runSqrl(["daemon", "stop"], { env });
     } finally {
@@ -165,12 +168,16 @@ describe.skipIf(!existsSync(SQRL_BIN))("failures say what happened (compiled bin
         socket.on("error", reject);
       });
     const badHost = await raw("GET /ui/api/projects HTTP/1.1\r\nHost: 127.0.0.1 evil\r\nConnection: close\r\n\r\n");
-    expect(badHost).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(badHost).toMatch(/^HTTP\/1\.1 400/);
+    // Logged in (cookie and page key), so the request reaches the page's API.
+    const file = home.sqrl(["ui", "--no-open"]).stdout.trim().split("\n").pop() ?? "";
+    const { cookie, pageKey } = await postLogin(file);
     const badEscape = await raw(
-      `GET /ui/api/memories/%E0%A4%A?project=x HTTP/1.1\r\nHost: 127.0.0.1:${info.port}\r\nConnection: close\r\n\r\n`,
+      `GET /ui/api/memories/%E0%A4%A?project=x HTTP/1.1\r\nHost: 127.0.0.1:${info.port}\r\nCookie: ${cookie}\r\nX-Sqrl-Page: ${pageKey}\r\nConnection: close\r\n\r\n`,
     );
-    expect(badEscape).toMatch(/^HTTP\/1\.1 4\d\d/);
-    expect(badEscape).not.toMatch(/^HTTP\/1\.1 500/);
+    expect(badEscape).toMatch(/^HTTP\/1\.1 400/);
+    expect(badEscape).toContain("bad_request");
+    await waitFor("the refusal logged", () => logLines(home!).some((l) => l.includes("malformed Host or path")));
   }, 60_000);
 
   test("a SQRL_HOME the user cannot write: the file is named with what to do, never 'unexpected' or a bare 'unable to open database file'", () => {
