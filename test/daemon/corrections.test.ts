@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SHARED_DIR, SQRL_BIN } from "../helpers/sqrl.ts";
+import { postLogin } from "../ui/harness.ts";
 import { claudeSlug, daemonStatus, makeHome, queryProject, startDaemon, waitFor, type DaemonHome } from "./harness.ts";
 
 const SESSION = join(
@@ -56,6 +57,7 @@ let home: DaemonHome;
 let repo: string;
 let origin: string;
 let cookie: string;
+let pageKey: string;
 let copies = 0;
 
 function git(args: string[]): void {
@@ -110,11 +112,9 @@ async function newEpisode(): Promise<void> {
 async function login(): Promise<void> {
   const res = home.sqrl(["ui", repo, "--no-open"]);
   expect(res.code).toBe(0);
-  const url = res.stdout.trim().split("\n").pop()!;
-  origin = new URL(url).origin;
-  const page = await fetch(url, { redirect: "manual" });
-  expect(page.status).toBe(200);
-  cookie = page.headers.get("set-cookie")!.split(";")[0]!;
+  const login = await postLogin(res.stdout.trim().split("\n").pop()!);
+  expect(login.res.status).toBe(200);
+  ({ origin, cookie, pageKey } = login);
 }
 
 async function page<T = Record<string, unknown>>(path: string, body?: unknown): Promise<T> {
@@ -122,7 +122,7 @@ async function page<T = Record<string, unknown>>(path: string, body?: unknown): 
     `${origin}/ui/api/${path}${path.includes("?") ? "&" : "?"}project=${encodeURIComponent(repo)}`,
     {
       method: body === undefined ? "GET" : "POST",
-      headers: { cookie, origin, "content-type": "application/json" },
+      headers: { cookie, origin, "x-sqrl-page": pageKey, "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     },
   );
