@@ -285,7 +285,9 @@ export class CaptureService {
       }
       for (const at of read.overlong)
         log.warn(
-          `${path}: a line longer than ${MAX_LINE_BYTES / 2 ** 20} MiB starting at byte ${at} was skipped (counted malformed); capture goes on after its end.`,
+          f.document
+            ? `${path}: a document larger than ${MAX_LINE_BYTES / 2 ** 20} MiB was skipped (counted malformed); it is read again once it is smaller.`
+            : `${path}: a line longer than ${MAX_LINE_BYTES / 2 ** 20} MiB starting at byte ${at} was skipped (counted malformed); capture goes on after its end.`,
         );
       // Over-long lines are said above, one by one; any other unreadable line once per file.
       if (read.malformed > read.overlong.length) this.sayMalformed(path, read.malformed - read.overlong.length);

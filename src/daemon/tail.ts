@@ -445,6 +445,25 @@ export function decompressZstd(bytes: Uint8Array): Buffer | null {
 /** Whole-document format: re-read when size or mtime changed; an unparsable document is a write in progress. */
 function readDocumentFd(file: TailFile, fd: number, st: Stats, opts: ReadOptions, out: TailRead): TailRead {
   if (!opts.final && st.size === file.size && st.mtimeMs === file.mtimeMs && file.readOffset === st.size) return out;
+  if (st.size > MAX_LINE_BYTES) {
+    // Never buffered whole: counted malformed and said once, read again only once it is smaller.
+    if (!file.skipping) {
+      out.lines++;
+      out.malformed++;
+      file.malformed++;
+      out.overlong.push(0);
+      file.skipping = true;
+    }
+    file.ino = st.ino;
+    file.size = st.size;
+    file.mtimeMs = st.mtimeMs;
+    file.readOffset = st.size;
+    file.headHash = null;
+    updateSafeOffset(file);
+    file.safeHeadHash = null;
+    return out;
+  }
+  file.skipping = false;
   const buf = Buffer.allocUnsafe(st.size);
   let got = 0;
   while (got < st.size) {

@@ -7,6 +7,7 @@ import { appendFileSync, readFileSync, renameSync, statSync, truncateSync, write
 import { join } from "node:path";
 import type { NormalizedEvent } from "../../../src/shared/event.ts";
 import { ClaudeCodeNormalizer } from "../../../src/daemon/normalize/claude-code.ts";
+import { GeminiNormalizer } from "../../../src/daemon/normalize/gemini.ts";
 import { flushTail, MAX_LINE_BYTES, newTailFile, readTail, type TailFile } from "../../../src/daemon/tail.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
 import { CAPTURE_FIXTURES, rewriteFixture } from "./helpers.ts";
@@ -262,6 +263,28 @@ describe("a line that never ends (issue 30 item 3)", () => {
     appendFileSync(path, `${rec.slice(cut + 3)}\n`);
     const r = readTail(f, { renew: renew(path) });
     expect(r.malformed).toBe(0);
+    expect(f.readOffset).toBe(statSync(path).size);
+  });
+});
+
+describe("a whole document past the cap (issue 30 item 3)", () => {
+  test("a Gemini chat document over the cap is counted once and never buffered; read again once it is smaller", () => {
+    const path = join(dir.path, "session-huge.json");
+    const doc = (pad: number) =>
+      JSON.stringify({ sessionId: "g1", messages: [{ type: "user", content: "hello", pad: "x".repeat(pad) }] });
+    writeFileSync(path, doc(MAX_LINE_BYTES + 1024));
+    const normalizer = () => new GeminiNormalizer({ filePath: path });
+    const f = newTailFile(path, "gemini", true, normalizer());
+    const r1 = readTail(f, { renew: normalizer });
+    expect(r1.malformed).toBe(1);
+    expect(r1.overlong).toEqual([0]);
+    appendFileSync(path, " "); // it changes, still too big: not counted again
+    const r2 = readTail(f, { renew: normalizer });
+    expect(r2.malformed + r2.overlong.length).toBe(0);
+    writeFileSync(path, doc(10));
+    const r3 = readTail(f, { renew: normalizer });
+    expect(r3.malformed).toBe(0);
+    expect(f.skipping).toBe(false);
     expect(f.readOffset).toBe(statSync(path).size);
   });
 });
