@@ -11,9 +11,13 @@ import { existsSync } from "node:fs";
 import { projectPaths } from "../shared/paths.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { resolveProjectDir } from "./init-project.ts";
+import type { CliAccount } from "../engine/llm/cli-account.ts";
+import type { LlmUsageReport } from "../engine/llm/usage-report.ts";
 
 export interface DbCheck {
   project_id: string;
+  /** The configured LLM (the same for every project): provider, model, tokens today, tokens per session, account. */
+  llm?: LlmUsageReport & { account: CliAccount | null };
   file: string;
   ok: boolean;
   problem: string | null;
@@ -122,6 +126,15 @@ export default defineCommand({
     }
     const checks = roots.map(checkProjectDb);
     for (const c of checks) if (c.ok) c.memory = await checkProjectMemory(c.project_id);
+    const [{ loadConfig }, { llmUsageReport, describeUsage }, { llmAccount }] = await Promise.all([
+      import("../shared/config.ts"),
+      import("../engine/llm/usage-report.ts"),
+      import("./llm-account.ts"),
+    ]);
+    const cfg = loadConfig();
+    const report = llmUsageReport(cfg, { nowMs: Date.now(), projects: listProjects() });
+    const account = await llmAccount(cfg);
+    for (const c of checks) c.llm = { ...report, account: account?.json ?? null };
     if (args.json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
     else if (checks.length === 0) process.stdout.write("No registered projects: run `sqrl init` in a repository.\n");
     else
@@ -131,6 +144,12 @@ export default defineCommand({
             ? `ok       ${c.project_id}\n${c.memory ? `${memoryReport(c.memory)}\n` : ""}`
             : `DAMAGED  ${c.project_id}\n${advice(c)}\n`,
         );
+    if (!args.json) {
+      const usable = !account || (account.json.signedIn && account.json.bin);
+      process.stdout.write(
+        `LLM      ${describeUsage(report)}\n${account ? `         ${usable ? "" : "NOT USABLE: "}${account.line}\n` : ""}`,
+      );
+    }
     if (checks.some((c) => !c.ok)) process.exitCode = 1;
   },
 });

@@ -48,6 +48,8 @@ export default defineCommand({
       if (stopping) return;
       stopping = true;
       log.info(`engine stopping (${signal})`);
+      // A distilling run of claude/codex must not outlive the engine.
+      (await import("../engine/llm/cli-run.ts")).stopCliRuns();
       removeRuntimeInfo("engine");
       await server.stop();
       process.exit(0);

@@ -4,6 +4,7 @@
 import { defineCommand } from "citty";
 import { addCtxToGitignore, initProject } from "./init-project.ts";
 import { confirm } from "./confirm.ts";
+import { offerLlm, parseLlmChoice } from "./init-llm.ts";
 
 export default defineCommand({
   meta: { name: "init", description: "Set up sqrl for a project: create .ctx/, register it, bootstrap ~/.sqrl" },
@@ -26,6 +27,11 @@ export default defineCommand({
       description:
         "Register sqrl with MCP hosts: claude,codex,gemini,cursor (or all); claude also offers the SessionStart hook",
     },
+    llm: {
+      type: "string",
+      description:
+        "Distil with an LLM: auto (a signed-in Claude Code, else Codex, on your plan; the default), claude_code, codex, or none (stay offline)",
+    },
     backfill: {
       type: "boolean",
       default: true,
@@ -33,6 +39,7 @@ export default defineCommand({
     },
   },
   async run({ args }) {
+    const llmChoice = parseLlmChoice(args.llm);
     const res = initProject(args.path, { trustDb: args["trust-db"] === true });
     const out: string[] = [];
     if (res.quarantined)
@@ -67,13 +74,17 @@ export default defineCommand({
     }
     if (args.hosts)
       out.push(...(await (await import("./hosts.ts")).setupHostsForInit(res.root, args.hosts, args.yes === true)));
+    const llm = await offerLlm(llmChoice, { yes: args.yes === true });
+    out.push(llm.line);
     const backfill =
       args.backfill === false
         ? undefined
         : await (await import("./ingest.ts")).offerBackfill(res.root, { yes: args.yes === true });
     if (backfill) out.push(backfill.line);
     if (args.json)
-      process.stdout.write(`${JSON.stringify({ ...res, gitignore, backfill: backfill?.summary ?? null }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ ...res, gitignore, llm: llm.provider, backfill: backfill?.summary ?? null }, null, 2)}\n`,
+      );
     else process.stdout.write(`${out.join("\n")}\n`);
   },
 });

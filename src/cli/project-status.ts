@@ -4,13 +4,15 @@
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { homePaths } from "../shared/paths.ts";
-import { utcDay } from "../shared/time.ts";
 import { isViewStale } from "../engine/retrieve/views/view-staleness.ts";
 import { countEvents } from "../sql/events.ts";
 import { countItemsByType, currentItems } from "../sql/memory-items.ts";
 import { verifyItems } from "../engine/retrieve/verify/verify.ts";
 import { openDatabase, openProjectDb } from "../sql/open.ts";
 import { llmWaitSummary, type LlmWaitSummary } from "../sql/llm-waits.ts";
+import { llmUsageReport, type LlmUsageReport } from "../engine/llm/usage-report.ts";
+import type { ConfigValues } from "../shared/config-keys.ts";
+import { listProjects } from "../shared/projects.ts";
 
 export interface ProjectStatus {
   project_id: string;
@@ -19,7 +21,8 @@ export interface ProjectStatus {
   memory_items: { total: number; by_type: Record<string, number> };
   user_style_items: number;
   views: Array<{ name: string; generated_at: string; stale: boolean; events_since: number }>;
-  llm: { tokens_today: number; waiting: LlmWaitSummary };
+  /** The configured LLM (provider, model, tokens today of the cap, tokens per session) and the episodes waiting for it. */
+  llm: LlmUsageReport & { waiting: LlmWaitSummary };
   /** Memories checked against today's code (as many as fit in CHECK_BUDGET_MS), and how many decayed for disuse. */
   checks: {
     checked: number;
@@ -84,7 +87,7 @@ function waitsOf(db: Database): LlmWaitSummary {
 }
 
 /** Read-only snapshot of a project's memory state (no daemon needed, nothing written). */
-export function readProjectStatus(root: string, nowMs = Date.now()): ProjectStatus {
+export function readProjectStatus(root: string, cfg: ConfigValues, nowMs = Date.now()): ProjectStatus {
   const db = openProjectDb(root, { readonly: true });
   try {
     const events = countEvents(db);
@@ -117,18 +120,6 @@ export function readProjectStatus(root: string, nowMs = Date.now()): ProjectStat
           0,
         )
       : 0;
-    const tokensToday = existsSync(homePaths.stateDb())
-      ? withDb(
-          () => openDatabase(homePaths.stateDb(), "state", { readonly: true }),
-          (s) =>
-            (
-              s
-                .query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?")
-                .get(utcDay(nowMs)) as { n: number }
-            ).n,
-          0,
-        )
-      : 0;
     return {
       project_id: root,
       events,
@@ -136,7 +127,7 @@ export function readProjectStatus(root: string, nowMs = Date.now()): ProjectStat
       memory_items: { total: Object.values(byType).reduce((a, b) => a + b, 0), by_type: byType },
       user_style_items: userStyle,
       views,
-      llm: { tokens_today: tokensToday, waiting: waitsOf(db) },
+      llm: { ...llmUsageReport(cfg, { nowMs, projects: listProjects() }), waiting: waitsOf(db) },
       checks: memoryChecks(db, root),
     };
   } finally {

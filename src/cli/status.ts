@@ -8,6 +8,9 @@ import { listProjects, projectForPath } from "../shared/projects.ts";
 import { resolveProjectDir } from "./init-project.ts";
 import { readProjectStatus, type ProjectStatus } from "./project-status.ts";
 import { ProjectNotRegisteredError, SqrlError } from "../shared/errors.ts";
+import { loadConfig } from "../shared/config.ts";
+import { llmAccount } from "./llm-account.ts";
+import { describeUsage } from "../engine/llm/usage-report.ts";
 
 /** When the waiting events will be distilled: the daemon's next batch, or what starts it. */
 export interface EngineNextRun {
@@ -106,7 +109,7 @@ function waitingLine(w: ProjectStatus["llm"]["waiting"]): string {
   return `; ${w.count} episode${w.count === 1 ? " waits" : "s wait"} for it (${why}${next}); \`sqrl reprocess --offline-pending\` extracts them offline now`;
 }
 
-function render(s: ProjectStatus & { engine_next_run: EngineNextRun }, hosts: HostLine[]): string {
+function render(s: ProjectStatus & { engine_next_run: EngineNextRun }, hosts: HostLine[], account?: string): string {
   const lines = [
     `Project   ${s.project_id}`,
     `Events    ${s.events.total} stored, ${s.events.unprocessed} waiting for the engine; ${s.engine_next_run.text}`,
@@ -120,7 +123,8 @@ function render(s: ProjectStatus & { engine_next_run: EngineNextRun }, hosts: Ho
     }`,
     `Checked   ${checksLine(s.checks)}`,
     `Global    ${s.user_style_items} user-style items in user.db`,
-    `LLM       ${s.llm.tokens_today} tokens used today${waitingLine(s.llm.waiting)}`,
+    `LLM       ${describeUsage(s.llm)}${waitingLine(s.llm.waiting)}`,
+    ...(account ? [`          ${account}`] : []),
     `Views     ${s.views.length === 0 ? "none generated yet" : s.views.map((v) => `${v.name} (${v.stale ? "stale" : "fresh"}, ${v.generated_at})`).join(", ")}`,
     `Hosts     ${renderHosts(hosts)}`,
   ];
@@ -156,9 +160,10 @@ export default defineCommand({
     const dir = resolveProjectDir(args.path);
     const root = existsSync(projectPaths.db(dir)) ? dir : projectForPath(dir, listProjects());
     if (!root || !existsSync(projectPaths.db(root))) throw new ProjectNotRegisteredError(dir);
+    const cfg = loadConfig();
     let snapshot: ProjectStatus;
     try {
-      snapshot = readProjectStatus(root);
+      snapshot = readProjectStatus(root, cfg);
     } catch (err) {
       // a damaged data.db: say which file and what to do, never a stack trace
       throw new SqrlError(
@@ -169,10 +174,14 @@ export default defineCommand({
     const status = { ...snapshot, engine_next_run: await engineNextRun(snapshot.events.unprocessed) };
     const health = await daemonHealth(root);
     const hosts = await hostStates(root);
-    if (args.json) process.stdout.write(`${JSON.stringify({ ...status, health, hosts }, null, 2)}\n`);
+    const account = await llmAccount(cfg);
+    if (args.json)
+      process.stdout.write(
+        `${JSON.stringify({ ...status, llm: { ...status.llm, account: account?.json ?? null }, health, hosts }, null, 2)}\n`,
+      );
     else
       process.stdout.write(
-        `${render(status, hosts)}${health.length > 0 ? `Health    ${health.join("\n          ")}\n` : ""}`,
+        `${render(status, hosts, account?.line)}${health.length > 0 ? `Health    ${health.join("\n          ")}\n` : ""}`,
       );
   },
 });

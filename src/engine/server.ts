@@ -22,6 +22,7 @@ import { openProjectDb, openUserDb } from "../sql/open.ts";
 import { VERSION } from "../version.ts";
 import { embedderFromConfig } from "./llm/embeddings.ts";
 import { llmNoteTaker } from "./retrieve/chain-of-note.ts";
+import { llmUsageReport } from "./llm/usage-report.ts";
 import { recall } from "./retrieve/recall.ts";
 import { retrievalContext, type RetrievalContext } from "./retrieve/retrieval-context.ts";
 import { searchMemory } from "./retrieve/search.ts";
@@ -179,9 +180,10 @@ const HANDLERS: { [N in RouteName]?: Handler<(typeof ROUTES)[N]> } = {
   overview: async (input, state) => {
     const root = state.projectRoot(input.project_id);
     const userDb = state.user();
+    const nowMs = Date.now();
     return projectOverview(state.db(root), root, {
-      nowMs: Date.now(),
-      dailyCap: state.config()["llm.daily_token_cap"],
+      nowMs,
+      llm: llmUsageReport(state.config(), { nowMs, projects: listProjects() }),
       userId: state.config().user_id,
       ...(userDb ? { userDb } : {}),
     });

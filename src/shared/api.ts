@@ -448,7 +448,16 @@ export const ProjectOverview = z.object({
   ),
   /** Last event captured per source tool. */
   sources: z.array(z.object({ source_tool: z.string(), events: z.number().int(), last_at: z.string() })),
-  llm: z.object({ tokens_today: z.number().int(), daily_cap: z.number().int() }),
+  /** The configured LLM: provider, model, billing, tokens today of the cap, tokens per session (last 7 days). */
+  llm: z.object({
+    provider: z.string(),
+    model: z.string(),
+    billing: z.string(),
+    tokens_today: z.number().int(),
+    daily_cap: z.number().int(),
+    sessions: z.number().int(),
+    tokens_per_session: z.number().int().nullable(),
+  }),
 });
 export type ProjectOverview = z.infer<typeof ProjectOverview>;
 

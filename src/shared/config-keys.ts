@@ -23,15 +23,29 @@ export const CONFIG_KEYS = {
   user_id: key(z.string().min(1), "", "Who the memories belong to (default: git user.email, else $USER)."),
 
   "llm.provider": key(
-    z.enum(["none", "anthropic", "openai_compatible"]),
+    z.enum(["none", "anthropic", "openai_compatible", "claude_code", "codex"]),
     "none",
-    "LLM used for extraction and summaries; `none` keeps sqrl fully offline.",
+    "LLM used for extraction and summaries: an API (`anthropic`, `openai_compatible`), your signed-in agent CLI (`claude_code`, `codex`), or `none` (fully offline).",
   ),
-  "llm.model": key(z.string().min(1), "claude-haiku-4-5", "Model name sent to the provider."),
+  "llm.model": key(
+    z.string().min(1),
+    "claude-haiku-4-5",
+    "Model name sent to the provider (`codex` with a Claude model name: the CLI's fast model).",
+  ),
   "llm.base_url": key(
     z.string(),
     "",
-    "Provider base URL (empty: the SDK default; e.g. http://127.0.0.1:11434/v1 for Ollama).",
+    "Provider base URL (empty: the SDK's or the CLI's default; e.g. http://127.0.0.1:11434/v1 for Ollama).",
+  ),
+  "llm.billing": key(
+    z.enum(["subscription", "api_key"]),
+    "subscription",
+    "What `claude_code` and `codex` may bill: `subscription` (the CLI's signed-in plan; API keys in sqrl's environment are withheld from it) or `api_key` (the CLI may use ANTHROPIC_API_KEY / OPENAI_API_KEY and bill per token).",
+  ),
+  "llm.cli_path": key(
+    z.string(),
+    "",
+    "The `claude` or `codex` executable for `claude_code` / `codex` (empty: the first on PATH; `sqrl init` writes the one it found).",
   ),
   "llm.api_key_env": key(
     z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"),
@@ -44,7 +58,11 @@ export const CONFIG_KEYS = {
     200_000,
     "LLM tokens per day; past it the offline extractor takes over.",
   ),
-  "llm.timeout_ms": key(positiveInt, 30_000, "Timeout of one LLM call."),
+  "llm.timeout_ms": key(
+    positiveInt,
+    30_000,
+    "Timeout of one LLM call (`claude_code` and `codex`: at least 120000, as the CLI starts first).",
+  ),
   "llm.precheck": key(
     bool,
     true,

@@ -3,9 +3,10 @@
  * packages in test/hosts/node_modules (installed by .ci/run: `npm ci --prefix test/hosts`), with
  * their homes in temp folders, their model API pointed at the local stand-in (model-server.ts), dummy
  * keys and no network. Helpers read back, from the recorded requests, what each host put in front of
- * the model: the system prompt, each tool result, each ToolSearch answer.
+ * the model: the system prompt, each tool result, each ToolSearch answer. The sign-in helpers leave
+ * a stand-in account the way each CLI's own login does, for sqrl's `claude_code` and `codex` providers.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModelServer, RecordedRequest } from "./model-server.ts";
 
@@ -175,4 +176,89 @@ export function anthropicSystem(requests: RecordedRequest[]): string {
 export function offeredTools(requests: RecordedRequest[], api: "anthropic" | "openai"): Json[] {
   const first = requests.find((r) => r.api === api && Array.isArray(r.body.tools));
   return (first?.body.tools as Json[] | undefined) ?? [];
+}
+
+// ---- signed-in stand-in accounts --------------------------------------------------------------
+
+/** The OAuth access token of the stand-in Claude account (what `claude -p` must send, never an API key). */
+export const CLAUDE_OAUTH_TOKEN = "sk-ant-oat01-stand-in-subscription";
+export const STAND_IN_EMAIL = "dev@example.com";
+
+/**
+ * A Claude Code sign-in as `/login` leaves it on Linux: the OAuth credentials in
+ * `$CLAUDE_CONFIG_DIR/.credentials.json` and the account in `$CLAUDE_CONFIG_DIR/.claude.json`.
+ */
+export function signInClaude(configDir: string, plan = "max"): void {
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(
+    join(configDir, ".credentials.json"),
+    JSON.stringify({
+      claudeAiOauth: {
+        accessToken: CLAUDE_OAUTH_TOKEN,
+        refreshToken: "sk-ant-ort01-stand-in",
+        expiresAt: Date.now() + 365 * 86_400_000,
+        scopes: ["user:inference", "user:profile", "user:sessions:claude_code"],
+        subscriptionType: plan,
+      },
+    }),
+    { mode: 0o600 },
+  );
+  const configFile = join(configDir, ".claude.json");
+  const config = existsSync(configFile)
+    ? (JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>)
+    : {};
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      ...config,
+      hasCompletedOnboarding: true,
+      oauthAccount: {
+        accountUuid: "00000000-0000-4000-8000-000000000001",
+        emailAddress: STAND_IN_EMAIL,
+        organizationUuid: "00000000-0000-4000-8000-000000000002",
+        organizationName: "Stand-in",
+      },
+    }),
+  );
+}
+
+function jwt(claims: Record<string, unknown>): string {
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  return `${part({ alg: "none", typ: "JWT" })}.${part(claims)}.c3RhbmQtaW4`;
+}
+
+/** A Codex ChatGPT sign-in as `codex login` leaves it: `$CODEX_HOME/auth.json` with the account's tokens. */
+export function signInCodex(codexHome: string, plan = "plus"): string {
+  mkdirSync(codexHome, { recursive: true });
+  const exp = Math.floor(Date.now() / 1000) + 365 * 86_400;
+  const auth = {
+    "https://api.openai.com/auth": {
+      chatgpt_plan_type: plan,
+      chatgpt_account_id: "acct-stand-in",
+      chatgpt_user_id: "user-stand-in",
+    },
+  };
+  const access = jwt({ exp, ...auth });
+  writeFileSync(
+    join(codexHome, "auth.json"),
+    JSON.stringify({
+      auth_mode: "chatgpt",
+      OPENAI_API_KEY: null,
+      tokens: {
+        id_token: jwt({ email: STAND_IN_EMAIL, exp, ...auth }),
+        access_token: access,
+        refresh_token: "rt-stand-in",
+        account_id: "acct-stand-in",
+      },
+      last_refresh: new Date().toISOString(),
+    }),
+    { mode: 0o600 },
+  );
+  return access;
+}
+
+/** Every file under `dir` (relative paths), for "no new transcript appeared" checks. */
+export function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((p) => statSync(join(dir, p)).isFile()).sort();
 }

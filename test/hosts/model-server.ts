@@ -6,7 +6,9 @@
  * each tool result. No network: it listens on 127.0.0.1 only.
  *
  * A request is the main agent's when it offers tools; the script's turn is the number of tool
- * results already in its conversation. Side requests (titles, quota probes) get a one-word answer.
+ * results already in its conversation. Other requests (titles, quota probes, sqrl's distilling runs
+ * through `claude -p` and `codex exec`, which offer no tools) get the answer set with `answer()`, else
+ * a one-word one. An answer can also be a refusal as the real services send it (`rateLimited`).
  */
 
 /** One scripted model turn: call a tool, or answer with text (and so end the agent loop). */
@@ -16,6 +18,45 @@ export interface RecordedRequest {
   api: "anthropic" | "openai";
   path: string;
   body: Record<string, unknown>;
+  /** Lower-case header names: who the host says it is (authorization, x-api-key, …). */
+  headers: Record<string, string>;
+}
+
+/** An answer to a request that offers no tools: text, or an HTTP refusal with its headers. */
+export type Reply = { text: string; inputTokens?: number; outputTokens?: number; delayMs?: number } | Refusal;
+export interface Refusal {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** The usage-limit refusal each service sends a signed-in subscription (HTTP 429). */
+export function rateLimited(api: "anthropic" | "openai", resetInSeconds = 3600): Refusal {
+  const reset = String(Math.floor(Date.now() / 1000) + resetInSeconds);
+  if (api === "anthropic")
+    return {
+      status: 429,
+      headers: {
+        "anthropic-ratelimit-unified-status": "rejected",
+        "anthropic-ratelimit-unified-reset": reset,
+        "anthropic-ratelimit-unified-representative-claim": "five_hour",
+        "anthropic-ratelimit-unified-5h-status": "rejected",
+        "retry-after": String(resetInSeconds),
+      },
+      body: { type: "error", error: { type: "rate_limit_error", message: "Usage limit reached." } },
+    };
+  return {
+    status: 429,
+    headers: { "retry-after": String(resetInSeconds) },
+    body: {
+      error: {
+        type: "usage_limit_reached",
+        message: "The usage limit has been reached",
+        plan_type: "plus",
+        resets_in_seconds: resetInSeconds,
+      },
+    },
+  };
 }
 
 export interface ModelServer {
@@ -24,6 +65,8 @@ export interface ModelServer {
   requests: RecordedRequest[];
   /** Replace the script (the next host run plays it from turn 0). */
   play(steps: Step[]): void;
+  /** How to answer requests that offer no tools (null: a one-word answer). */
+  answer(fn: ((req: RecordedRequest) => Reply | undefined) | null): void;
   stop(): void;
 }
 
@@ -44,7 +87,14 @@ function anthropicToolResults(body: Json): number {
   return n;
 }
 
-function anthropicReply(step: Step, turn: number, model: string): Response {
+function refusal(r: Refusal): Response {
+  return new Response(JSON.stringify(r.body), {
+    status: r.status,
+    headers: { "content-type": "application/json", ...r.headers },
+  });
+}
+
+function anthropicReply(step: Step, turn: number, model: string, usage = { input: 10, output: 1 }): Response {
   const message = {
     id: `msg_${turn}`,
     type: "message",
@@ -53,7 +103,7 @@ function anthropicReply(step: Step, turn: number, model: string): Response {
     content: [],
     stop_reason: null,
     stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 1 },
+    usage: { input_tokens: usage.input, output_tokens: 1 },
   };
   const events: Array<[string, Json]> = [["message_start", { type: "message_start", message }]];
   if ("tool" in step) {
@@ -90,7 +140,11 @@ function anthropicReply(step: Step, turn: number, model: string): Response {
       ["content_block_stop", { type: "content_block_stop", index: 0 }],
       [
         "message_delta",
-        { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 1 } },
+        {
+          type: "message_delta",
+          delta: { stop_reason: "end_turn", stop_sequence: null },
+          usage: { output_tokens: usage.output },
+        },
       ],
     );
   }
@@ -111,14 +165,14 @@ function codexToolName(tool: string): { name: string; namespace?: string } {
   return m ? { namespace: m[1]!, name: m[2]! } : { name: tool };
 }
 
-function openaiReply(step: Step, turn: number, model: string): Response {
+function openaiReply(step: Step, turn: number, model: string, tokens = { input: 10, output: 1 }): Response {
   const id = `resp_${turn}_${Math.random().toString(36).slice(2, 8)}`;
   const usage = {
-    input_tokens: 10,
+    input_tokens: tokens.input,
     input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 1,
+    output_tokens: tokens.output,
     output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 11,
+    total_tokens: tokens.input + tokens.output,
   };
   const item: Json =
     "tool" in step
@@ -165,30 +219,62 @@ function openaiReply(step: Step, turn: number, model: string): Response {
   return sse(events);
 }
 
+function headersOf(req: Request): Record<string, string> {
+  return Object.fromEntries([...req.headers.entries()].map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/** The request body as JSON, decompressed first (Codex signed in with ChatGPT sends zstd). */
+async function readBody(req: Request): Promise<Json> {
+  const raw = new Uint8Array(await req.arrayBuffer());
+  const encoding = req.headers.get("content-encoding");
+  const bytes = encoding === "zstd" ? Bun.zstdDecompressSync(raw) : encoding === "gzip" ? Bun.gunzipSync(raw) : raw;
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as Json;
+  } catch {
+    return {};
+  }
+}
+
 /** Start the server on a free loopback port. */
 export function startModelServer(): ModelServer {
   let steps: Step[] = [{ text: "done" }];
+  let answerFn: ((req: RecordedRequest) => Reply | undefined) | null = null;
   const requests: RecordedRequest[] = [];
+  /** A request without tools: the answer set by the test, else one word. */
+  const sideReply = async (rec: RecordedRequest, model: string): Promise<Response> => {
+    const reply = answerFn?.(rec) ?? { text: "ok" };
+    if ("status" in reply) return refusal(reply);
+    if (reply.delayMs) await Bun.sleep(reply.delayMs);
+    const usage = { input: reply.inputTokens ?? 10, output: reply.outputTokens ?? 1 };
+    return rec.api === "anthropic"
+      ? anthropicReply({ text: reply.text }, 0, model, usage)
+      : openaiReply({ text: reply.text }, 0, model, usage);
+  };
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
       const url = new URL(req.url);
+      // Codex signed in with ChatGPT tries a WebSocket first; the stand-in speaks HTTP only, so it falls back.
+      if (req.headers.get("upgrade")?.toLowerCase() === "websocket")
+        return new Response("no websocket", { status: 426 });
       if (req.method !== "POST") return new Response("{}", { headers: { "content-type": "application/json" } });
-      const body = (await req.json().catch(() => ({}))) as Json;
+      const body = await readBody(req);
       const model = typeof body.model === "string" ? body.model : "stand-in";
       if (url.pathname.endsWith("/messages/count_tokens")) return Response.json({ input_tokens: 100 });
       if (url.pathname.endsWith("/messages")) {
-        requests.push({ api: "anthropic", path: url.pathname, body });
+        const rec: RecordedRequest = { api: "anthropic", path: url.pathname, body, headers: headersOf(req) };
+        requests.push(rec);
         const main = Array.isArray(body.tools) && body.tools.length > 0;
         const turn = anthropicToolResults(body);
-        return anthropicReply(main ? (steps[turn] ?? { text: "done" }) : { text: "ok" }, turn, model);
+        return main ? anthropicReply(steps[turn] ?? { text: "done" }, turn, model) : sideReply(rec, model);
       }
       if (url.pathname.endsWith("/responses")) {
-        requests.push({ api: "openai", path: url.pathname, body });
+        const rec: RecordedRequest = { api: "openai", path: url.pathname, body, headers: headersOf(req) };
+        requests.push(rec);
         const main = Array.isArray(body.tools) && body.tools.length > 0;
         const turn = openaiToolResults(body);
-        return openaiReply(main ? (steps[turn] ?? { text: "done" }) : { text: "ok" }, turn, model);
+        return main ? openaiReply(steps[turn] ?? { text: "done" }, turn, model) : sideReply(rec, model);
       }
       return Response.json(
         { error: { type: "not_found", message: `stand-in has no ${url.pathname}` } },
@@ -202,6 +288,9 @@ export function startModelServer(): ModelServer {
     play(next) {
       steps = next;
       requests.length = 0;
+    },
+    answer(fn) {
+      answerFn = fn;
     },
     stop() {
       server.stop(true);

@@ -42,6 +42,12 @@ export interface SchedulerResult {
 
 const SUMMARY_SYSTEM = `Summarize one episode of a developer's coding session for later recall, in 80-150 tokens: the goal, what changed (files), which commands/tests ran and how they ended, the outcome. Return ONLY JSON: {"summary": string}.`;
 const SummaryOutput = z.object({ summary: z.string().min(20).max(2000) });
+const SUMMARY_JSON_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  required: ["summary"],
+  properties: { summary: { type: "string" } },
+};
 
 async function llmSummary(o: SchedulerOptions, episodeId: string): Promise<string> {
   const events = episodeEvents(o.db, episodeId).map(toEngineEvent);
@@ -49,7 +55,12 @@ async function llmSummary(o: SchedulerOptions, episodeId: string): Promise<strin
   const out = await callForJson(
     o.llm!,
     o.ledger!,
-    { system: SUMMARY_SYSTEM, prompt: `${r.text}\n\nReturn the JSON object now.`, maxTokens: 400 },
+    {
+      system: SUMMARY_SYSTEM,
+      prompt: `${r.text}\n\nReturn the JSON object now.`,
+      maxTokens: 400,
+      jsonSchema: SUMMARY_JSON_SCHEMA,
+    },
     SummaryOutput,
   );
   let s = out.summary.trim();

@@ -1,6 +1,6 @@
 /**
- * The configured chat model: `createProvider(config)` loads the Anthropic or OpenAI-compatible
- * adapter on demand, or answers null when sqrl runs offline.
+ * The configured chat model: `createProvider(config)` loads the Anthropic, OpenAI-compatible,
+ * Claude Code or Codex adapter on demand, or answers null when sqrl runs offline.
  */
 import type { ConfigValues } from "../../shared/config-keys.ts";
 import type { LlmProvider } from "./types.ts";
@@ -13,7 +13,11 @@ const log = rootLog.child({ service: "llm" });
 export type LlmConfig = Pick<
   ConfigValues,
   "llm.provider" | "llm.model" | "llm.base_url" | "llm.api_key_env" | "llm.timeout_ms"
->;
+> &
+  Partial<Pick<ConfigValues, "llm.billing" | "llm.cli_path">>;
+
+/** A CLI run starts the agent first: its calls get at least this long, whatever llm.timeout_ms says. */
+export const CLI_MIN_TIMEOUT_MS = 120_000;
 
 let warnedMissingKey = false;
 
@@ -27,6 +31,26 @@ export async function createProvider(
 ): Promise<LlmProvider | null> {
   const kind = cfg["llm.provider"];
   if (kind === "none") return null;
+  if (kind === "claude_code" || kind === "codex") {
+    const { findCli } = await import("./cli-account.ts");
+    const configured = cfg["llm.cli_path"] ?? "";
+    const bin = findCli(kind, configured, env);
+    const opts = {
+      // Not installed (yet): the call fails as `unavailable` and the episode waits for it.
+      bin: bin ?? (configured || (kind === "claude_code" ? "claude" : "codex")),
+      model: cfg["llm.model"],
+      timeoutMs: Math.max(cfg["llm.timeout_ms"], CLI_MIN_TIMEOUT_MS),
+      billing: cfg["llm.billing"] ?? "subscription",
+      env,
+      ...(cfg["llm.base_url"] ? { baseURL: cfg["llm.base_url"] } : {}),
+    };
+    if (kind === "claude_code") {
+      const { ClaudeCodeProvider } = await import("./claude-code.ts");
+      return new ClaudeCodeProvider(opts);
+    }
+    const { CodexProvider } = await import("./codex.ts");
+    return new CodexProvider(opts);
+  }
   const key = env[cfg["llm.api_key_env"]];
   if (kind === "anthropic") {
     if (!key) {

@@ -9,6 +9,11 @@ export interface LlmRequest {
   system: string;
   prompt: string;
   maxTokens: number;
+  /**
+   * The answer's JSON Schema (strict: every property required, no others), for providers whose
+   * structured-output option takes one (`codex exec --output-schema`); the others ignore it.
+   */
+  jsonSchema?: Record<string, unknown>;
 }
 
 export interface LlmResponse {
@@ -17,9 +22,11 @@ export interface LlmResponse {
   outputTokens: number;
 }
 
+export type LlmProviderName = "anthropic" | "openai_compatible" | "claude_code" | "codex";
+
 /** A chat model behind sqrl's extraction, summaries and update decisions. */
 export interface LlmProvider {
-  readonly name: "anthropic" | "openai_compatible";
+  readonly name: LlmProviderName;
   readonly model: string;
   complete(req: LlmRequest): Promise<LlmResponse>;
 }

@@ -4,7 +4,6 @@
  * overview and the MCP call log. Reads only.
  */
 import type { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
 import {
   CallLog,
   MemoryDetail,
@@ -15,12 +14,10 @@ import {
   type MemoryRow,
   type MemoryType,
 } from "../../shared/api.ts";
-import { homePaths } from "../../shared/paths.ts";
 import { utcDay } from "../../shared/time.ts";
 import { eventsByIds } from "../../sql/events.ts";
 import { getMemoryItem, predecessors, rowToItem, type MemoryItem } from "../../sql/memory-items.ts";
 import { marksOf } from "../../sql/memory-marks.ts";
-import { openDatabase } from "../../sql/open.ts";
 import { countToolCalls, listToolCalls } from "../../sql/tool-calls.ts";
 import { NotFoundError } from "../../shared/errors.ts";
 import { styleDetail, styleRows } from "./browse-user.ts";
@@ -30,6 +27,7 @@ import { originLabel, originOf } from "./render/origin.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import { searchMemory } from "./search.ts";
 import { isViewStale, type ViewMetaRow } from "./views/view-staleness.ts";
+import type { LlmUsageReport } from "../llm/usage-report.ts";
 
 type Status = MemoryRow["status"];
 
@@ -290,24 +288,11 @@ export function memoryDetail(db: Database, projectId: string, id: string, userDb
   });
 }
 
-function readState<T>(fn: (db: Database) => T, fallback: T): T {
-  if (!existsSync(homePaths.stateDb())) return fallback;
-  let db: Database | undefined;
-  try {
-    db = openDatabase(homePaths.stateDb(), "state", { readonly: true });
-    return fn(db);
-  } catch {
-    return fallback;
-  } finally {
-    db?.close();
-  }
-}
-
 /** Counts of a project for the overview screen. */
 export function projectOverview(
   db: Database,
   projectId: string,
-  opts: { nowMs: number; dailyCap: number; userDb?: Database; userId?: string },
+  opts: { nowMs: number; llm: LlmUsageReport; userDb?: Database; userId?: string },
 ): ProjectOverview {
   const events = db
     .query(
@@ -343,15 +328,6 @@ export function projectOverview(
       `SELECT source_tool, COUNT(*) AS events, MAX(timestamp) AS last_at FROM events GROUP BY source_tool ORDER BY last_at DESC`,
     )
     .all() as Array<{ source_tool: string; events: number; last_at: string }>;
-  const tokensToday = readState(
-    (s) =>
-      (
-        s
-          .query("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE day = ?")
-          .get(utcDay(opts.nowMs)) as { n: number }
-      ).n,
-    0,
-  );
   return ProjectOverview.parse({
     type: "project_overview",
     project_id: projectId,
@@ -370,7 +346,7 @@ export function projectOverview(
         : 0,
     views,
     sources,
-    llm: { tokens_today: tokensToday, daily_cap: opts.dailyCap },
+    llm: opts.llm,
   });
 }
 

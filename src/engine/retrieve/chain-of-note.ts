@@ -54,9 +54,13 @@ export function noteTakerFor(provider: LlmProvider, ledger?: UsageLedger): NoteT
   };
 }
 
-/** The Chain-of-Note pass configured by `llm.*`, or undefined when sqrl runs offline. */
+/**
+ * The Chain-of-Note pass configured by `llm.*`, or undefined when sqrl runs offline. Never through
+ * an agent CLI (`claude_code`, `codex`): starting one takes seconds, and serving never waits for the model.
+ */
 export async function llmNoteTaker(cfg: ConfigValues): Promise<NoteTaker | undefined> {
-  if (cfg["llm.provider"] === "none") return undefined;
+  const kind = cfg["llm.provider"];
+  if (kind === "none" || kind === "claude_code" || kind === "codex") return undefined;
   const provider = await createProvider(cfg);
   return provider ? noteTakerFor(provider, new StateDbLedger(cfg["llm.daily_token_cap"])) : undefined;
 }

@@ -28,7 +28,25 @@ interface Overview {
   global_style: number;
   views: Array<{ name: string; generated_at: string; stale: boolean; events_since: number }>;
   sources: Array<{ source_tool: string; events: number; last_at: string }>;
-  llm: { tokens_today: number; daily_cap: number };
+  llm: {
+    provider: string;
+    model: string;
+    billing: string;
+    tokens_today: number;
+    daily_cap: number;
+    sessions: number;
+    tokens_per_session: number | null;
+  };
+}
+
+/** Who distils: the provider and model, or offline. */
+function llmLabel(l: Overview["llm"]): string {
+  if (l.provider === "none") return "offline rules (llm.provider = none)";
+  const billed =
+    (l.provider === "claude_code" || l.provider === "codex") && l.billing === "subscription"
+      ? " · your plan's usage"
+      : "";
+  return `${l.provider} · ${l.model}${billed}`;
 }
 
 const TYPES = ["user_style", "project_fact", "pitfall", "recipe"];
@@ -176,13 +194,21 @@ function ProjectOverview(props: { project: string }) {
                   )}
                 </div>
               </div>
-              <div class="card">
+              <div class="card" data-llm={o.llm.provider}>
                 <h3>LLM tokens today</h3>
                 <div class="big">{fmt(o.llm.tokens_today)}</div>
                 <div class="bar" title={`${share.toFixed(1)}% of the daily cap`}>
                   <div style={{ width: `${share}%` }} />
                 </div>
                 <div class="muted small">of {fmt(o.llm.daily_cap)} a day (llm.daily_token_cap)</div>
+                <div class="muted small" data-llm-model>
+                  {llmLabel(o.llm)}
+                </div>
+                <div class="muted small" data-llm-per-session>
+                  {o.llm.tokens_per_session === null
+                    ? "no session distilled by the LLM in 7 days"
+                    : `~${fmt(o.llm.tokens_per_session)} tokens per session (${fmt(o.llm.sessions)} in 7 days)`}
+                </div>
               </div>
             </div>
             <div class="two">

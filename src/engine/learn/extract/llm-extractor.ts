@@ -39,6 +39,38 @@ export const ExtractionOutput = z.object({
 });
 export type ExtractionOutput = z.infer<typeof ExtractionOutput>;
 
+/**
+ * The same answer as a strict JSON Schema (every property required, no others), for providers with
+ * a structured-output option (`codex exec --output-schema`); zod still validates every answer.
+ */
+export const EXTRACTION_JSON_SCHEMA: Record<string, unknown> = {
+  type: "object",
+  additionalProperties: false,
+  required: ["summary", "items"],
+  properties: {
+    summary: { type: "string" },
+    items: {
+      type: "array",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["type", "key", "content", "tags", "importance", "confidence", "scope", "file_paths", "evidence"],
+        properties: {
+          type: { type: "string", enum: ["user_style", "project_fact", "pitfall", "recipe"] },
+          key: { type: "string" },
+          content: { type: "string" },
+          tags: { type: "array", items: { type: "string" } },
+          importance: { type: "number" },
+          confidence: { type: "number" },
+          scope: { type: "string", enum: ["user", "project"] },
+          file_paths: { type: "array", items: { type: "string" } },
+          evidence: { type: "array", items: { type: "integer" } },
+        },
+      },
+    },
+  },
+};
+
 interface Limits {
   text: number;
   output: number;
@@ -152,7 +184,7 @@ export async function extractWithLlm(
   const out = await callForJson(
     llm,
     ledger,
-    { system: SYSTEM_PROMPT, prompt, maxTokens: OUTPUT_TOKENS },
+    { system: SYSTEM_PROMPT, prompt, maxTokens: OUTPUT_TOKENS, jsonSchema: EXTRACTION_JSON_SCHEMA },
     ExtractionOutput,
   );
   const candidates: Candidate[] = [];
