@@ -4,6 +4,7 @@
  * `llm.billing = api_key`), so the answer is the account and billing sqrl would really use.
  */
 import { existsSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { type CliBilling, cliEnv } from "./cli-run.ts";
 
@@ -24,10 +25,10 @@ export interface CliAccount {
 const COMMAND: Record<CliName, string> = { claude_code: "claude", codex: "codex" };
 export const CLI_LABEL: Record<CliName, string> = { claude_code: "Claude Code", codex: "Codex" };
 
-/** The CLI's absolute path: `configured` when set (llm.cli_path), else the first on PATH. */
+/** The CLI's absolute path: `configured` when set (llm.cli_path; a bare name is looked up on PATH), else the first on PATH. */
 export function findCli(cli: CliName, configured: string, env: Record<string, string | undefined>): string | null {
-  if (configured) return existsSync(configured) ? configured : null;
-  return Bun.which(COMMAND[cli], { PATH: env.PATH ?? "" }) ?? null;
+  if (configured && isAbsolute(configured)) return existsSync(configured) ? configured : null;
+  return Bun.which(configured || COMMAND[cli], { PATH: env.PATH ?? "" }) ?? null;
 }
 
 const ClaudeStatus = z.object({
