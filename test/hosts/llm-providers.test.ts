@@ -8,7 +8,8 @@
  * through the CLI and its items are stored with extractor `llm`; the stand-in's record shows that the
  * run offered no tool, carried no sqrl MCP server and no sqrl hook text, authenticated with the
  * plan's token and never with the API key sitting in sqrl's environment; no transcript of the run was
- * left behind; `sqrl status`, `sqrl doctor` and the overview report provider, model and tokens.
+ * left behind; `sqrl status`, `sqrl doctor` and the overview report provider, model and tokens; a
+ * usage-limit answer leaves the next episode waiting, and it is distilled once the stand-in recovers.
  * Then the provider alone: a usage-limit answer is a retryable `rate_limited` failure, a stalled
  * call a `timeout`, an API key reaches the CLI only under `llm.billing = api_key`, and shutdown
  * kills a run in flight. Skips with one line when the host CLIs are not installed.
@@ -19,8 +20,15 @@ import { join } from "node:path";
 import { ClaudeCodeProvider } from "../../src/engine/llm/claude-code.ts";
 import { cliRunsAlive, stopCliRuns } from "../../src/engine/llm/cli-run.ts";
 import { CodexProvider } from "../../src/engine/llm/codex.ts";
+import { callForJson, LlmCapReachedError } from "../../src/engine/llm/json-call.ts";
+import { StateDbLedger } from "../../src/engine/llm/usage.ts";
+import { openDatabase } from "../../src/sql/open.ts";
 import { LlmCallError, type LlmProvider } from "../../src/engine/llm/types.ts";
-import { EXTRACTION_JSON_SCHEMA, SYSTEM_PROMPT } from "../../src/engine/learn/extract/llm-extractor.ts";
+import {
+  EXTRACTION_JSON_SCHEMA,
+  ExtractionOutput,
+  SYSTEM_PROMPT,
+} from "../../src/engine/learn/extract/llm-extractor.ts";
 import {
   appendLines,
   claudeTurns,
@@ -179,7 +187,7 @@ suite("claude_code: sqrl init --yes turns a signed-in Claude Code on, and the da
   let runs: RecordedRequest[] = [];
   beforeAll(() => {
     if (!HOSTS_INSTALLED) return;
-    f = flowHome("");
+    f = flowHome("[llm]\nwait_retry_seconds = 1\n");
     signInClaude(f.home.claudeDir);
   });
   afterAll(async () => {
@@ -255,6 +263,54 @@ suite("claude_code: sqrl init --yes turns a signed-in Claude Code on, and the da
       tokens_today: json.llm.tokens_today,
       sessions: 1,
     });
+  });
+});
+
+suite("claude_code: a usage-limited Claude Code leaves the episode waiting; it is distilled once the limit lifts", () => {
+  let f: Flow;
+  beforeAll(() => {
+    if (!HOSTS_INSTALLED) return;
+    f = flowHome("[llm]\nwait_retry_seconds = 1\n");
+    signInClaude(f.home.claudeDir);
+  });
+  afterAll(async () => {
+    if (!HOSTS_INSTALLED) return;
+    model.answer(standInAnswers);
+    await f.home.cleanup();
+  });
+
+  test("rate-limited: the episode waits (not the offline rules); recovered: distilled by the model, once", async () => {
+    expect(runSqrl(["init", f.repo, "--yes", "--no-backfill"], { env: f.env }).code).toBe(0);
+    let limited = true;
+    let refused = 0;
+    model.answer((r) => {
+      if (limited && isDistilling(r)) {
+        refused++;
+        return rateLimited(r.api);
+      }
+      return standInAnswers(r);
+    });
+    writeSession(f, "33333333-4444-4555-8666-777777777777");
+    startDaemon(f.home);
+    const wait = await waitFor(
+      "the episode waiting for the model",
+      () => queryProject<{ reason: string; attempts: number }>(f.repo, "SELECT reason, attempts FROM llm_waits")[0],
+      90_000,
+    );
+    expect(wait.reason).toBe("rate_limited");
+    // Waiting, not extracted offline: no memory yet, the episode not marked extracted.
+    expect(queryProject(f.repo, "SELECT 1 FROM episode_state WHERE extracted_at IS NOT NULL")).toEqual([]);
+    expect(runSqrl(["status", f.repo], { env: f.env }).stdout).toMatch(/1 episode waits for it \(1 rate-limited/);
+    limited = false;
+    const items = await llmItems(f.repo);
+    expect(items).toHaveLength(1);
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(queryProject(f.repo, "SELECT 1 FROM llm_waits")).toEqual([]);
+    const done = queryProject<{ extractor: string }>(
+      f.repo,
+      "SELECT extractor FROM episode_state WHERE extracted_at IS NOT NULL",
+    );
+    expect(done.map((e) => e.extractor)).toEqual(["llm"]);
   });
 });
 
@@ -381,6 +437,18 @@ suite("the providers alone, against the stand-in", () => {
       model.answer(standInAnswers);
     });
   }
+
+  test("the daily token cap counts what the CLI reports, and holds", async () => {
+    model.answer(standInAnswers);
+    const ledger = new StateDbLedger(3000, Date.now, () => openDatabase(join(home.root, "cap-state.db"), "state"));
+    const p = provider("claude_code");
+    const out = await callForJson(p, ledger, { ...req, jsonSchema: EXTRACTION_JSON_SCHEMA }, ExtractionOutput);
+    expect(out.items).toHaveLength(1);
+    expect(ledger.remaining()).toBe(3000 - 2100 - 180); // the stand-in's reported usage, not an estimate
+    const before = model.requests.length;
+    await expect(callForJson(p, ledger, req, ExtractionOutput)).rejects.toBeInstanceOf(LlmCapReachedError);
+    expect(model.requests.length).toBe(before); // refused before the CLI ran
+  });
 
   test("an API key reaches the CLI only when the user says so (llm.billing = api_key)", async () => {
     model.play([]);
