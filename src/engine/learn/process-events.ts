@@ -235,7 +235,9 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
     await scheduleSummaries({
       db,
       projectId: body.project_id,
-      llm: d.llm,
+      // An agent CLI spends the user's plan: its episodes get their summary from the extraction call,
+      // the others keep the offline digest rather than one more run each.
+      llm: d.llm.name === "claude_code" || d.llm.name === "codex" ? null : d.llm,
       ledger: d.ledger,
       contextWindowTokens: d.config["llm.context_window_tokens"],
       limit: d.summaryLimit,

@@ -34,6 +34,18 @@ export const BILLING_VARIABLES: Record<"claude_code" | "codex", readonly string[
   codex: ["OPENAI_API_KEY", "CODEX_API_KEY", "AZURE_OPENAI_API_KEY"],
 };
 
+/**
+ * What a daemon started from inside an agent session (the first `sqrl mcp` starts it) inherits from
+ * that session: never handed on, so a distilling run is a fresh top-level run, not a nested one.
+ */
+const SESSION_VARIABLES = [
+  "CLAUDECODE",
+  "CLAUDE_CODE_ENTRYPOINT",
+  "CLAUDE_CODE_SSE_PORT",
+  "CODEX_SANDBOX",
+  "CODEX_SANDBOX_NETWORK_DISABLED",
+];
+
 /** The environment a CLI run gets: the engine's own, less what would switch billing, plus `extra`. */
 export function cliEnv(
   cli: "claude_code" | "codex",
@@ -42,7 +54,7 @@ export function cliEnv(
   extra: Record<string, string> = {},
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  const withheld = billing === "api_key" ? new Set<string>() : new Set(BILLING_VARIABLES[cli]);
+  const withheld = new Set([...SESSION_VARIABLES, ...(billing === "api_key" ? [] : BILLING_VARIABLES[cli])]);
   for (const [k, v] of Object.entries(env)) if (v !== undefined && !withheld.has(k)) out[k] = v;
   return { ...out, ...extra };
 }

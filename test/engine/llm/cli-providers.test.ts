@@ -20,6 +20,7 @@ const ENV = {
   CLAUDE_CODE_USE_BEDROCK: "1",
   OPENAI_API_KEY: "sk-proj-x",
   CODEX_API_KEY: "c",
+  CLAUDECODE: "1",
 };
 
 describe("cliEnv: no surprise bills", () => {
@@ -28,6 +29,7 @@ describe("cliEnv: no surprise bills", () => {
     for (const k of BILLING_VARIABLES.claude_code) expect(claude[k]).toBeUndefined();
     expect(claude.ANTHROPIC_BASE_URL).toBe("http://127.0.0.1:1");
     expect(claude.HOME).toBe("/home/u");
+    expect(claude.CLAUDECODE).toBeUndefined(); // a daemon started inside a session: the run is not nested
     const codex = cliEnv("codex", "subscription", ENV);
     expect(codex.OPENAI_API_KEY).toBeUndefined();
     expect(codex.CODEX_API_KEY).toBeUndefined();
