@@ -172,8 +172,9 @@ export async function ensureDaemon(opts: { timeoutMs?: number; onStart?: () => v
       exit = { code };
     });
   };
-  // A live pid that does not answer yet may be a daemon still starting: give it a moment first.
-  if (!current || !isPidAlive(current.pid)) start();
+  // A live pid that does not answer yet may be a daemon still starting: give it a moment first. One that
+  // answers as another home's daemon (a copied daemon.json) is not this home's: start at once.
+  if (!current || !isPidAlive(current.pid) || (await runtimeHealth(current)) !== undefined) start();
   else if (!(await waitHealthy(Math.min(deadline, Date.now() + 2000)))) start();
   const info = await waitHealthy(deadline, () => exit !== undefined);
   if (info) return info;
