@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { citations } from "./cite.ts";
+import { citations, citedIdentifiers, citedPaths } from "./cite.ts";
 import { gitDirs, readHead, runGit } from "../../shared/git.ts";
 import { lineOf, normalizeLine, readSource, wordRe } from "./source-file.ts";
 
@@ -37,6 +37,13 @@ export const Anchor = z.object({
   recorded_at: z.string(),
   /** 'extract' | 'reprocess' | 'doctor' | 'lazy' (built at serve time, not stored). */
   source: z.string(),
+  /**
+   * What the memory names, found in the repository or not (issue 26): its identifiers and paths.
+   * A name HEAD lacks that only an unmerged branch has says the work it describes has not landed.
+   */
+  names: z.array(z.string()).optional(),
+  /** Names its own session wrote into the repository's files (an edit's new text, a file it created). */
+  introduced: z.array(z.string()).optional(),
 });
 export type Anchor = z.infer<typeof Anchor>;
 
@@ -99,6 +106,21 @@ export interface AnchorInput {
   file_paths: readonly string[];
   /** Fix or decision commit, when known. */
   commit?: string | null;
+  /** Names (identifiers, paths) the item's session wrote into the repository's files. */
+  introduced?: readonly string[];
+}
+
+/** Names a memory is checked by for landing: at most this many. */
+const MAX_NAMES = 16;
+
+/**
+ * Everything `content` names that could be code: backticked and code-shaped identifiers, and paths
+ * (with an extension, or quoted with a slash: `cmd/entire/cli/gitutil`).
+ */
+export function namedInContent(content: string): string[] {
+  const quoted = [...content.matchAll(/[`"']([\w.@~-]*\/[\w.@~/-]*\w)\/?[`"']/g)].map((m) => m[1]!);
+  const paths = [...citedPaths(content), ...quoted].filter((p) => p.length >= 5 && !p.startsWith("../"));
+  return [...new Set([...citedIdentifiers(content).map((i) => i.name), ...paths])].slice(0, MAX_NAMES);
 }
 
 /**
@@ -153,6 +175,8 @@ export function buildAnchor(
     branch: head?.branch ?? null,
     recorded_at: at,
     source,
+    names: namedInContent(item.content),
+    ...(item.introduced && item.introduced.length > 0 ? { introduced: [...item.introduced].slice(0, MAX_NAMES) } : {}),
   };
 }
 

@@ -60,9 +60,11 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
     moves,
     deps,
   });
-  if (!hasCitations(anchor)) return result("unverifiable", "cites nothing in the repository");
   if (!repo.dirs) return result("unverifiable", "the project is not a git repository here");
   if (!repo.isGit) return result("unverifiable", "the repository's HEAD could not be read");
+  const away = notLanded(anchor, repo);
+  if (away) return result("stale", away);
+  if (!hasCitations(anchor)) return result("unverifiable", "cites nothing in the repository");
 
   const problems: string[] = [];
   const unknown: string[] = [];
@@ -170,6 +172,31 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
   if (checked === 0) return result("unverifiable", unknown[0] ?? "nothing it cites could be checked");
   if (moves.length > 0) return result("moved", moves.map(describeMove).join("; "), moves);
   return result("verified", "what it cites is still in the code");
+}
+
+/**
+ * Why the work a memory describes has not landed at HEAD, or null (issue 26): a name it cites that
+ * the work tree lacks and an unmerged branch has ("from branch X, not merged"), or a name its own
+ * session wrote that no branch here has (abandoned, or never committed). Once the branch is merged
+ * the names are in the work tree and the memory is checked as usual.
+ */
+export function notLanded(anchor: Pick<Anchor, "names" | "introduced">, repo: RepoState): string | null {
+  const names = [...new Set([...(anchor.names ?? []), ...(anchor.introduced ?? [])])];
+  if (names.length === 0) return null;
+  const present = repo.presentNames(names);
+  const missing = names.filter((n) => !present.has(n));
+  if (missing.length === 0) return null;
+  const held = repo.unmergedHolders(missing);
+  const [first] = held;
+  if (first) {
+    const [, ref] = first;
+    const only = [...held].filter(([, r]) => r === ref).map(([n]) => `\`${n}\``);
+    return `from branch ${ref}, not merged: ${only.slice(0, 3).join(", ")} ${only.length === 1 ? "is" : "are"} only there`;
+  }
+  const lost = missing.filter((n) => anchor.introduced?.includes(n));
+  if (lost.length > 0)
+    return `not landed or since removed: \`${lost[0]}\`, written in its session, is on no branch here`;
+  return null;
 }
 
 export function describeMove(m: Move): string {

@@ -4,7 +4,7 @@
  * whether a commit exists here), each asked once and cached per repository by a stamp of HEAD and
  * the index (staged renames change the index, not HEAD). A fresh stamp drops the cache.
  */
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gitDirs, gitStatus, readHead, runGit, type GitDirs, type Head } from "../../shared/git.ts";
 import { readSource, wordRe } from "./source-file.ts";
@@ -23,6 +23,34 @@ interface GitMemo {
   changes: Map<string, Changes>;
   texts: Map<string, string | null>;
   reverted: Map<string, string> | null;
+  /** Is a name (identifier or path) in the work tree? */
+  present: Map<string, boolean>;
+  /** An unmerged branch that has a name HEAD lacks (null: none). */
+  holders: Map<string, string | null>;
+  /** Branches (local, then remote-tracking) with commits HEAD does not contain, newest first. */
+  unmerged: Array<{ ref: string; sha: string }> | null;
+}
+
+/** Unmerged branches searched for a missing name (the newest ones; each costs one `git grep`). */
+const MAX_UNMERGED_REFS = 24;
+
+const isPathName = (n: string) => n.includes("/") || /\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(n);
+
+/** Which of `names` one `git grep` finds (whole words, fixed strings) in the work tree or in `refs`. */
+function grepNames(root: string, names: readonly string[], refs: readonly string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  if (names.length === 0) return found;
+  const args = ["grep", "-I", "-w", "-F", "-o", "--max-count=1", "--no-color"];
+  if (refs.length === 0) args.push("--untracked");
+  const out = runGit(root, [...args, ...names.flatMap((n) => ["-e", n]), ...refs, "--"], 10_000);
+  for (const line of (out ?? "").split("\n")) {
+    // work tree: path:match; refs: ref:path:match
+    const parts = line.split(":");
+    const match = parts.at(-1) ?? "";
+    if (!names.includes(match) || found.has(match)) continue;
+    found.set(match, refs.length > 0 ? parts[0]! : "");
+  }
+  return found;
 }
 
 const memos = new Map<string, GitMemo>();
@@ -58,6 +86,9 @@ export class RepoState {
         changes: new Map(),
         texts: new Map(),
         reverted: null,
+        present: new Map(),
+        holders: new Map(),
+        unmerged: null,
       };
       memos.set(key, memo);
     }
@@ -144,6 +175,74 @@ export class RepoState {
       if (text !== null && re.test(text)) return path;
     }
     return null;
+  }
+
+  /**
+   * Which of `names` are in the work tree (tracked or untracked files, `.gitignore` respected): an
+   * identifier as a whole word in some file, a path as a file or folder. Asked once per stamp.
+   */
+  presentNames(names: readonly string[]): Set<string> {
+    const memo = this.memo;
+    const todo = [...new Set(names)].filter((n) => !memo.present.has(n));
+    for (const p of todo.filter(isPathName)) memo.present.set(p, existsSync(join(this.root, p)));
+    let ids = todo.filter((n) => !isPathName(n));
+    // One line holds at most one match per name asked with --max-count=1: names missed once are asked alone.
+    for (let pass = 0; pass < 2 && ids.length > 0 && this.isGit; pass++) {
+      const batch = pass === 0 ? [ids] : ids.map((n) => [n]);
+      for (const b of batch) for (const n of grepNames(this.root, b, []).keys()) memo.present.set(n, true);
+      ids = ids.filter((n) => !memo.present.has(n));
+    }
+    for (const n of ids) memo.present.set(n, false);
+    return new Set(names.filter((n) => memo.present.get(n)));
+  }
+
+  /**
+   * For names the work tree lacks: the newest unmerged branch (local or remote-tracking, one whose tip
+   * HEAD does not contain) that has each — the work that named it lives there and has not landed.
+   */
+  unmergedHolders(names: readonly string[]): Map<string, string> {
+    const memo = this.memo;
+    const out = new Map<string, string>();
+    const todo = [...new Set(names)].filter((n) => !memo.holders.has(n));
+    if (todo.length > 0 && this.isGit && this.head?.sha) {
+      if (!memo.unmerged) {
+        const refs = runGit(this.root, [
+          "for-each-ref",
+          `--no-merged=${this.head.sha}`,
+          "--sort=-committerdate",
+          "--format=%(refname:short)%09%(objectname)",
+          "refs/heads",
+          "refs/remotes",
+        ]);
+        const seen = new Set<string>();
+        memo.unmerged = [];
+        for (const line of (refs ?? "").split("\n")) {
+          const [ref, sha] = line.split("\t");
+          if (!ref || !sha || seen.has(sha) || ref.endsWith("/HEAD")) continue;
+          seen.add(sha);
+          memo.unmerged.push({ ref, sha });
+          if (memo.unmerged.length >= MAX_UNMERGED_REFS) break;
+        }
+      }
+      const ids = todo.filter((n) => !isPathName(n));
+      const paths = todo.filter(isPathName);
+      for (const { ref, sha } of memo.unmerged) {
+        const left = ids.filter((n) => !memo.holders.has(n));
+        for (const n of grepNames(this.root, left, [sha]).keys()) memo.holders.set(n, ref);
+        const leftPaths = paths.filter((p) => !memo.holders.has(p));
+        if (leftPaths.length > 0) {
+          const listed = runGit(this.root, ["ls-tree", "--name-only", sha, "--", ...leftPaths]) ?? "";
+          const have = new Set(listed.split("\n").filter(Boolean));
+          for (const p of leftPaths) if (have.has(p)) memo.holders.set(p, ref);
+        }
+      }
+      for (const n of todo) if (!memo.holders.has(n)) memo.holders.set(n, null);
+    }
+    for (const n of names) {
+      const ref = memo.holders.get(n);
+      if (ref) out.set(n, ref);
+    }
+    return out;
   }
 
   /** The commit that reverted `sha` ("This reverts commit <sha>") in HEAD's history, or null. */

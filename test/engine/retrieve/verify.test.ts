@@ -14,6 +14,7 @@ import { searchMemory } from "../../../src/engine/retrieve/search.ts";
 import { taskContext } from "../../../src/engine/retrieve/task-context.ts";
 import { clearVerificationCache, verifyItems } from "../../../src/engine/retrieve/verify/verify.ts";
 import { pitfallsView } from "../../../src/engine/retrieve/views/pitfalls.ts";
+import { projectBriefView } from "../../../src/engine/retrieve/views/project-brief.ts";
 import { SearchQuery, TaskContextRequest, ViewQuery } from "../../../src/shared/api.ts";
 import type { EventDTO } from "../../../src/shared/event.ts";
 import { nowIso } from "../../../src/shared/time.ts";
@@ -198,7 +199,7 @@ describe("scenarios in a real git repository", () => {
     expect(res.memory_ids).not.toContain(id);
   });
 
-  test("another branch without the file: unverifiable on this branch, not stale, and still served", async () => {
+  test("a branch that never merged: held back on main (task_context, search, views) until it is merged, then served", async () => {
     initRepo(p.root);
     writeFile(p.root, "README.md", "demo\n");
     commitAll(p.root, "init");
@@ -225,15 +226,96 @@ describe("scenarios in a real git repository", () => {
     expect(statusOf(item.id).status).toBe("verified");
     git(p.root, "checkout", "-q", "main");
     const v = statusOf(item.id);
-    expect(v.status).toBe("unverifiable");
-    expect(v.reason).toContain("unverifiable on this branch: written on branch feature");
-    const res = await taskContext(
-      ctx(),
-      TaskContextRequest.parse({ project_id: p.root, task_description: "rollout percentages rolloutPercent" }),
-    );
-    expect(res.memory_ids).toContain(item.id);
-    git(p.root, "checkout", "-q", "feature");
+    expect(v.status).toBe("stale");
+    expect(v.reason).toBe("from branch feature, not merged: `rolloutPercent`, `src/flags/rollout.ts` are only there");
+    const ask = TaskContextRequest.parse({
+      project_id: p.root,
+      task_description: "rollout percentages rolloutPercent",
+    });
+    expect((await taskContext(ctx(), ask)).memory_ids).not.toContain(item.id);
+    const core = await projectBriefView(ctx(), ViewQuery.parse({ project_id: p.root }));
+    expect(core.markdown).not.toContain("rolloutPercent");
+    const full = await projectBriefView(ctx(), ViewQuery.parse({ project_id: p.root, mode: "full" }));
+    expect(full.markdown).toContain("May be out of date (from branch feature, not merged");
+    const found = await searchMemory(ctx(), SearchQuery.parse({ project_id: p.root, query: "rollout percentages" }));
+    expect(found.results[0]?.verification?.reason).toStartWith("from branch feature, not merged");
+    expect(found.markdown).toContain("May be out of date (from branch feature, not merged");
+    // Merged: the code is on main now, and the memory is served as current.
+    git(p.root, "merge", "-q", "--no-ff", "-m", "merge feature", "feature");
     expect(statusOf(item.id).status).toBe("verified");
+    expect((await taskContext(ctx(), ask)).memory_ids).toContain(item.id);
+    const brief = await projectBriefView(ctx(), ViewQuery.parse({ project_id: p.root }));
+    expect(brief.markdown).toContain("rolloutPercent");
+  });
+
+  test("written on a branch since deleted, naming nothing its session wrote: unverifiable on this branch, still served", async () => {
+    initRepo(p.root);
+    writeFile(p.root, "README.md", "demo\n");
+    commitAll(p.root, "init");
+    git(p.root, "checkout", "-q", "-b", "spike");
+    writeFile(p.root, "src/flags/rollout.ts", "export const rolloutPercent = 10;\n");
+    commitAll(p.root, "spike");
+    const item = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "rollout",
+        content: "Feature rollout percentages come from `rolloutPercent` in src/flags/rollout.ts.",
+        file_paths: ["src/flags/rollout.ts"],
+      },
+      NOW,
+    );
+    recordAnchors(p.db, p.root, [item.id], [], "extract", NOW);
+    git(p.root, "checkout", "-q", "main");
+    git(p.root, "branch", "-q", "-D", "spike");
+    const v = statusOf(item.id);
+    expect(v.status).toBe("unverifiable");
+    expect(v.reason).toContain("unverifiable on this branch: written on branch spike");
+  });
+
+  test("code its own session wrote and no branch here has (never committed): not landed", async () => {
+    initRepo(p.root);
+    writeFile(p.root, "README.md", "demo\n");
+    commitAll(p.root, "init");
+    const item = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "checkpoint_lookup",
+        content: "Commit messages of a checkpoint are found with `findCommitMessageByCheckpointID`.",
+        importance: 0.7,
+      },
+      NOW,
+    );
+    const edit: EventDTO = {
+      ...commitEvent("0000000", []),
+      id: "ev_edit",
+      source_tool: "claude_code",
+      event_type: "code_change",
+      content_json: JSON.stringify({
+        tool: "Edit",
+        input: {
+          file_path: "cmd/cli/checkpoint.go",
+          old_string: "",
+          new_string: "func findCommitMessageByCheckpointID(id string) string {",
+        },
+      }),
+      file_paths: ["cmd/cli/checkpoint.go"],
+    };
+    recordAnchors(p.db, p.root, [item.id], [edit], "extract", NOW);
+    const anchor = JSON.parse(anchorJsonOf(p.db, [item.id]).get(item.id)!);
+    expect(anchor.introduced).toEqual(["findCommitMessageByCheckpointID"]);
+    expect(statusOf(item.id)).toMatchObject({
+      status: "stale",
+      reason:
+        "not landed or since removed: `findCommitMessageByCheckpointID`, written in its session, is on no branch here",
+    });
+    // Written now (uncommitted work in the tree counts as here): served again.
+    writeFile(p.root, "cmd/cli/checkpoint.go", "func findCommitMessageByCheckpointID(id string) string {}\n");
+    commitAll(p.root, "checkpoint lookup");
+    expect(statusOf(item.id).status).not.toBe("stale");
   });
 
   test("a memory that cites nothing in the code (a pure preference) is unverifiable", () => {

@@ -11,8 +11,10 @@ import { log } from "../../../shared/log.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { anchorJsonOf, putAnchorJson } from "../../../sql/memory-anchors.ts";
 import { getMemoryItem, type MemoryItem } from "../../../sql/memory-items.ts";
-import { buildAnchor } from "../../anchors/anchor.ts";
-import { runGit } from "../../../shared/git.ts";
+import { buildAnchor, namedInContent } from "../../anchors/anchor.ts";
+import { wordRe } from "../../anchors/source-file.ts";
+import { gitDirs, runGit } from "../../../shared/git.ts";
+import { currentText } from "./follow-renames.ts";
 
 interface EpisodeCommit {
   sha: string;
@@ -50,6 +52,39 @@ export function episodeCommits(events: readonly EventDTO[]): EpisodeCommit[] {
   return out;
 }
 
+/** What an episode wrote into the repository: the text its edits left and the files they touched. */
+interface Written {
+  text: string;
+  files: string[];
+}
+
+/** The episode's edits of files git tracks or would track (an ignored file is not the repository's code). */
+export function episodeWrites(root: string, events: readonly EventDTO[]): Written {
+  const edits = events.filter((e) => e.event_type === "code_change" && e.file_paths.length > 0);
+  const files = [...new Set(edits.flatMap((e) => e.file_paths))].filter(
+    (f) => !f.startsWith("/") && !f.startsWith(".."),
+  );
+  // Outside git nothing can be checked for landing: no process spawned.
+  if (files.length === 0 || !gitDirs(root)) return { text: "", files: [] };
+  const ignored = new Set((runGit(root, ["check-ignore", "--", ...files.slice(0, 200)]) ?? "").split("\n"));
+  const kept = new Set(files.filter((f) => !ignored.has(f)));
+  const text = edits
+    .filter((e) => e.file_paths.some((f) => kept.has(f)))
+    .map((e) => currentText(e.content_json))
+    .join("\n");
+  return { text, files: [...kept] };
+}
+
+/** The names `content` cites that the episode's own edits wrote (identifiers in the new text, files or folders it created). */
+export function introducedNames(content: string, written: Written): string[] {
+  if (written.files.length === 0) return [];
+  return namedInContent(content).filter((n) =>
+    n.includes("/") || /\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(n)
+      ? written.files.some((f) => f === n || f.startsWith(`${n.replace(/\/$/, "")}/`))
+      : wordRe(n).test(written.text),
+  );
+}
+
 function isDecision(item: Pick<MemoryItem, "type" | "tags" | "key">): boolean {
   return item.type === "pitfall" || item.tags.includes("decision") || item.key.startsWith("decision:");
 }
@@ -74,6 +109,7 @@ export function recordAnchors(
 ): void {
   try {
     const commits = episodeCommits(events);
+    let written: Written | null = null;
     const at = nowIso(nowMs);
     const rows: Array<[string, string]> = [];
     const have = anchorJsonOf(db, [...new Set(ids)]);
@@ -87,7 +123,12 @@ export function recordAnchors(
         JSON.stringify(
           buildAnchor(
             root,
-            { content: item.content, file_paths: item.file_paths, commit: commitFor(root, item, commits) },
+            {
+              content: item.content,
+              file_paths: item.file_paths,
+              commit: commitFor(root, item, commits),
+              introduced: introducedNames(item.content, (written ??= episodeWrites(root, events))),
+            },
             source,
             at,
           ),

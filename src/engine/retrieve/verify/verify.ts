@@ -114,6 +114,16 @@ export function verifyItems(
       out.set(item.id, { status: "unverifiable", reason: "the check could not run", moves: [] });
     }
   }
+  // What the items name, asked of git once for all of them (not once per item).
+  try {
+    const names = [...new Set(todo.flatMap(({ a }) => [...(a.anchor.names ?? []), ...(a.anchor.introduced ?? [])]))];
+    if (names.length > 0 && repo.isGit) {
+      const present = repo.presentNames(names);
+      repo.unmergedHolders(names.filter((n) => !present.has(n)));
+    }
+  } catch (err) {
+    log.debug(`names of memories could not be looked up: ${(err as Error).message}`);
+  }
   for (const { item, a } of todo) {
     try {
       const result = checkAnchor(a.anchor, repo);
