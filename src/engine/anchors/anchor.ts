@@ -42,8 +42,8 @@ export const Anchor = z.object({
    * A name HEAD lacks that only an unmerged branch has says the work it describes has not landed.
    */
   names: z.array(z.string()).optional(),
-  /** Names its own session wrote into the repository's files (an edit's new text, a file it created). */
-  introduced: z.array(z.string()).optional(),
+  /** Identifiers its own session wrote into the repository's files, with the file each went into. */
+  introduced: z.array(z.object({ name: z.string(), path: z.string() })).optional(),
 });
 export type Anchor = z.infer<typeof Anchor>;
 
@@ -106,8 +106,8 @@ export interface AnchorInput {
   file_paths: readonly string[];
   /** Fix or decision commit, when known. */
   commit?: string | null;
-  /** Names (identifiers, paths) the item's session wrote into the repository's files. */
-  introduced?: readonly string[];
+  /** Identifiers the item's session wrote into the repository's files, and where. */
+  introduced?: ReadonlyArray<{ name: string; path: string }>;
 }
 
 /** Names a memory is checked by for landing: at most this many. */

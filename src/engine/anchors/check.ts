@@ -176,12 +176,14 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
 
 /**
  * Why the work a memory describes has not landed at HEAD, or null (issue 26): a name it cites that
- * the work tree lacks and an unmerged branch has ("from branch X, not merged"), or a name its own
- * session wrote that no branch here has (abandoned, or never committed). Once the branch is merged
- * the names are in the work tree and the memory is checked as usual.
+ * the work tree lacks and an unmerged branch has ("from branch X, not merged"), or an identifier its
+ * own session wrote into a file that is here now without it, and that no branch has (the work was
+ * abandoned, never committed, or replaced). Once the branch is merged the names are in the work tree
+ * and the memory is checked as usual.
  */
 export function notLanded(anchor: Pick<Anchor, "names" | "introduced">, repo: RepoState): string | null {
-  const names = [...new Set([...(anchor.names ?? []), ...(anchor.introduced ?? [])])];
+  const introduced = anchor.introduced ?? [];
+  const names = [...new Set([...(anchor.names ?? []), ...introduced.map((i) => i.name)])];
   if (names.length === 0) return null;
   const present = repo.presentNames(names);
   const missing = names.filter((n) => !present.has(n));
@@ -193,9 +195,10 @@ export function notLanded(anchor: Pick<Anchor, "names" | "introduced">, repo: Re
     const only = [...held].filter(([, r]) => r === ref).map(([n]) => `\`${n}\``);
     return `from branch ${ref}, not merged: ${only.slice(0, 3).join(", ")} ${only.length === 1 ? "is" : "are"} only there`;
   }
-  const lost = missing.filter((n) => anchor.introduced?.includes(n));
-  if (lost.length > 0)
-    return `not landed or since removed: \`${lost[0]}\`, written in its session, is on no branch here`;
+  // Only where the file it went into is here: a checkout without the session's files at all tells nothing.
+  const lost = introduced.find((i) => missing.includes(i.name) && stampOf(repo.root, i.path) !== null);
+  if (lost)
+    return `not landed or since removed: \`${lost.name}\`, written in its session into ${lost.path}, is on no branch here`;
   return null;
 }
 

@@ -54,6 +54,7 @@ import {
 } from "./apply/update.ts";
 import { applyUserDecision, userAnchorItems } from "./apply/user-style-store.ts";
 import { recordAnchors } from "./apply/record-anchors.ts";
+import { consolidateSubjects } from "./apply/consolidate-subjects.ts";
 import { gradeOutcomes } from "./outcomes.ts";
 import { followMoves } from "./apply/follow-moves.ts";
 import { followRenames } from "./apply/follow-renames.ts";
@@ -211,6 +212,16 @@ async function run(db: Database, body: ProcessEventsRequest, d: EngineDeps): Pro
     extracted.push(ep);
     manifests = false;
   }
+  // One subject, one memory: what the new episodes stored meets older items on the same subject under other keys.
+  // The model while it answers; the offline rules when it is away.
+  if (extracted.length > 0)
+    await consolidateSubjects(
+      db,
+      body.project_id,
+      memoryIds,
+      extracted.map((e) => e.id),
+      { llm: d.away.failure ? null : d.llm, ledger: d.ledger, nowMs },
+    );
   if (d.embedder) await backfillEmbeddings(db, body.project_id, d.embedder, memoryIds);
   // What happened next grades what was stored: failing recipes flagged, unused memories decayed.
   if (extracted.length > 0)

@@ -15,6 +15,7 @@ import { supersedeMemoryItem } from "../../sql/memory-items.ts";
 import { unanchoredIds } from "../../sql/memory-anchors.ts";
 import { clearObservations } from "../../sql/observations.ts";
 import { recordAnchors } from "./apply/record-anchors.ts";
+import { consolidateSubjects } from "./apply/consolidate-subjects.ts";
 import { followRenames } from "./apply/follow-renames.ts";
 import { extractEpisode, resolveDeps, withProjectLock, type EngineDeps } from "./process-events.ts";
 
@@ -93,7 +94,9 @@ export async function reprocessProject(
     let manifests = d.manifests;
     let waiting = 0;
     for (const [i, ep] of episodes.entries()) {
-      if ((await extractEpisode(db, projectId, ep.user_id, ep, d, manifests)) === null) waiting++;
+      const ids = await extractEpisode(db, projectId, ep.user_id, ep, d, manifests);
+      if (ids === null) waiting++;
+      else await consolidateSubjects(db, projectId, ids, [ep.id], { llm: d.llm, ledger: d.ledger, nowMs: d.now() });
       // Episode by episode, as the daemon would have: a path the later sessions renamed is followed.
       followRenames(db, projectId, [ep.id], d.now());
       manifests = false;

@@ -274,9 +274,9 @@ describe("scenarios in a real git repository", () => {
     expect(v.reason).toContain("unverifiable on this branch: written on branch spike");
   });
 
-  test("code its own session wrote and no branch here has (never committed): not landed", async () => {
+  test("code its own session wrote into a file that is here without it, on no branch: not landed", async () => {
     initRepo(p.root);
-    writeFile(p.root, "README.md", "demo\n");
+    writeFile(p.root, "cmd/cli/checkpoint.go", "package cli\n");
     commitAll(p.root, "init");
     const item = addItem(
       p.db,
@@ -306,16 +306,20 @@ describe("scenarios in a real git repository", () => {
     };
     recordAnchors(p.db, p.root, [item.id], [edit], "extract", NOW);
     const anchor = JSON.parse(anchorJsonOf(p.db, [item.id]).get(item.id)!);
-    expect(anchor.introduced).toEqual(["findCommitMessageByCheckpointID"]);
+    expect(anchor.introduced).toEqual([{ name: "findCommitMessageByCheckpointID", path: "cmd/cli/checkpoint.go" }]);
     expect(statusOf(item.id)).toMatchObject({
       status: "stale",
       reason:
-        "not landed or since removed: `findCommitMessageByCheckpointID`, written in its session, is on no branch here",
+        "not landed or since removed: `findCommitMessageByCheckpointID`, written in its session into cmd/cli/checkpoint.go, is on no branch here",
     });
-    // Written now (uncommitted work in the tree counts as here): served again.
+    // Written now and committed: served again.
     writeFile(p.root, "cmd/cli/checkpoint.go", "func findCommitMessageByCheckpointID(id string) string {}\n");
     commitAll(p.root, "checkpoint lookup");
     expect(statusOf(item.id).status).not.toBe("stale");
+    // A checkout without the file the session wrote tells nothing: not judged.
+    rmSync(join(p.root, "cmd"), { recursive: true });
+    commitAll(p.root, "drop cmd");
+    expect(statusOf(item.id).reason).not.toContain("not landed");
   });
 
   test("a memory that cites nothing in the code (a pure preference) is unverifiable", () => {

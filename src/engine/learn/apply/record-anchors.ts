@@ -52,37 +52,36 @@ export function episodeCommits(events: readonly EventDTO[]): EpisodeCommit[] {
   return out;
 }
 
-/** What an episode wrote into the repository: the text its edits left and the files they touched. */
+/** One edit an episode made to a file of the repository: the file and the text the edit left. */
 interface Written {
+  path: string;
   text: string;
-  files: string[];
 }
 
 /** The episode's edits of files git tracks or would track (an ignored file is not the repository's code). */
-export function episodeWrites(root: string, events: readonly EventDTO[]): Written {
-  const edits = events.filter((e) => e.event_type === "code_change" && e.file_paths.length > 0);
+export function episodeWrites(root: string, events: readonly EventDTO[]): Written[] {
+  const edits = events.filter((e) => e.event_type === "code_change" && e.file_paths.length === 1);
   const files = [...new Set(edits.flatMap((e) => e.file_paths))].filter(
     (f) => !f.startsWith("/") && !f.startsWith(".."),
   );
   // Outside git nothing can be checked for landing: no process spawned.
-  if (files.length === 0 || !gitDirs(root)) return { text: "", files: [] };
+  if (files.length === 0 || !gitDirs(root)) return [];
   const ignored = new Set((runGit(root, ["check-ignore", "--", ...files.slice(0, 200)]) ?? "").split("\n"));
-  const kept = new Set(files.filter((f) => !ignored.has(f)));
-  const text = edits
-    .filter((e) => e.file_paths.some((f) => kept.has(f)))
-    .map((e) => currentText(e.content_json))
-    .join("\n");
-  return { text, files: [...kept] };
+  return edits
+    .filter((e) => files.includes(e.file_paths[0]!) && !ignored.has(e.file_paths[0]!))
+    .map((e) => ({ path: e.file_paths[0]!, text: currentText(e.content_json) }));
 }
 
-/** The names `content` cites that the episode's own edits wrote (identifiers in the new text, files or folders it created). */
-export function introducedNames(content: string, written: Written): string[] {
-  if (written.files.length === 0) return [];
-  return namedInContent(content).filter((n) =>
-    n.includes("/") || /\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(n)
-      ? written.files.some((f) => f === n || f.startsWith(`${n.replace(/\/$/, "")}/`))
-      : wordRe(n).test(written.text),
-  );
+/** The identifiers `content` cites that the episode's own edits wrote, with the file each went into. */
+export function introducedNames(content: string, written: readonly Written[]): Array<{ name: string; path: string }> {
+  if (written.length === 0) return [];
+  const out: Array<{ name: string; path: string }> = [];
+  for (const name of namedInContent(content)) {
+    if (name.includes("/") || /\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(name)) continue; // a path: branches tell
+    const w = written.findLast((x) => wordRe(name).test(x.text));
+    if (w) out.push({ name, path: w.path });
+  }
+  return out;
 }
 
 function isDecision(item: Pick<MemoryItem, "type" | "tags" | "key">): boolean {
@@ -109,7 +108,7 @@ export function recordAnchors(
 ): void {
   try {
     const commits = episodeCommits(events);
-    let written: Written | null = null;
+    let written: Written[] | null = null;
     const at = nowIso(nowMs);
     const rows: Array<[string, string]> = [];
     const have = anchorJsonOf(db, [...new Set(ids)]);

@@ -116,7 +116,11 @@ export function verifyItems(
   }
   // What the items name, asked of git once for all of them (not once per item).
   try {
-    const names = [...new Set(todo.flatMap(({ a }) => [...(a.anchor.names ?? []), ...(a.anchor.introduced ?? [])]))];
+    const names = [
+      ...new Set(
+        todo.flatMap(({ a }) => [...(a.anchor.names ?? []), ...(a.anchor.introduced ?? []).map((i) => i.name)]),
+      ),
+    ];
     if (names.length > 0 && repo.isGit) {
       const present = repo.presentNames(names);
       repo.unmergedHolders(names.filter((n) => !present.has(n)));
