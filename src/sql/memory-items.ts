@@ -283,16 +283,26 @@ export function replaceWithVersion(
   return next;
 }
 
-/** The chain of rows an item replaced, newest first (itself excluded). */
+/**
+ * The rows an item replaced, newest first (itself excluded): its chain of versions and, where the
+ * consolidation merged or replaced items of other keys into it, theirs too (each with its own chain).
+ */
 export function predecessors(db: Database, id: string): MemoryItem[] {
   const out: MemoryItem[] = [];
-  let cursor = id;
-  for (let i = 0; i < 1000; i++) {
-    const row = db.query(`${SELECT} WHERE mm.superseded_by = ?`).get(cursor) as Row | null;
-    if (!row) break;
-    const item = rowToItem(row);
-    out.push(item);
-    cursor = item.id;
+  const seen = new Set([id]);
+  let frontier = [id];
+  const q = db.query(`${SELECT} WHERE mm.superseded_by = ? ORDER BY mm.valid_to DESC, m.updated_at DESC`);
+  for (let depth = 0; depth < 1000 && frontier.length > 0; depth++) {
+    const next: string[] = [];
+    for (const cursor of frontier)
+      for (const row of q.all(cursor) as Row[]) {
+        const item = rowToItem(row);
+        if (seen.has(item.id)) continue;
+        seen.add(item.id);
+        out.push(item);
+        next.push(item.id);
+      }
+    frontier = next;
   }
   return out;
 }

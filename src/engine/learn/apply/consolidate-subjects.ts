@@ -84,11 +84,12 @@ function comparable(a: MemoryItem, b: MemoryItem): boolean {
   return pair.has("recipe") && pair.has("user_style") && (isUserRule(a) || isUserRule(b));
 }
 
-/** Lower-cased names an item cites: identifiers, paths, settings keys (`llm.provider`). */
+/** Lower-cased names an item cites: identifiers, paths, settings keys (`llm.provider`), commands in backticks. */
 function namesOf(i: MemoryItem): Set<string> {
-  const keys = [...i.content.matchAll(/`([a-z][\w-]*(?:\.[a-z][\w-]*)+)`/gi)].map((m) => m[1]!);
   return new Set(
-    [...namedInContent(i.content), ...i.file_paths, ...keys].map((n) => n.toLowerCase()).filter((n) => n.length >= 4),
+    [...namedInContent(i.content), ...i.file_paths, ...backticked(i.content)]
+      .map((n) => n.toLowerCase())
+      .filter((n) => n.length >= 4),
   );
 }
 
