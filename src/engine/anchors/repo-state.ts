@@ -36,19 +36,20 @@ const MAX_UNMERGED_REFS = 24;
 
 const isPathName = (n: string) => n.includes("/") || /\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(n);
 
-/** Which of `names` one `git grep` finds (whole words, fixed strings) in the work tree or in `refs`. */
-function grepNames(root: string, names: readonly string[], refs: readonly string[]): Map<string, string> {
-  const found = new Map<string, string>();
+/**
+ * Which of `names` one `git grep` finds (whole words, fixed strings) in the work tree, or in the tree
+ * of commit `ref`. Every match is listed (no --max-count: one line can hold several names, and the
+ * first would hide the rest); -h leaves the match alone on its line.
+ */
+function grepNames(root: string, names: readonly string[], ref?: string): Set<string> {
+  const found = new Set<string>();
   if (names.length === 0) return found;
-  const args = ["grep", "-I", "-w", "-F", "-o", "--max-count=1", "--no-color"];
-  if (refs.length === 0) args.push("--untracked");
-  const out = runGit(root, [...args, ...names.flatMap((n) => ["-e", n]), ...refs, "--"], 10_000);
+  const args = ["grep", "-I", "-w", "-F", "-o", "-h", "--no-color", ...(ref ? [] : ["--untracked"])];
+  const out = runGit(root, [...args, ...names.flatMap((n) => ["-e", n]), ...(ref ? [ref] : []), "--"], 10_000);
+  const wanted = new Set(names);
   for (const line of (out ?? "").split("\n")) {
-    // work tree: path:match; refs: ref:path:match
-    const parts = line.split(":");
-    const match = parts.at(-1) ?? "";
-    if (!names.includes(match) || found.has(match)) continue;
-    found.set(match, refs.length > 0 ? parts[0]! : "");
+    const match = line.slice(line.lastIndexOf(":") + 1);
+    if (wanted.has(match)) found.add(match);
   }
   return found;
 }
@@ -185,14 +186,9 @@ export class RepoState {
     const memo = this.memo;
     const todo = [...new Set(names)].filter((n) => !memo.present.has(n));
     for (const p of todo.filter(isPathName)) memo.present.set(p, existsSync(join(this.root, p)));
-    let ids = todo.filter((n) => !isPathName(n));
-    // One line holds at most one match per name asked with --max-count=1: names missed once are asked alone.
-    for (let pass = 0; pass < 2 && ids.length > 0 && this.isGit; pass++) {
-      const batch = pass === 0 ? [ids] : ids.map((n) => [n]);
-      for (const b of batch) for (const n of grepNames(this.root, b, []).keys()) memo.present.set(n, true);
-      ids = ids.filter((n) => !memo.present.has(n));
-    }
-    for (const n of ids) memo.present.set(n, false);
+    const ids = todo.filter((n) => !isPathName(n));
+    if (ids.length > 0 && this.isGit) for (const n of grepNames(this.root, ids)) memo.present.set(n, true);
+    for (const n of ids) if (!memo.present.has(n)) memo.present.set(n, false);
     return new Set(names.filter((n) => memo.present.get(n)));
   }
 
@@ -228,7 +224,7 @@ export class RepoState {
       const paths = todo.filter(isPathName);
       for (const { ref, sha } of memo.unmerged) {
         const left = ids.filter((n) => !memo.holders.has(n));
-        for (const n of grepNames(this.root, left, [sha]).keys()) memo.holders.set(n, ref);
+        for (const n of grepNames(this.root, left, sha)) memo.holders.set(n, ref);
         const leftPaths = paths.filter((p) => !memo.holders.has(p));
         if (leftPaths.length > 0) {
           const listed = runGit(this.root, ["ls-tree", "--name-only", sha, "--", ...leftPaths]) ?? "";

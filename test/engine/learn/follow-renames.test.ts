@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { citedPaths, currentText, oneEditApart } from "../../../src/engine/learn/apply/follow-renames.ts";
+import {
+  citedPaths,
+  currentText,
+  oneEditApart,
+  renamedByEdit,
+} from "../../../src/engine/learn/apply/follow-renames.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { reprocessProject } from "../../../src/engine/learn/reprocess.ts";
 import type { EventDTO } from "../../../src/shared/event.ts";
@@ -111,6 +116,69 @@ describe("names the later sessions use instead", () => {
     expect(currentText(JSON.stringify({ output: "-old `.agent/skills`\n+new `.agents/skills`" }))).not.toContain(
       ".agent/skills",
     );
+  });
+});
+
+describe("identifiers a later session renamed", () => {
+  const RULE_FN = "Always call `summarise` before writing the checkpoint metadata.";
+  const renameEdit = (from: string, to: string): Ev[] => [
+    { type: "user_message", text: "use the US spelling" },
+    {
+      type: "code_change",
+      tool: "Edit",
+      input: {
+        file_path: "cmd/cli/summary.go",
+        old_string: `func ${from}(cp Checkpoint) string {`,
+        new_string: `func ${to}(cp Checkpoint) string {`,
+      },
+      paths: ["cmd/cli/summary.go"],
+    },
+    { type: "assistant_response", text: `Renamed \`${from}\` to \`${to}\`.` },
+  ];
+  const callSite: Ev[] = [
+    { type: "user_message", text: "use the new summary" },
+    {
+      type: "code_change",
+      tool: "Edit",
+      input: {
+        file_path: "cmd/cli/write.go",
+        old_string: "meta := summarise(cp)",
+        new_string: "meta := describe(cp)",
+      },
+      paths: ["cmd/cli/write.go"],
+    },
+    { type: "assistant_response", text: "Done." },
+  ];
+  const fnRule = (s: Sandbox) =>
+    currentItems(s.db, s.root, ["user_style"]).find((i) => i.content.includes("before writing the checkpoint"));
+
+  test("the declaration renamed by a later edit: the memory follows the new name, the old one kept", async () => {
+    const s = await run(said(RULE_FN), renameEdit("summarise", "summarize"));
+    const item = fnRule(s)!;
+    expect(item.content).toContain("`summarize`");
+    expect(item.content).not.toContain("summarise");
+    expect(predecessors(s.db, item.id).map((p) => p.content)).toEqual([expect.stringContaining("`summarise`")]);
+  });
+
+  test("a call site changed to call something else is no rename; the old name still used after the edit keeps it", async () => {
+    const s = await run(said(RULE_FN), callSite);
+    expect(fnRule(s)!.content).toContain("`summarise`");
+    s.cleanup();
+    // The same session still calls the old name after its edit (another declaration kept it): no rename.
+    const later = await run(said(RULE_FN), [
+      ...renameEdit("summarise", "summarize"),
+      { type: "assistant_response", text: "cmd/cli/write.go still calls `summarise(cp)` from the old package." },
+    ]);
+    expect(fnRule(later)!.content).toContain("`summarise`");
+  });
+
+  test("what counts as a rename of a declaration", () => {
+    expect(
+      renamedByEdit("summarise", "func summarise(cp Checkpoint) string {", "func summarize(cp Checkpoint) string {"),
+    ).toBe("summarize");
+    expect(renamedByEdit("summarise", "meta := summarise(cp)", "meta := describe(cp)")).toBeNull();
+    expect(renamedByEdit("summarise", "x := summarise(cp)", "x := summarize(cp)")).toBe("summarize"); // one letter apart
+    expect(renamedByEdit("summarise", "func summarise() {}", "func summarise() { return }")).toBeNull();
   });
 });
 

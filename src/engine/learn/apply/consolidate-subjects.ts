@@ -239,14 +239,22 @@ function staleOf(db: Database, root: string, ids: readonly string[]): Set<string
     return out;
   }
   if (!repo.isGit) return out;
+  const anchors: Array<[string, Anchor]> = [];
   for (const [id, json] of anchorJsonOf(db, ids)) {
     try {
       const a = Anchor.safeParse(JSON.parse(json));
-      if (a.success && checkAnchor(a.data, repo).status === "stale") out.add(id);
+      if (a.success) anchors.push([id, a.data]);
     } catch {
       // Not checkable: not stale.
     }
   }
+  // What they name, asked of git once for all of them.
+  const names = [
+    ...new Set(anchors.flatMap(([, a]) => [...(a.names ?? []), ...(a.introduced ?? []).map((i) => i.name)])),
+  ];
+  const present = repo.presentNames(names);
+  repo.unmergedHolders(names.filter((n) => !present.has(n)));
+  for (const [id, a] of anchors) if (checkAnchor(a, repo).status === "stale") out.add(id);
   return out;
 }
 

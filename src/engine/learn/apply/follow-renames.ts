@@ -7,7 +7,10 @@
  * is no longer used (it appears later only beside its new name, in the edit or diff that renamed it)
  * while a path one edit away from it appears in two or more later episodes, the
  * memory gets a new version with that name (the old one kept as history, linked to it; a memory a
- * person pinned or wrote is their choice and is left alone). Run where memory is written, after extraction,
+ * person pinned or wrote is their choice and is left alone). An identifier the memory names (`summarise`) follows
+ * the edit of a later session that renamed it where it is declared (`func summarise(` → `func
+ * summarize(`), or spelled it one letter apart, unless a later event still uses the old name after
+ * that edit. Run where memory is written, after extraction,
  * over the episodes just extracted: what each showed is kept as observations (`name_change`,
  * `name_use`), so no pass reads more than its own batch.
  */
@@ -18,6 +21,12 @@ import { nowIso } from "../../../shared/time.ts";
 import { pinnedIds } from "../../../sql/memory-marks.ts";
 import { observationsOf, recordObservation } from "../../../sql/observations.ts";
 import { currentItems, replaceWithVersion, type MemoryItem } from "../../../sql/memory-items.ts";
+import { renamedOnLine } from "../../anchors/check.ts";
+import { citedIdentifiers } from "../../anchors/cite.ts";
+import { wordRe } from "../../anchors/source-file.ts";
+
+/** What a name_change observation made from an edit that renamed an identifier carries. */
+const EDIT = '{"edit":true}';
 
 /** Later episodes that must use the new name before the memory follows it. */
 export const RENAME_EPISODES = 2;
@@ -77,6 +86,66 @@ interface Rename {
   from: string;
   to: string;
   episodes: number;
+  /** An identifier (replaced as a whole word), not a path. */
+  identifier: boolean;
+}
+
+/** Identifiers a memory names (backticked or shaped like code) that a later edit may rename. */
+export function citedNames(content: string): string[] {
+  return citedIdentifiers(content)
+    .map((i) => i.name)
+    .filter((n) => n.length >= 4);
+}
+
+/** An edit's replaced and new text (Claude Code's Edit/MultiEdit input; other shapes give nothing). */
+function editTexts(body: string): Array<{ before: string; after: string }> {
+  try {
+    const c = JSON.parse(body) as { input?: Record<string, unknown> };
+    const inp = c.input ?? {};
+    const pairs = Array.isArray(inp.edits) ? (inp.edits as Array<Record<string, unknown>>) : [inp];
+    return pairs
+      .map((e) => ({ before: e.old_string, after: e.new_string }))
+      .filter(
+        (e): e is { before: string; after: string } => typeof e.before === "string" && typeof e.after === "string",
+      );
+  } catch {
+    return [];
+  }
+}
+
+/** `name` declared on `line`: after a declaring keyword (a Go receiver allowed), or assigned at the line's start. */
+function declares(line: string, name: string): boolean {
+  const n = name.replace(/[$]/g, "\\$");
+  return new RegExp(
+    `\\b(?:func|function|def|class|interface|type|struct|enum|const|let|var|fn|trait|module)\\s+(?:\\([^)]*\\)\\s*)?${n}(?![\\w$])|^\\s*${n}\\s*(?::=|=(?!=)|:)`,
+  ).test(line);
+}
+
+/** An event that names the old identifier beside a new name an edit gave it ("Renamed `a` to `b`") tells the rename. */
+function tellsRename(db: Database, projectId: string, itemId: string, from: string, body: string): boolean {
+  const rows = db
+    .query(`SELECT signature FROM observations WHERE project_id = ? AND kind = 'name_change' AND signature LIKE ?`)
+    .all(projectId, `${itemId}\u0000${from}\u0000%`) as Array<{ signature: string }>;
+  return rows.some((r) => wordRe(r.signature.split("\u0000")[2]!).test(body));
+}
+
+/**
+ * The new name an edit gave identifier `name`: the same line with another identifier where it was
+ * (`func summarise(` → `func summarize(`), or a word one edit away that the new text has instead.
+ */
+export function renamedByEdit(name: string, before: string, after: string): string | null {
+  const re = wordRe(name);
+  if (!re.test(before) || re.test(after)) return null;
+  for (const line of before.split("\n")) {
+    // Only where it is declared: a call site changed to call something else is no rename.
+    if (!re.test(line) || !declares(line, name)) continue;
+    const to = renamedOnLine(line.replace(/\s+/g, " ").trim(), name, after);
+    if (to) return to;
+  }
+  const words = new Set(after.match(/[A-Za-z_$][\w$]*/g) ?? []);
+  for (const w of words)
+    if (oneEditApart(w, name) && !new Set(before.match(/[A-Za-z_$][\w$]*/g) ?? []).has(w)) return w;
+  return null;
 }
 
 /**
@@ -88,20 +157,31 @@ export function observeNames(db: Database, projectId: string, episodeIds: readon
   const pinned = pinnedIds(db);
   const watched = currentItems(db, projectId)
     .filter((i) => i.scope === "project" && !pinned.has(i.id) && i.extractor !== "manual")
-    .map((item) => ({ item, paths: citedPaths(item.content) }))
-    .filter((w) => w.paths.length > 0);
+    .map((item) => ({ item, paths: citedPaths(item.content), names: citedNames(item.content) }))
+    .filter((w) => w.paths.length > 0 || w.names.length > 0);
   if (watched.length === 0) return;
   const rows = db
     .query(
       `SELECT e.timestamp AS ts, e.content_json AS body, ee.episode_id AS episode FROM events e
        JOIN episode_events ee ON ee.event_id = e.id
-       WHERE ee.episode_id IN (SELECT value FROM json_each(?))`,
+       WHERE ee.episode_id IN (SELECT value FROM json_each(?)) ORDER BY e.timestamp, e.id`,
     )
     .all(JSON.stringify(episodeIds)) as Array<{ ts: string; body: string; episode: string }>;
-  for (const { item, paths } of watched) {
+  for (const { item, paths, names } of watched) {
     const own = new Set([item.source_episode_id, ...item.evidence_episode_ids]);
     for (const r of rows) {
       if (r.ts <= item.updated_at || own.has(r.episode)) continue;
+      // An identifier renamed by an edit of a later session: one such edit is the rename itself.
+      for (const from of names) {
+        if (!r.body.includes(from)) continue;
+        const to = editTexts(r.body)
+          .map((e) => renamedByEdit(from, e.before, e.after))
+          .find((x) => x !== null);
+        if (to)
+          recordObservation(db, projectId, "name_change", `${item.id}\u0000${from}\u0000${to}`, r.episode, r.ts, EDIT);
+        else if (wordRe(from).test(currentText(r.body)) && !tellsRename(db, projectId, item.id, from, r.body))
+          recordObservation(db, projectId, "name_use", `${item.id}\u0000${from}`, r.episode, r.ts, "{}");
+      }
       for (const from of paths) {
         const variants = [...new Set((r.body.match(ANY_PATH) ?? []).filter((p) => oneEditApart(p, from)))];
         for (const to of variants)
@@ -119,21 +199,25 @@ export function observeNames(db: Database, projectId: string, episodeIds: readon
 export function findRenames(db: Database, projectId: string): Rename[] {
   const rows = db
     .query(
-      `SELECT signature, COUNT(DISTINCT episode_id) AS n FROM observations
-       WHERE project_id = ? AND kind = 'name_change' GROUP BY signature`,
+      `SELECT signature, COUNT(DISTINCT episode_id) AS n, MAX(candidate_json = '${EDIT}') AS edit,
+         MIN(CASE WHEN candidate_json = '${EDIT}' THEN observed_at END) AS renamed_at
+       FROM observations WHERE project_id = ? AND kind = 'name_change' GROUP BY signature`,
     )
-    .all(projectId) as Array<{ signature: string; n: number }>;
+    .all(projectId) as Array<{ signature: string; n: number; edit: number; renamed_at: string | null }>;
   if (rows.length === 0) return [];
   const items = new Map(currentItems(db, projectId).map((i) => [i.id, i]));
   const pinned = pinnedIds(db);
   const best = new Map<string, Rename>();
-  for (const { signature, n } of rows) {
+  for (const { signature, n, edit, renamed_at } of rows) {
     const [id, from, to] = signature.split("\u0000") as [string, string, string];
     const item = items.get(id);
-    if (!item || pinned.has(id) || item.extractor === "manual" || n < RENAME_EPISODES) continue;
-    if (observationsOf(db, projectId, "name_use", `${id}\u0000${from}`).length > 0) continue; // still in use
+    const identifier = edit === 1;
+    if (!item || pinned.has(id) || item.extractor === "manual" || (!identifier && n < RENAME_EPISODES)) continue;
+    // Still in use: a path anywhere later; an identifier after the edit that renamed it.
+    const uses = observationsOf(db, projectId, "name_use", `${id}\u0000${from}`);
+    if (uses.some((u) => !identifier || (renamed_at !== null && u.observed_at > renamed_at))) continue;
     const prev = best.get(id);
-    if (!prev || n > prev.episodes) best.set(id, { item, from, to, episodes: n });
+    if (!prev || n > prev.episodes) best.set(id, { item, from, to, episodes: n, identifier });
   }
   return [...best.values()];
 }
@@ -148,9 +232,9 @@ export function followRenames(db: Database, projectId: string, episodeIds: reado
     const made: string[] = [];
     db.transaction(() => {
       observeNames(db, projectId, episodeIds);
-      for (const { item, from, to } of findRenames(db, projectId)) {
+      for (const { item, from, to, identifier } of findRenames(db, projectId)) {
         const next = replaceWithVersion(db, item, newId("mem", nowMs), at, {
-          content: item.content.split(from).join(to),
+          content: identifier ? item.content.replace(wordRe(from, "g"), to) : item.content.split(from).join(to),
           file_paths: item.file_paths.map((p) => p.split(from).join(to)),
           tags: [...new Set([...item.tags, "renamed-later"])],
           decision: "UPDATE_EXISTING",
