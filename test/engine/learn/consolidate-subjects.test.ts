@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { consolidateSubjects, subjectPairs } from "../../../src/engine/learn/apply/consolidate-subjects.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
@@ -8,7 +8,9 @@ import { StateDbLedger } from "../../../src/engine/llm/usage.ts";
 import { nowIso } from "../../../src/shared/time.ts";
 import { currentItems, getMemoryItem, insertMemoryItem, predecessors } from "../../../src/sql/memory-items.ts";
 import { putMark } from "../../../src/sql/memory-marks.ts";
+import { recordAnchors } from "../../../src/engine/learn/apply/record-anchors.ts";
 import { isolatedEnv, runSqrl, SQRL_BIN } from "../../helpers/sqrl.ts";
+import { commitAll, initRepo, JWT_TS, writeFile } from "../retrieve/git-repo.ts";
 import { request, sandbox, transcriptEvents, TRANSCRIPTS, type Sandbox } from "./helpers.ts";
 
 /**
@@ -267,6 +269,47 @@ describe("offline: certain evidence only", () => {
     );
     const again = await consolidateSubjects(sb.db, sb.root, [later.id], ["ep_6"], offline(sb));
     expect(again).toMatchObject([{ goes: earlier.id, stays: later.id, verdict: "RULE_WINS" }]);
+  });
+
+  test("an older item the code now contradicts (its anchor is stale) is replaced by the newer one on its subject", async () => {
+    sb = sandbox();
+    initRepo(sb.root);
+    writeFile(sb.root, "src/auth/jwt.ts", JWT_TS);
+    commitAll(sb.root, "jwt");
+    const old = add(sb, {
+      type: "pitfall",
+      key: "pitfall:jwt_missing_exp",
+      content: "Tokens without `exp` must never expire: `isExpired` in src/auth/jwt.ts treats a missing exp as valid.",
+      day: 0,
+    });
+    recordAnchors(sb.db, sb.root, [old.id], [], "extract", T0);
+    // A later session moved expiry elsewhere; the old file is gone.
+    rmSync(join(sb.root, "src/auth/jwt.ts"));
+    writeFile(
+      sb.root,
+      "src/auth/expiry.ts",
+      "export const hasExpired = (exp: number | undefined, now: number) => exp !== undefined && exp < now;\n",
+    );
+    commitAll(sb.root, "expiry module");
+    const now = add(sb, {
+      type: "pitfall",
+      key: "pitfall:token_expiry",
+      content:
+        "Tokens without `exp` must never expire: `hasExpired` in src/auth/expiry.ts treats a missing exp as valid.",
+      day: 4,
+    });
+    const done = await consolidateSubjects(sb.db, sb.root, [now.id], ["ep_4"], offline(sb));
+    expect(done).toMatchObject([{ goes: old.id, stays: now.id, verdict: "REPLACES", by: "rules" }]);
+    // While the code still had it, the two stayed side by side (not certain offline).
+    sb.cleanup();
+    sb = sandbox();
+    initRepo(sb.root);
+    writeFile(sb.root, "src/auth/jwt.ts", JWT_TS);
+    commitAll(sb.root, "jwt");
+    const kept = add(sb, { type: "pitfall", key: "pitfall:jwt_missing_exp", content: old.content, day: 0 });
+    recordAnchors(sb.db, sb.root, [kept.id], [], "extract", T0);
+    const next = add(sb, { type: "pitfall", key: "pitfall:token_expiry", content: now.content, day: 4 });
+    expect(await consolidateSubjects(sb.db, sb.root, [next.id], ["ep_4"], offline(sb))).toEqual([]);
   });
 
   test("different things on one subject stay; a person's correction is never superseded", async () => {

@@ -48,7 +48,7 @@ export interface Pair {
   older: MemoryItem;
   /** Identifiers, paths and settings keys both cite. */
   shared: string[];
-  /** BM25 score of the older item for the newer's text, as a share of the newer's own score (0..1). */
+  /** BM25 score of the older item for the newer's text as a share of the newer's own score, or their word overlap (Jaccard) if higher (0..1). */
   lexical: number;
 }
 
@@ -132,7 +132,8 @@ export function subjectPairs(
       if (!comparable(newer, older) || fromManifest(older)) continue;
       const theirs = namesOf(older);
       const shared = [...mine].filter((n) => theirs.has(n));
-      const share = lexical.get(id) ?? 0;
+      // BM25 proposes; in a small store its scores say little, so the words both share count too.
+      const share = Math.max(lexical.get(id) ?? 0, similarity(newer.content, older.content).jaccard);
       if (shared.length === 0 && share < LEXICAL_SHARE) continue;
       scored.push({ newer, older, shared, lexical: Math.round(share * 100) / 100 });
     }
