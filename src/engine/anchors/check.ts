@@ -62,9 +62,10 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
   });
   if (!repo.dirs) return result("unverifiable", "the project is not a git repository here");
   if (!repo.isGit) return result("unverifiable", "the repository's HEAD could not be read");
-  const away = notLanded(anchor, repo);
-  if (away) return result("stale", away);
-  if (!hasCitations(anchor)) return result("unverifiable", "cites nothing in the repository");
+  if (!hasCitations(anchor)) {
+    const away = notLanded(anchor, repo, new Set());
+    return away ? result("stale", away) : result("unverifiable", "cites nothing in the repository");
+  }
 
   const problems: string[] = [];
   const unknown: string[] = [];
@@ -72,10 +73,13 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
   let checked = 0;
   const movedFiles = new Map<string, string>();
 
+  // Names this check itself found where they were: no search of the repository needed for them.
+  const confirmed = new Set<string>();
   for (const f of anchor.files) {
     const st = stampOf(repo.root, f);
     deps.set(f, st);
     if (st) {
+      confirmed.add(f);
       checked++;
       continue;
     }
@@ -104,6 +108,7 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
       continue;
     }
     if (wordRe(s.name).test(r.text)) {
+      confirmed.add(s.name);
       checked++;
       continue;
     }
@@ -153,6 +158,10 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
     }
   }
 
+  // What it names that this check did not find: on an unmerged branch only, or written and never landed.
+  const away = notLanded(anchor, repo, confirmed);
+  if (away) return result("stale", away);
+
   if (problems.length > 0) {
     // Written on a line of history HEAD does not contain (another branch, or before a reset): what is
     // missing here may well be there. Only on HEAD's own line is a missing citation a stale memory.
@@ -174,6 +183,17 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
   return result("verified", "what it cites is still in the code");
 }
 
+/** The names a landing check looks up: all it names and what its session wrote. */
+export function uncheckedNames(anchor: Pick<Anchor, "names" | "introduced">): string[] {
+  return [...new Set([...(anchor.names ?? []), ...(anchor.introduced ?? []).map((i) => i.name)])];
+}
+
+/** The names the repository must be searched for (those the check does not find by reading the anchored files). */
+export function namesToSearch(anchor: Pick<Anchor, "names" | "introduced" | "files" | "symbols">): string[] {
+  const anchored = new Set([...anchor.files, ...anchor.symbols.map((s) => s.name)]);
+  return uncheckedNames(anchor).filter((n) => !anchored.has(n));
+}
+
 /**
  * Why the work a memory describes has not landed at HEAD, or null (issue 26): a name it cites that
  * the work tree lacks and an unmerged branch has ("from branch X, not merged"), or an identifier its
@@ -181,9 +201,13 @@ export function checkAnchor(anchor: Anchor, repo: RepoState): CheckResult {
  * abandoned, never committed, or replaced). Once the branch is merged the names are in the work tree
  * and the memory is checked as usual.
  */
-export function notLanded(anchor: Pick<Anchor, "names" | "introduced">, repo: RepoState): string | null {
+export function notLanded(
+  anchor: Pick<Anchor, "names" | "introduced">,
+  repo: RepoState,
+  confirmed: ReadonlySet<string>,
+): string | null {
   const introduced = anchor.introduced ?? [];
-  const names = [...new Set([...(anchor.names ?? []), ...introduced.map((i) => i.name)])];
+  const names = uncheckedNames(anchor).filter((n) => !confirmed.has(n));
   if (names.length === 0) return null;
   const present = repo.presentNames(names);
   const missing = names.filter((n) => !present.has(n));

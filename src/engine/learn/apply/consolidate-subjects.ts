@@ -24,7 +24,7 @@ import { getMemoryItem, supersedeMemoryItem, updateMemoryItem, type MemoryItem }
 import { pinnedIds } from "../../../sql/memory-marks.ts";
 import { rankLexical } from "../../../ranker/lexical.ts";
 import { Anchor, namedInContent } from "../../anchors/anchor.ts";
-import { checkAnchor } from "../../anchors/check.ts";
+import { checkAnchor, namesToSearch } from "../../anchors/check.ts";
 import { RepoState } from "../../anchors/repo-state.ts";
 import { clip } from "../../events/event-view.ts";
 import { callForJson } from "../../llm/json-call.ts";
@@ -111,18 +111,13 @@ export function subjectPairs(
   if (fresh.length === 0) return [];
   const out: Pair[] = [];
   for (const newer of fresh) {
-    const hits = rankLexical(db, newer.content, { table: "memory_fts", idColumn: "memory_id", limit: 12 });
+    // One BM25 query proposes the items close to its words and to the paths it cites.
+    const query = [newer.content, ...newer.file_paths].join(" ");
+    const hits = rankLexical(db, query, { table: "memory_fts", idColumn: "memory_id", limit: 12 });
     const self = hits.find((h) => h.id === newer.id)?.score ?? hits[0]?.score ?? 0;
     const lexical = new Map(hits.filter((h) => h.id !== newer.id).map((h) => [h.id, self > 0 ? h.score / self : 0]));
     const mine = namesOf(newer);
-    // Shared names: the items citing one of the new item's names, found through the index too.
-    const byName =
-      mine.size > 0
-        ? rankLexical(db, [...mine].join(" "), { table: "memory_fts", idColumn: "memory_id", limit: 12 }).map(
-            (h) => h.id,
-          )
-        : [];
-    const ids = new Set([...lexical.keys(), ...byName]);
+    const ids = lexical.keys();
     const scored: Pair[] = [];
     for (const id of ids) {
       const older = getMemoryItem(db, id);
@@ -250,9 +245,7 @@ function staleOf(db: Database, root: string, ids: readonly string[]): Set<string
     }
   }
   // What they name, asked of git once for all of them.
-  const names = [
-    ...new Set(anchors.flatMap(([, a]) => [...(a.names ?? []), ...(a.introduced ?? []).map((i) => i.name)])),
-  ];
+  const names = [...new Set(anchors.flatMap(([, a]) => namesToSearch(a)))];
   const present = repo.presentNames(names);
   repo.unmergedHolders(names.filter((n) => !present.has(n)));
   for (const [id, a] of anchors) if (checkAnchor(a, repo).status === "stale") out.add(id);

@@ -162,37 +162,65 @@ export function observeNames(db: Database, projectId: string, episodeIds: readon
   if (watched.length === 0) return;
   const rows = db
     .query(
-      `SELECT e.timestamp AS ts, e.content_json AS body, ee.episode_id AS episode FROM events e
+      `SELECT e.timestamp AS ts, e.content_json AS body, e.event_type AS type, ee.episode_id AS episode FROM events e
        JOIN episode_events ee ON ee.event_id = e.id
        WHERE ee.episode_id IN (SELECT value FROM json_each(?)) ORDER BY e.timestamp, e.id`,
     )
-    .all(JSON.stringify(episodeIds)) as Array<{ ts: string; body: string; episode: string }>;
+    .all(JSON.stringify(episodeIds)) as Row[];
+  // What each event holds is read once, whatever the number of memories watched.
+  const pathsOf = (r: Row) => (r.paths ??= [...new Set(r.body.match(ANY_PATH) ?? [])]);
+  const currentOf = (r: Row) => (r.current ??= currentText(r.body));
+  const editsOf = (r: Row) => (r.edits ??= r.type === "code_change" ? editTexts(r.body) : []);
+  const renamedBefore = db.query(
+    `SELECT signature FROM observations WHERE project_id = ? AND kind = 'name_change' AND candidate_json = '${EDIT}' AND signature LIKE ?`,
+  );
   for (const { item, paths, names } of watched) {
     const own = new Set([item.source_episode_id, ...item.evidence_episode_ids]);
+    // Identifiers an edit renamed already: from then on, a use of the old name says it lives on.
+    const renamed = new Set(
+      (renamedBefore.all(projectId, `${item.id}\u0000%`) as Array<{ signature: string }>).map(
+        (r) => r.signature.split("\u0000")[1]!,
+      ),
+    );
     for (const r of rows) {
       if (r.ts <= item.updated_at || own.has(r.episode)) continue;
-      // An identifier renamed by an edit of a later session: one such edit is the rename itself.
       for (const from of names) {
         if (!r.body.includes(from)) continue;
-        const to = editTexts(r.body)
+        // An identifier renamed by an edit of a later session: one such edit is the rename itself.
+        const to = editsOf(r)
           .map((e) => renamedByEdit(from, e.before, e.after))
           .find((x) => x !== null);
-        if (to)
+        if (to) {
           recordObservation(db, projectId, "name_change", `${item.id}\u0000${from}\u0000${to}`, r.episode, r.ts, EDIT);
-        else if (wordRe(from).test(currentText(r.body)) && !tellsRename(db, projectId, item.id, from, r.body))
+          renamed.add(from);
+        } else if (
+          renamed.has(from) &&
+          wordRe(from).test(currentOf(r)) &&
+          !tellsRename(db, projectId, item.id, from, r.body)
+        )
           recordObservation(db, projectId, "name_use", `${item.id}\u0000${from}`, r.episode, r.ts, "{}");
       }
       for (const from of paths) {
-        const variants = [...new Set((r.body.match(ANY_PATH) ?? []).filter((p) => oneEditApart(p, from)))];
+        const variants = pathsOf(r).filter((p) => oneEditApart(p, from));
         for (const to of variants)
           recordObservation(db, projectId, "name_change", `${item.id}\u0000${from}\u0000${to}`, r.episode, r.ts, "{}");
         // Both names in one event is the rename itself; the old name in what an edit replaced or in a
         // diff's removed lines is the rename too. Anywhere else it is still in use.
-        if (variants.length === 0 && r.body.includes(from) && currentText(r.body).includes(from))
+        if (variants.length === 0 && r.body.includes(from) && currentOf(r).includes(from))
           recordObservation(db, projectId, "name_use", `${item.id}\u0000${from}`, r.episode, r.ts, "{}");
       }
     }
   }
+}
+
+interface Row {
+  ts: string;
+  body: string;
+  type: string;
+  episode: string;
+  paths?: string[];
+  current?: string;
+  edits?: Array<{ before: string; after: string }>;
 }
 
 /** The renames the observations show, one per memory (its most used new name). */

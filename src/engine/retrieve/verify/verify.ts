@@ -12,7 +12,14 @@ import { anchorJsonOf } from "../../../sql/memory-anchors.ts";
 import type { MemoryItem } from "../../../sql/memory-items.ts";
 import { Anchor, buildAnchor } from "../../anchors/anchor.ts";
 import { stampOf } from "../../anchors/source-file.ts";
-import { applyMoves, checkAnchor, type CheckResult, type Move, type VerificationStatus } from "../../anchors/check.ts";
+import {
+  applyMoves,
+  checkAnchor,
+  namesToSearch,
+  type CheckResult,
+  type Move,
+  type VerificationStatus,
+} from "../../anchors/check.ts";
 import { RepoState } from "../../anchors/repo-state.ts";
 import type { RetrievalContext } from "../retrieval-context.ts";
 
@@ -116,11 +123,7 @@ export function verifyItems(
   }
   // What the items name, asked of git once for all of them (not once per item).
   try {
-    const names = [
-      ...new Set(
-        todo.flatMap(({ a }) => [...(a.anchor.names ?? []), ...(a.anchor.introduced ?? []).map((i) => i.name)]),
-      ),
-    ];
+    const names = [...new Set(todo.flatMap(({ a }) => namesToSearch(a.anchor)))];
     if (names.length > 0 && repo.isGit) {
       const present = repo.presentNames(names);
       repo.unmergedHolders(names.filter((n) => !present.has(n)));
