@@ -114,13 +114,17 @@ export interface AnchorInput {
 const MAX_NAMES = 16;
 
 /**
- * Everything `content` names that could be code: backticked and code-shaped identifiers, and paths
- * (with an extension, or quoted with a slash: `cmd/entire/cli/gitutil`).
+ * Everything `content` names that could be code: identifiers (backticked ones only, unless `prose`
+ * adds the code-shaped words of the sentence too) and paths (with an extension, or quoted with a
+ * slash: `cmd/entire/cli/gitutil`).
  */
-export function namedInContent(content: string): string[] {
+export function namedInContent(content: string, opts: { prose?: boolean } = {}): string[] {
   const quoted = [...content.matchAll(/[`"']([\w.@~-]*\/[\w.@~/-]*\w)\/?[`"']/g)].map((m) => m[1]!);
   const paths = [...citedPaths(content), ...quoted].filter((p) => p.length >= 5 && !p.startsWith("../"));
-  return [...new Set([...citedIdentifiers(content).map((i) => i.name), ...paths])].slice(0, MAX_NAMES);
+  const ids = citedIdentifiers(content)
+    .filter((i) => i.backticked || opts.prose)
+    .map((i) => i.name);
+  return [...new Set([...ids, ...paths])].slice(0, MAX_NAMES);
 }
 
 /**
@@ -175,6 +179,7 @@ export function buildAnchor(
     branch: head?.branch ?? null,
     recorded_at: at,
     source,
+    // Backticked names and paths: a code-shaped word of the prose the repository lacks says little.
     names: namedInContent(item.content),
     ...(item.introduced && item.introduced.length > 0 ? { introduced: [...item.introduced].slice(0, MAX_NAMES) } : {}),
   };

@@ -4,7 +4,7 @@
  * whether a commit exists here), each asked once and cached per repository by a stamp of HEAD and
  * the index (staged renames change the index, not HEAD). A fresh stamp drops the cache.
  */
-import { existsSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gitDirs, gitStatus, readHead, runGit, type GitDirs, type Head } from "../../shared/git.ts";
 import { readSource, wordRe } from "./source-file.ts";
@@ -201,6 +201,7 @@ export class RepoState {
     const out = new Map<string, string>();
     const todo = [...new Set(names)].filter((n) => !memo.holders.has(n));
     if (todo.length > 0 && this.isGit && this.head?.sha) {
+      if (!memo.unmerged && !this.otherTips()) memo.unmerged = [];
       if (!memo.unmerged) {
         const refs = runGit(this.root, [
           "for-each-ref",
@@ -239,6 +240,47 @@ export class RepoState {
       if (ref) out.set(n, ref);
     }
     return out;
+  }
+
+  /**
+   * Does any branch (local or remote-tracking) point at another commit than HEAD? Read from the ref
+   * files, no process: a repository with one line of history has no unmerged work to search.
+   */
+  private otherTips(): boolean {
+    if (!this.dirs || !this.head?.sha) return false;
+    const head = this.head.sha;
+    const common = this.dirs.commonDir;
+    try {
+      for (const line of readFileSync(join(common, "packed-refs"), "utf8").split("\n")) {
+        const m = /^([0-9a-f]{40,64}) refs\/(?:heads|remotes)\//.exec(line);
+        if (m && m[1] !== head) return true;
+      }
+    } catch {
+      // No packed refs.
+    }
+    const walk = (dir: string, depth: number): boolean => {
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return false;
+      }
+      for (const e of entries) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) {
+          if (depth < 8 && walk(p, depth + 1)) return true;
+        } else if (e.name !== "HEAD") {
+          try {
+            const sha = readFileSync(p, "utf8").trim();
+            if (/^[0-9a-f]{40,64}$/.test(sha) && sha !== head) return true;
+          } catch {
+            // Gone meanwhile.
+          }
+        }
+      }
+      return false;
+    };
+    return walk(join(common, "refs", "heads"), 0) || walk(join(common, "refs", "remotes"), 0);
   }
 
   /** The commit that reverted `sha` ("This reverts commit <sha>") in HEAD's history, or null. */

@@ -87,7 +87,7 @@ function comparable(a: MemoryItem, b: MemoryItem): boolean {
 /** Lower-cased names an item cites: identifiers, paths, settings keys (`llm.provider`), commands in backticks. */
 function namesOf(i: MemoryItem): Set<string> {
   return new Set(
-    [...namedInContent(i.content), ...i.file_paths, ...backticked(i.content)]
+    [...namedInContent(i.content, { prose: true }), ...i.file_paths, ...backticked(i.content)]
       .map((n) => n.toLowerCase())
       .filter((n) => n.length >= 4),
   );

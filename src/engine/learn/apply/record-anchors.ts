@@ -76,7 +76,7 @@ export function episodeWrites(root: string, events: readonly EventDTO[]): Writte
 export function introducedNames(content: string, written: readonly Written[]): Array<{ name: string; path: string }> {
   if (written.length === 0) return [];
   const out: Array<{ name: string; path: string }> = [];
-  for (const name of namedInContent(content)) {
+  for (const name of namedInContent(content, { prose: true })) {
     if (name.includes("/") || /\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(name)) continue; // a path: branches tell
     const w = written.findLast((x) => wordRe(name).test(x.text));
     if (w) out.push({ name, path: w.path });
