@@ -21,7 +21,6 @@ import { log as rootLog } from "../../../shared/log.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { anchorJsonOf } from "../../../sql/memory-anchors.ts";
 import { getMemoryItem, supersedeMemoryItem, updateMemoryItem, type MemoryItem } from "../../../sql/memory-items.ts";
-import { pinnedIds } from "../../../sql/memory-marks.ts";
 import { rankLexical } from "../../../ranker/lexical.ts";
 import { Anchor, namedInContent } from "../../anchors/anchor.ts";
 import { checkAnchor, namesToSearch } from "../../anchors/check.ts";
@@ -30,7 +29,8 @@ import { clip } from "../../events/event-view.ts";
 import { callForJson } from "../../llm/json-call.ts";
 import type { LlmProvider } from "../../llm/provider.ts";
 import type { UsageLedger } from "../../llm/usage.ts";
-import { similarity, tokens } from "./update.ts";
+import { heldByPerson } from "./corrections.ts";
+import { similarity, tokens } from "./wording.ts";
 
 const log = rootLog.child({ service: "learn" });
 
@@ -65,11 +65,6 @@ export interface Outcome {
 /** A rule the user stated (not a habit read from what ran). */
 export function isUserRule(i: Pick<MemoryItem, "type" | "tags">): boolean {
   return i.type === "user_style" && !i.tags.includes("tooling");
-}
-
-/** A person's correction: edited by hand (a new version by `sqrl ui` or `sqrl import` of one) or pinned. */
-function corrected(i: MemoryItem, pinned: ReadonlySet<string>): boolean {
-  return pinned.has(i.id) || i.extractor === "manual";
 }
 
 /** A fact read from a manifest ("Tests: `pnpm test` (from package.json)"): its key is its subject. */
@@ -253,13 +248,7 @@ function staleOf(db: Database, root: string, ids: readonly string[]): Set<string
 }
 
 /** Who goes for a verdict, or null when a person's correction or the user's rule forbids it. */
-function outcomeOf(
-  p: Pair,
-  verdict: Verdict,
-  reason: string,
-  by: "llm" | "rules",
-  pinned: ReadonlySet<string>,
-): Outcome | null {
+function outcomeOf(db: Database, p: Pair, verdict: Verdict, reason: string, by: "llm" | "rules"): Outcome | null {
   if (verdict === "KEEP_BOTH") return null;
   let goes = p.older;
   let stays = p.newer;
@@ -270,7 +259,7 @@ function outcomeOf(
     goes = rule === p.newer ? p.older : p.newer;
     if (isUserRule(goes)) return null; // two rules: the same-key decision and the user's words settle it
   } else if (isUserRule(goes) && !isUserRule(stays)) return null; // a machine item never replaces the user's rule
-  if (corrected(goes, pinned)) return null;
+  if (heldByPerson(db, goes)) return null;
   return { goes: goes.id, stays: stays.id, verdict, reason, by };
 }
 
@@ -294,7 +283,6 @@ export async function consolidateSubjects(
   try {
     const pairs = subjectPairs(db, projectId, newIds, episodeIds);
     if (pairs.length === 0) return [];
-    const pinned = pinnedIds(db);
     let byLlm = new Map<number, { verdict: Verdict; content?: string }>();
     const asked = pairs.slice(0, MAX_LLM_PAIRS);
     if (d.llm) {
@@ -317,7 +305,7 @@ export async function consolidateSubjects(
         if (gone.has(p.older.id) || gone.has(p.newer.id)) continue;
         const llm = byLlm.get(i);
         const v = llm ? { verdict: llm.verdict, reason: "llm" } : ruleVerdict(p, stale.has(p.older.id));
-        const o = outcomeOf(p, v.verdict, v.reason, llm ? "llm" : "rules", pinned);
+        const o = outcomeOf(db, p, v.verdict, v.reason, llm ? "llm" : "rules");
         if (!o) continue;
         const stays = getMemoryItem(db, o.stays);
         const goes = getMemoryItem(db, o.goes);
