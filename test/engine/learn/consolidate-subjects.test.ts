@@ -53,12 +53,18 @@ function extraction(prompt: string): unknown {
   return { summary: "Nothing to keep.", items: [] };
 }
 
-/** The consolidation answer: a pair whose newer item says the older's default is gone replaces it. */
+/**
+ * The consolidation answer: a pair whose newer item says the older's default is gone replaces it; a
+ * recipe that tests every commit against the user's rule to test only HEAD loses to the rule.
+ */
 function consolidation(prompt: string): unknown {
-  const pairs = [...prompt.matchAll(/Pair (\d+):\n {2}OLDER ([^\n]*)\n {2}NEWER ([^\n]*)/g)].map((m) => ({
-    pair: Number(m[1]),
-    verdict: /no longer default/.test(m[3]!) && /default to a generic/.test(m[2]!) ? "REPLACES" : "KEEP_BOTH",
-  }));
+  const pairs = [...prompt.matchAll(/Pair (\d+):\n {2}OLDER ([^\n]*)\n {2}NEWER ([^\n]*)/g)].map((m) => {
+    const [older, newer] = [m[2]!, m[3]!];
+    const replaces = /no longer default/.test(newer) && /default to a generic/.test(older);
+    const both = `${older}\n${newer}`;
+    const ruleWins = /\[user rule\][^\n]*only HEAD/.test(both) && /every commit, then/.test(both);
+    return { pair: Number(m[1]), verdict: replaces ? "REPLACES" : ruleWins ? "RULE_WINS" : "KEEP_BOTH" };
+  });
   return { pairs };
 }
 
@@ -229,9 +235,46 @@ describe("offline: certain evidence only", () => {
     expect(getMemoryItem(sb.db, now.id)!.evidence_episode_ids.sort()).toEqual(["ep_0", "ep_3"]);
   });
 
-  test("a recipe against the user's own rule: the rule wins, whichever came first", async () => {
+  test("a recipe running what the user's own rule forbids: the rule wins, whichever came first", async () => {
     sb = sandbox();
     const rule = add(
+      sb,
+      {
+        type: "user_style",
+        key: "rule:no_npm_install",
+        content: "Never run `npm install`; this repo uses pnpm.",
+        day: 0,
+      },
+      { tags: ["preference", "dont"] },
+    );
+    const recipe = add(sb, {
+      type: "recipe",
+      key: "recipe:setup",
+      content: "To set up: `npm install` → `pnpm test`.",
+      day: 2,
+    });
+    const done = await consolidateSubjects(sb.db, sb.root, [recipe.id], ["ep_2"], offline(sb));
+    expect(done).toMatchObject([{ goes: recipe.id, stays: rule.id, verdict: "RULE_WINS" }]);
+    expect(currentItems(sb.db, sb.root).map((i) => i.id)).toEqual([rule.id]);
+    // The rule stated after the recipe was stored: the recipe goes all the same.
+    const earlier = add(sb, {
+      type: "recipe",
+      key: "recipe:release",
+      content: "To release: `git push --force` → `pnpm publish`.",
+      day: 5,
+    });
+    const later = add(
+      sb,
+      { type: "user_style", key: "rule:no_force_push", content: "Don't use `git push --force`.", day: 6 },
+      { tags: ["preference", "dont"] },
+    );
+    const again = await consolidateSubjects(sb.db, sb.root, [later.id], ["ep_6"], offline(sb));
+    expect(again).toMatchObject([{ goes: earlier.id, stays: later.id, verdict: "RULE_WINS" }]);
+  });
+
+  test("a rule that only limits when a command runs ('test only HEAD') is the model's call, not the rules'", async () => {
+    sb = sandbox();
+    add(
       sb,
       {
         type: "user_style",
@@ -247,28 +290,13 @@ describe("offline: certain evidence only", () => {
       content: "To verify the branch: check out every commit, then `go test ./...`.",
       day: 2,
     });
-    const done = await consolidateSubjects(sb.db, sb.root, [recipe.id], ["ep_2"], offline(sb));
-    expect(done).toMatchObject([{ goes: recipe.id, stays: rule.id, verdict: "RULE_WINS" }]);
-    expect(currentItems(sb.db, sb.root).map((i) => i.id)).toEqual([rule.id]);
-    // The rule stated after the recipe was stored: the recipe goes all the same.
-    const earlier = add(sb, {
-      type: "recipe",
-      key: "recipe:verify_each",
-      content: "To verify the branch: `go test ./...` at every commit.",
-      day: 5,
-    });
-    const later = add(
-      sb,
-      {
-        type: "user_style",
-        key: "rule:head_only",
-        content: "Only run `go test ./...` at HEAD, never per commit.",
-        day: 6,
-      },
-      { tags: ["preference", "do"] },
-    );
-    const again = await consolidateSubjects(sb.db, sb.root, [later.id], ["ep_6"], offline(sb));
-    expect(again).toMatchObject([{ goes: earlier.id, stays: later.id, verdict: "RULE_WINS" }]);
+    expect(subjectPairs(sb.db, sb.root, [recipe.id], ["ep_2"])).toHaveLength(1);
+    expect(await consolidateSubjects(sb.db, sb.root, [recipe.id], ["ep_2"], offline(sb))).toEqual([]);
+    // With a model, the model reads both and the user's rule wins.
+    const withModel = { ...offline(sb), llm: await provider() };
+    const done = await consolidateSubjects(sb.db, sb.root, [recipe.id], ["ep_2"], withModel);
+    expect(done).toMatchObject([{ goes: recipe.id, verdict: "RULE_WINS", by: "llm" }]);
+    expect(received.at(-1)!.prompt).toContain("[user rule]");
   });
 
   test("an older item the code now contradicts (its anchor is stale) is replaced by the newer one on its subject", async () => {

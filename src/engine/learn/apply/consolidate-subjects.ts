@@ -10,7 +10,8 @@
  *   user's own rule (the rule stays), or both stay;
  * - offline, only what is certain: the same statement under another key (merged into the newer), an
  *   older item the code now contradicts (its anchor is stale) that a newer item on the same subject
- *   replaces, and a recipe that runs what the user's own rule forbids.
+ *   replaces, and a recipe that runs a command the user's own rule forbids outright ("Never run
+ *   `npm install`."); a rule that only limits when or how ("not on every commit") is left to the model.
  * Never destroys: the superseded row is kept with `superseded_by` pointing at the item that replaced
  * it (`sqrl show` prints the chain). A person's correction (an edited or pinned item) is never
  * superseded by a machine, and a rule the user stated is replaced only by another the user stated.
@@ -30,7 +31,7 @@ import { callForJson } from "../../llm/json-call.ts";
 import type { LlmProvider } from "../../llm/provider.ts";
 import type { UsageLedger } from "../../llm/usage.ts";
 import { heldByPerson } from "./corrections.ts";
-import { similarity, tokens } from "./wording.ts";
+import { similarity } from "./wording.ts";
 
 const log = rootLog.child({ service: "learn" });
 
@@ -133,8 +134,6 @@ export function subjectPairs(
   return out;
 }
 
-const RESTRICTIVE = /\b(?:only|never|don'?t|do not|not|no longer|instead of|rather than|avoid|stop)\b/i;
-
 /** Commands and code a text names in backticks. */
 function backticked(text: string): Set<string> {
   return new Set([...text.matchAll(/`([^`\n]{2,120})`/g)].map((m) => m[1]!.trim().toLowerCase()));
@@ -156,16 +155,20 @@ export function ruleVerdict(p: Pair, staleOlder: boolean): { verdict: Verdict; r
       };
     return { verdict: "KEEP_BOTH", reason: "not certain offline" };
   }
-  // A user's rule against a recipe: the recipe runs what the rule restricts.
+  // A user's rule against a recipe: the rule forbids outright a command the recipe runs ("Never run
+  // `npm install`."). A rule that only limits when or how ("not on every commit") is the model's call.
   const rule = isUserRule(newer) ? newer : older;
   const recipe = rule === newer ? older : newer;
-  if (!RESTRICTIVE.test(rule.content)) return { verdict: "KEEP_BOTH", reason: "the rule restricts nothing" };
-  const cmds = backticked(rule.content);
-  const runs = [...backticked(recipe.content)].some((c) => cmds.has(c));
-  const overlap = [...tokens(rule.content)].filter((t) => tokens(recipe.content).has(t)).length;
-  if (runs && overlap >= 2) return { verdict: "RULE_WINS", reason: "a recipe against the user's own rule" };
+  const runs = backticked(recipe.content);
+  const forbidden = [...rule.content.matchAll(FORBIDS)].map((m) => m[1]!.trim().toLowerCase());
+  if (forbidden.some((c) => runs.has(c)))
+    return { verdict: "RULE_WINS", reason: "a recipe runs what the user's rule forbids" };
   return { verdict: "KEEP_BOTH", reason: "not certain offline" };
 }
+
+/** "Never run `x`." / "Don't use `x`;" — a command forbidden with nothing after it that limits the ban. */
+const FORBIDS =
+  /\b(?:never|don'?t|do not|avoid|stop)\s+(?:(?:run|use|call|invoke)(?:ning)?\s+)?`([^`\n]{2,120})`\s*(?=$|[.;!]|,\s*(?:it|this|that|we|use|run)\b)/gi;
 
 export const CONSOLIDATE_SYSTEM = `You edit a software team's long-term memory the way a careful teammate edits the team wiki.
 Each PAIR shows an OLDER item and a NEWER item, written from a later session, that may be about the same subject although they were stored under different keys. Choose one verdict per pair:
