@@ -248,6 +248,38 @@ describe("scenarios in a real git repository", () => {
     expect(brief.markdown).toContain("rolloutPercent");
   });
 
+  test("a decision naming only a package folder the branch added: anchored, held back on main until merged", async () => {
+    initRepo(p.root);
+    writeFile(p.root, "README.md", "demo\n");
+    commitAll(p.root, "init");
+    const item = addItem(
+      p.db,
+      p.root,
+      {
+        type: "project_fact",
+        key: "decision:gitutil",
+        tags: ["decision"],
+        content: "Git helpers live in one package, `cmd/cli/gitutil`, so the hooks and the CLI share them.",
+        importance: 0.7,
+      },
+      NOW,
+    );
+    // Stored while main is checked out (the session worked in another worktree): the folder is not here yet.
+    recordAnchors(p.db, p.root, [item.id], [], "extract", NOW);
+    const anchor = JSON.parse(anchorJsonOf(p.db, [item.id]).get(item.id)!);
+    expect(anchor.names).toEqual(["cmd/cli/gitutil"]);
+    git(p.root, "checkout", "-q", "-b", "gitutil");
+    writeFile(p.root, "cmd/cli/gitutil/git.go", "package gitutil\n");
+    commitAll(p.root, "gitutil package");
+    git(p.root, "checkout", "-q", "main");
+    expect(statusOf(item.id)).toMatchObject({
+      status: "stale",
+      reason: "from branch gitutil, not merged: `cmd/cli/gitutil` is only there",
+    });
+    git(p.root, "merge", "-q", "--no-ff", "-m", "merge gitutil", "gitutil");
+    expect(statusOf(item.id).status).not.toBe("stale");
+  });
+
   test("written on a branch since deleted, naming nothing its session wrote: unverifiable on this branch, still served", async () => {
     initRepo(p.root);
     writeFile(p.root, "README.md", "demo\n");
