@@ -1,19 +1,26 @@
 /**
  * Appended line → stored event latency under the running watcher. Runs the CaptureService
- * in-process against temp homes (CLAUDE_CONFIG_DIR, SQRL_HOME) with the daemon's default sweep
- * interval, appends Claude Code user records to a live transcript and times each line from the
+ * in-process against temp homes (CLAUDE_CONFIG_DIR, QWEN_HOME, SQRL_HOME) with the daemon's default sweep
+ * interval, appends user records to a live transcript of each source (Claude Code, Qwen Code) and times each line from the
  * append to the commit of its event (the service's onEvents callback, after the transaction).
  * Two patterns: single lines spaced apart, and bursts of lines 1 ms apart (where Bun's watcher
  * may stay silent after the last write).
  */
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { initProject } from "../src/cli/init-project.ts";
 import { CaptureService } from "../src/daemon/capture-service.ts";
 import { fmt, summarize, table, type Bench, type BenchReport } from "./report.ts";
 
-const ENV_KEYS = ["SQRL_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_LOG_LEVEL"] as const;
+const ENV_KEYS = [
+  "SQRL_HOME",
+  "CLAUDE_CONFIG_DIR",
+  "CODEX_HOME",
+  "GEMINI_HOME",
+  "QWEN_HOME",
+  "SQRL_LOG_LEVEL",
+] as const;
 
 export default (async (opts) => {
   const work = join(tmpdir(), `sqrl-bench-watch-${process.pid}`);
@@ -23,6 +30,7 @@ export default (async (opts) => {
   process.env.CLAUDE_CONFIG_DIR = join(work, "claude");
   process.env.CODEX_HOME = join(work, "codex");
   process.env.GEMINI_HOME = join(work, "gemini");
+  process.env.QWEN_HOME = join(work, "qwen");
   process.env.SQRL_LOG_LEVEL = "1";
   mkdirSync(join(work, "sqrl"), { recursive: true });
   writeFileSync(join(work, "sqrl", "config.toml"), "[watch]\ngit = false\n");
@@ -30,8 +38,7 @@ export default (async (opts) => {
   mkdirSync(repo, { recursive: true });
   initProject(repo);
   const pending: number[] = [];
-  const latencies = { single: [] as number[], burst: [] as number[] };
-  let current: number[] = latencies.single;
+  let current: number[] = [];
   const service = new CaptureService({
     onEvents: (_p, added) => {
       const now = performance.now();
@@ -41,36 +48,51 @@ export default (async (opts) => {
       }
     },
   });
+  /** Per source: where its live transcript goes and what one appended record looks like. */
+  const sources = [
+    {
+      name: "Claude Code",
+      file: join(work, "claude", "projects", "-bench", "live-session.jsonl"),
+      line: (n: number) =>
+        `${JSON.stringify({ type: "user", uuid: `lat-${n}`, sessionId: "live-session", cwd: repo, timestamp: new Date().toISOString(), message: { role: "user", content: `latency probe ${n}` } })}\n`,
+    },
+    {
+      name: "Qwen Code",
+      file: join(work, "qwen", "projects", "-bench", "chats", "live-session.jsonl"),
+      line: (n: number) =>
+        `${JSON.stringify({ uuid: `lat-${n}`, parentUuid: null, sessionId: "live-session", timestamp: new Date().toISOString(), type: "user", provenance: "real_user", cwd: repo, version: "0.24.4", message: { role: "user", parts: [{ text: `latency probe ${n}` }] } })}\n`,
+    },
+  ];
+  const measured: Array<{ name: string; single: number[]; burst: number[] }> = [];
   try {
     await service.start();
-    const dir = join(work, "claude", "projects", "-bench");
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, "live-session.jsonl");
-    writeFileSync(file, "");
-    await Bun.sleep(300); // let the watcher see the new folder
-    let n = 0;
-    const line = () => {
-      n++;
-      return `${JSON.stringify({ type: "user", uuid: `lat-${n}`, sessionId: "live-session", cwd: repo, timestamp: new Date().toISOString(), message: { role: "user", content: `latency probe ${n}` } })}\n`;
-    };
-    const singles = opts.quick ? 15 : 100;
-    for (let i = 0; i < singles; i++) {
-      pending.push(performance.now());
-      appendFileSync(file, line());
-      await Bun.sleep(100);
-    }
-    await drain(pending);
-    current = latencies.burst;
-    const bursts = opts.quick ? 3 : 20;
-    for (let b = 0; b < bursts; b++) {
-      for (let i = 0; i < 10; i++) {
+    for (const src of sources) {
+      const latencies = { name: src.name, single: [] as number[], burst: [] as number[] };
+      measured.push(latencies);
+      current = latencies.single;
+      mkdirSync(dirname(src.file), { recursive: true });
+      writeFileSync(src.file, "");
+      await Bun.sleep(300); // let the watcher see the new folder
+      let n = 0;
+      const singles = opts.quick ? 15 : 100;
+      for (let i = 0; i < singles; i++) {
         pending.push(performance.now());
-        appendFileSync(file, line());
-        await Bun.sleep(1);
+        appendFileSync(src.file, src.line(++n));
+        await Bun.sleep(100);
       }
-      await Bun.sleep(400);
+      await drain(pending);
+      current = latencies.burst;
+      const bursts = opts.quick ? 3 : 20;
+      for (let b = 0; b < bursts; b++) {
+        for (let i = 0; i < 10; i++) {
+          pending.push(performance.now());
+          appendFileSync(src.file, src.line(++n));
+          await Bun.sleep(1);
+        }
+        await Bun.sleep(400);
+      }
+      await drain(pending);
     }
-    await drain(pending);
   } finally {
     await service.stop();
     for (const [k, v] of saved) {
@@ -79,13 +101,18 @@ export default (async (opts) => {
     }
     rmSync(work, { recursive: true, force: true });
   }
-  const s1 = summarize(latencies.single);
-  const s2 = summarize(latencies.burst);
-  const all = summarize([...latencies.single, ...latencies.burst]);
+  const every = measured.flatMap((m) => [...m.single, ...m.burst]);
+  const all = summarize(every);
+  const row = (label: string, xs: number[]) => {
+    const st = summarize(xs);
+    return [label, st.n, fmt(st.p50, 1), fmt(st.p95, 1), fmt(Math.max(...xs), 1)];
+  };
   const rows = [
-    ["single lines, 100 ms apart", s1.n, fmt(s1.p50, 1), fmt(s1.p95, 1), fmt(Math.max(...latencies.single), 1)],
-    ["bursts of 10 lines 1 ms apart", s2.n, fmt(s2.p50, 1), fmt(s2.p95, 1), fmt(Math.max(...latencies.burst), 1)],
-    ["all", all.n, fmt(all.p50, 1), fmt(all.p95, 1), fmt(Math.max(...latencies.single, ...latencies.burst), 1)],
+    ...measured.flatMap((m) => [
+      row(`${m.name}: single lines, 100 ms apart`, m.single),
+      row(`${m.name}: bursts of 10 lines 1 ms apart`, m.burst),
+    ]),
+    ["all", all.n, fmt(all.p50, 1), fmt(all.p95, 1), fmt(Math.max(...every), 1)],
   ];
   const markdown = [
     "CaptureService in-process (the daemon embeds the same service), recursive `fs.watch` + 50 ms trailing re-read + 250 ms re-check + 2 s sweep; latency = append → events committed to data.db.",

@@ -15,7 +15,7 @@ const commonArgs = {
   hosts: {
     type: "positional",
     required: false,
-    description: "claude, codex, gemini, cursor or all (space- or comma-separated)",
+    description: "claude, codex, gemini, cursor, qwen or all (space- or comma-separated)",
   },
   scope: {
     type: "string",
@@ -117,7 +117,10 @@ export async function setupHostsForInit(projectRoot: string, hosts: string, yes:
 }
 
 const add = defineCommand({
-  meta: { name: "add", description: "Register sqrl's MCP server with hosts: claude, codex, gemini, cursor (or all)" },
+  meta: {
+    name: "add",
+    description: "Register sqrl's MCP server with hosts: claude, codex, gemini, cursor, qwen (or all)",
+  },
   args: {
     ...commonArgs,
     hook: {
@@ -202,6 +205,9 @@ const list = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "hosts", description: "Register sqrl with MCP hosts (Claude Code, Codex CLI, Gemini CLI, Cursor)" },
+  meta: {
+    name: "hosts",
+    description: "Register sqrl with MCP hosts (Claude Code, Codex CLI, Gemini CLI, Cursor, Qwen Code)",
+  },
   subCommands: { add, remove, list },
 });

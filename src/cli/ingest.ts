@@ -10,7 +10,7 @@ import { UsageError } from "../shared/errors.ts";
 import { log } from "../shared/log.ts";
 import { confirm } from "./confirm.ts";
 
-const SOURCES = ["claude", "codex", "gemini", "git"] as const;
+const SOURCES = ["claude", "codex", "gemini", "qwen", "git"] as const;
 type SourceArg = (typeof SOURCES)[number];
 
 export interface IngestSummary {
@@ -90,7 +90,7 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
     by_project: {},
     per_file: [],
   };
-  const jobs: Array<{ path: string; source: "claude" | "codex" | "gemini"; document: boolean }> = [];
+  const jobs: Array<{ path: string; source: "claude" | "codex" | "gemini" | "qwen"; document: boolean }> = [];
   for (const f of opts.files ?? []) {
     const path = resolve(f);
     if (!existsSync(path) || !statSync(path).isFile())
@@ -107,8 +107,13 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
     jobs.push({ path, source, document: source === "gemini" ? sniffed.document || path.endsWith(".json") : false });
   }
   if (opts.backfill) {
-    const enabled = { claude: cfg["watch.claude"], codex: cfg["watch.codex"], gemini: cfg["watch.gemini"] };
-    for (const name of ["claude", "codex", "gemini"] as const) {
+    const enabled = {
+      claude: cfg["watch.claude"],
+      codex: cfg["watch.codex"],
+      gemini: cfg["watch.gemini"],
+      qwen: cfg["watch.qwen"],
+    };
+    for (const name of ["claude", "codex", "gemini", "qwen"] as const) {
       if (opts.source ? opts.source !== name : !enabled[name]) continue;
       const src = backfill.TRANSCRIPT_SOURCES[name];
       for (const path of ts.listSourceFiles(src)) jobs.push({ path, source: name, document: src.isDocument(path) });
@@ -266,7 +271,7 @@ export default defineCommand({
     files: {
       type: "positional",
       required: false,
-      description: "Transcript files (Claude Code / Codex .jsonl, Gemini .json/.jsonl)",
+      description: "Transcript files (Claude Code / Codex / Qwen Code .jsonl, Gemini .json/.jsonl)",
     },
     backfill: {
       type: "boolean",
@@ -274,7 +279,7 @@ export default defineCommand({
     },
     source: {
       type: "string",
-      description: "Only this source (claude|codex|gemini|git); with files, forces their format",
+      description: "Only this source (claude|codex|gemini|qwen|git); with files, forces their format",
     },
     json: { type: "boolean", description: "Print the summary as JSON" },
   },

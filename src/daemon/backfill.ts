@@ -65,7 +65,7 @@ export function normalizerDeps(ctx: IngestContext): NormalizerDeps {
   };
 }
 
-/** Guess the format of a file given explicitly: Codex (`session_meta` / `{type, payload}`), Gemini (JSON document or metadata+`$set` JSONL), else Claude Code. */
+/** Guess the format of a file given explicitly: Codex (`session_meta` / `{type, payload}`), Gemini (JSON document or metadata+`$set` JSONL), Qwen Code (`message.parts`), else Claude Code. */
 export function sniffSource(path: string): { source: TailSource; document: boolean } {
   if (!existsSync(path)) return { source: "claude", document: false };
   const fd = openSync(path, "r");
@@ -101,6 +101,9 @@ function sniffHead(head: string, path: string): { source: TailSource; document: 
     return { source: "codex", document: false };
   if (typeof first.sessionId === "string" && "projectHash" in first && !("type" in first))
     return { source: "gemini", document: false };
+  // Qwen Code: Claude-like records whose message holds Gemini-style `parts`.
+  const message = first.message as Record<string, unknown> | undefined;
+  if (typeof first.uuid === "string" && Array.isArray(message?.parts)) return { source: "qwen", document: false };
   return { source: "claude", document: false };
 }
 

@@ -31,7 +31,7 @@ import { DirWatcher, listSourceFiles, type TranscriptSource } from "./watchers/t
 const log = rootLog.child({ service: "capture" });
 
 export interface SourceStatus {
-  name: "claude" | "codex" | "gemini" | "git";
+  name: "claude" | "codex" | "gemini" | "qwen" | "git";
   enabled: boolean;
   path: string;
   files: number;
@@ -74,13 +74,24 @@ function statOrNull(path: string): Stats | null {
   }
 }
 
-const SOURCE_TOOL: Record<TailSource, string> = { claude: "claude_code", codex: "codex", gemini: "gemini_cli" };
+const SOURCE_TOOL: Record<TailSource, string> = {
+  claude: "claude_code",
+  codex: "codex",
+  gemini: "gemini_cli",
+  qwen: "qwen_code",
+};
 
 export class CaptureService {
   private state: Database | null = null;
   private readonly pool = new ProjectDbPool();
   private ctx: IngestContext | null = null;
-  private enabled: Record<SourceStatus["name"], boolean> = { claude: false, codex: false, gemini: false, git: false };
+  private enabled: Record<SourceStatus["name"], boolean> = {
+    claude: false,
+    codex: false,
+    gemini: false,
+    qwen: false,
+    git: false,
+  };
   private readonly files = new Map<string, TailFile>();
   private readonly watchers = new Map<TailSource, DirWatcher>();
   private readonly flushTimers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -106,6 +117,7 @@ export class CaptureService {
       claude: cfg["watch.claude"],
       codex: cfg["watch.codex"],
       gemini: cfg["watch.gemini"],
+      qwen: cfg["watch.qwen"],
       git: cfg["watch.git"],
     };
     this.state = openStateDb();
@@ -193,7 +205,7 @@ export class CaptureService {
 
   status(): SourceStatus[] {
     const out: SourceStatus[] = [];
-    for (const name of ["claude", "codex", "gemini"] as const) {
+    for (const name of ["claude", "codex", "gemini", "qwen"] as const) {
       let files = 0;
       for (const f of this.files.values()) if (f.source === name) files++;
       out.push({ name, enabled: this.enabled[name], path: TRANSCRIPT_SOURCES[name].root(), files });
@@ -210,7 +222,9 @@ export class CaptureService {
   // ---- transcripts ---------------------------------------------------------------------------
 
   private transcriptSources(): TranscriptSource[] {
-    return (["claude", "codex", "gemini"] as const).filter((n) => this.enabled[n]).map((n) => TRANSCRIPT_SOURCES[n]);
+    return (["claude", "codex", "gemini", "qwen"] as const)
+      .filter((n) => this.enabled[n])
+      .map((n) => TRANSCRIPT_SOURCES[n]);
   }
 
   /** Read every file of a source that changed since it was last read. */

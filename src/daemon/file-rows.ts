@@ -13,12 +13,14 @@ import { newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts
 import { claudeSource } from "./watchers/claude.ts";
 import { codexSource } from "./watchers/codex.ts";
 import { geminiSource } from "./watchers/gemini.ts";
+import { qwenSource } from "./watchers/qwen.ts";
 import type { NormalizerDeps, TranscriptSource } from "./watchers/transcript-source.ts";
 
 export const TRANSCRIPT_SOURCES: Record<TailSource, TranscriptSource> = {
   claude: claudeSource,
   codex: codexSource,
   gemini: geminiSource,
+  qwen: qwenSource,
 };
 
 /** What to read and where its events may go. Plain data: it crosses to a worker as is. */

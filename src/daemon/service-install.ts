@@ -16,7 +16,14 @@ export const SYSTEMD_UNIT_NAME = "sqrl.service";
 export const LAUNCHD_LABEL = "dev.sqrl.daemon";
 
 /** Environment variables that locate sqrl's and the agents' files; carried into the service when set. */
-const CARRIED_ENV = ["SQRL_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_LOG_LEVEL"] as const;
+const CARRIED_ENV = [
+  "SQRL_HOME",
+  "CLAUDE_CONFIG_DIR",
+  "CODEX_HOME",
+  "GEMINI_HOME",
+  "QWEN_HOME",
+  "SQRL_LOG_LEVEL",
+] as const;
 
 export interface ServiceFile {
   platform: ServicePlatform;

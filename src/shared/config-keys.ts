@@ -102,6 +102,7 @@ export const CONFIG_KEYS = {
   "watch.claude": key(bool, true, "Capture Claude Code transcripts."),
   "watch.codex": key(bool, true, "Capture Codex CLI rollouts."),
   "watch.gemini": key(bool, true, "Capture Gemini CLI chats."),
+  "watch.qwen": key(bool, true, "Capture Qwen Code chats."),
   "watch.git": key(bool, true, "Capture git commits of registered repos."),
 
   "daemon.batch_interval_seconds": key(positiveInt, 30, "How often unprocessed events are sent to the engine."),

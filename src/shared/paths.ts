@@ -54,6 +54,12 @@ export function codexHome(): string {
   return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(userHome(), ".codex");
 }
 
+/** Qwen Code's home: `QWEN_HOME` (Qwen Code's own variable), else `~/.qwen`. */
+export function qwenHome(): string {
+  const fromEnv = process.env.QWEN_HOME;
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(userHome(), ".qwen");
+}
+
 /** Gemini CLI's home: `GEMINI_HOME` (sqrl's own override, for tests), else `~/.gemini`. */
 export function geminiHome(): string {
   const fromEnv = process.env.GEMINI_HOME;

@@ -26,6 +26,7 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     CLAUDE_CONFIG_DIR: join(home, "claude"),
     CODEX_HOME: join(home, "codex"),
     GEMINI_HOME: join(home, "gemini"),
+    QWEN_HOME: join(home, "qwen"),
     NO_COLOR: "1",
     CI: "1",
     ...extra,

@@ -8,13 +8,15 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelServer, RecordedRequest } from "./model-server.ts";
+import type { ModelServer, RecordedRequest, Step } from "./model-server.ts";
 
 export const HOSTS_DIR = import.meta.dir;
 export const CLAUDE_BIN = join(HOSTS_DIR, "node_modules", ".bin", "claude");
 export const CODEX_BIN = join(HOSTS_DIR, "node_modules", ".bin", "codex");
 export const HOST_BIN_DIR = join(HOSTS_DIR, "node_modules", ".bin");
+export const QWEN_BIN = join(HOSTS_DIR, "node_modules", ".bin", "qwen");
 export const HOSTS_INSTALLED = existsSync(CLAUDE_BIN) && existsSync(CODEX_BIN);
+export const QWEN_INSTALLED = existsSync(QWEN_BIN);
 export const SKIP_REASON = "host CLIs not installed (npm ci --prefix test/hosts; .ci/run does it)";
 
 export interface HostRun {
@@ -261,4 +263,95 @@ export function signInCodex(codexHome: string, plan = "plus"): string {
 export function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return (readdirSync(dir, { recursive: true }) as string[]).filter((p) => statSync(join(dir, p)).isFile()).sort();
+}
+
+// ---- Qwen Code and the scripted piece of work ------------------------------------------------------
+
+/**
+ * Environment for Qwen Code: its home in `QWEN_HOME` (of `base`), telemetry, usage statistics and
+ * update checks off in its user settings (kept when sqrl registers itself there), git identity set.
+ */
+export function qwenEnv(base: Record<string, string>): Record<string, string> {
+  const qwenHome = base.QWEN_HOME ?? join(base.HOME!, ".qwen");
+  mkdirSync(qwenHome, { recursive: true });
+  const settingsPath = join(qwenHome, "settings.json");
+  const settings = existsSync(settingsPath) ? (JSON.parse(readFileSync(settingsPath, "utf8")) as Json) : {};
+  writeFileSync(
+    settingsPath,
+    JSON.stringify({
+      ...settings,
+      telemetry: { enabled: false },
+      privacy: { usageStatisticsEnabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+    }),
+  );
+  return { ...base, ...GIT_IDENTITY, PATH: `${HOST_BIN_DIR}:${base.PATH}`, QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" };
+}
+
+/** `qwen` one-shot against the stand-in (OpenAI Responses API), every tool call allowed. */
+export function qwenArgs(model: ModelServer, prompt: string): string[] {
+  return [
+    QWEN_BIN,
+    "--auth-type",
+    "openai-responses",
+    "--openai-base-url",
+    `${model.url}/v1`,
+    "--openai-api-key",
+    "sk-stand-in",
+    "-m",
+    "gpt-5",
+    "--yolo",
+    prompt,
+  ];
+}
+
+export const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: "Dev",
+  GIT_AUTHOR_EMAIL: "dev@example.com",
+  GIT_COMMITTER_NAME: "Dev",
+  GIT_COMMITTER_EMAIL: "dev@example.com",
+};
+
+export const WORK_PROMPT = "The add test fails; fix it and commit.";
+export const WORK_COMMIT = "Fix add: it subtracted";
+
+/** A git repo whose one test fails: `add` subtracts. */
+export function buggyRepo(repo: string): void {
+  mkdirSync(join(repo, "src"), { recursive: true });
+  writeFileSync(join(repo, "src", "add.js"), "exports.add = (a, b) => a - b;\n");
+  writeFileSync(
+    join(repo, "add.test.js"),
+    "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('./src/add.js');\ntest('add', () => assert.strictEqual(add(2, 3), 5));\n",
+  );
+  writeFileSync(
+    join(repo, "package.json"),
+    JSON.stringify({ name: "calc", private: true, scripts: { test: "node --test" } }),
+  );
+  const env = { ...process.env, ...GIT_IDENTITY };
+  for (const args of [
+    ["init", "-q"],
+    ["add", "-A"],
+    ["commit", "-q", "-m", "Add add()"],
+  ])
+    Bun.spawnSync(["git", ...args], { cwd: repo, env });
+}
+
+/**
+ * The model's side of the work in `buggyRepo`, in a host's tool names: read the file, run the
+ * failing test, fix, run it green, commit, say so.
+ */
+export function workSteps(
+  repo: string,
+  tools: { read: string; shell: string; edit: string },
+  shellInput: (command: string) => Record<string, unknown> = (command) => ({ command }),
+): Step[] {
+  const file = join(repo, "src", "add.js");
+  return [
+    { tool: tools.read, input: { file_path: file } },
+    { tool: tools.shell, input: shellInput("npm test") },
+    { tool: tools.edit, input: { file_path: file, old_string: "a - b", new_string: "a + b" } },
+    { tool: tools.shell, input: shellInput("npm test") },
+    { tool: tools.shell, input: shellInput(`git commit -qam '${WORK_COMMIT}'`) },
+    { text: "Fixed: add adds again; the test passes and the fix is committed." },
+  ];
 }

@@ -357,13 +357,15 @@ describe("sqrl hook claude-session-start", () => {
 describe("sqrl hosts / init --hosts (compiled)", () => {
   test("user scope by default: this binary in each host's own config, nothing in the repo; idempotent; removed again", () => {
     const env = { ...home.env, SQRL_CLAUDE_BIN: "" };
-    const add = runSqrl(["hosts", "add", "claude,codex,gemini,cursor", "--path", root, "--yes", "--json"], { env });
+    const add = runSqrl(["hosts", "add", "claude,codex,gemini,cursor,qwen", "--path", root, "--yes", "--json"], {
+      env,
+    });
     expect(add.code).toBe(0);
     const res = JSON.parse(add.stdout) as {
       changes: Array<{ host: string; action: string; path: string; scope: string }>;
       hook: { action: string; path: string };
     };
-    expect(res.changes.map((c) => c.action)).toEqual(["added", "added", "added", "added"]);
+    expect(res.changes.map((c) => c.action)).toEqual(["added", "added", "added", "added", "added"]);
     expect(res.changes.every((c) => c.scope === "user")).toBe(true);
     expect(res.hook.action).toBe("added");
     const claudeJson = JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, ".claude.json"), "utf8"));
@@ -377,16 +379,27 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
     expect(JSON.parse(readFileSync(join(home.env.HOME!, ".cursor", "mcp.json"), "utf8")).mcpServers.sqrl.command).toBe(
       SQRL_BIN,
     );
+    expect(JSON.parse(readFileSync(join(home.env.QWEN_HOME!, "settings.json"), "utf8")).mcpServers.sqrl).toEqual({
+      command: SQRL_BIN,
+      args: ["mcp"],
+    });
     const hook = JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, "settings.json"), "utf8")).hooks
       .SessionStart[0].hooks[0].command as string;
     expect(hook).toBe(`${SQRL_BIN} hook claude-session-start`);
-    for (const f of [".mcp.json", ".gemini", ".cursor", ".claude"]) expect(existsSync(join(root, f))).toBe(false);
+    for (const f of [".mcp.json", ".gemini", ".cursor", ".claude", ".qwen"])
+      expect(existsSync(join(root, f))).toBe(false);
 
     const again = JSON.parse(runSqrl(["hosts", "add", "all", "--path", root, "--json"], { env }).stdout) as {
       changes: Array<{ action: string }>;
       hook: { action: string };
     };
-    expect(again.changes.map((c) => c.action)).toEqual(["unchanged", "unchanged", "unchanged", "unchanged"]);
+    expect(again.changes.map((c) => c.action)).toEqual([
+      "unchanged",
+      "unchanged",
+      "unchanged",
+      "unchanged",
+      "unchanged",
+    ]);
     expect(again.hook.action).toBe("unchanged"); // kept without asking again (no --yes)
 
     const list = JSON.parse(runSqrl(["hosts", "list", "--path", root, "--json"], { env }).stdout) as {
@@ -398,7 +411,7 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
         .filter((e) => e.registered)
         .map((e) => e.host)
         .sort(),
-    ).toEqual(["claude", "codex", "cursor", "gemini"]);
+    ).toEqual(["claude", "codex", "cursor", "gemini", "qwen"]);
 
     const remove = runSqrl(["hosts", "remove", "all", "--path", root, "--json"], { env });
     expect(remove.code).toBe(0);
@@ -427,7 +440,13 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
       "--project",
       "${workspaceFolder}",
     ]);
-    for (const f of [".mcp.json", ".claude/settings.json", ".gemini/settings.json", ".cursor/mcp.json"])
+    for (const f of [
+      ".mcp.json",
+      ".claude/settings.json",
+      ".gemini/settings.json",
+      ".cursor/mcp.json",
+      ".qwen/settings.json",
+    ])
       expect(readFileSync(join(root, f), "utf8")).not.toContain(home.root);
     expect(add.stdout).toContain("claude (project): waits for approval");
     const second = runSqrl(["hosts", "add", "claude", "--scope", "project", "--path", root], { env });
@@ -435,7 +454,13 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
     expect(second.stdout).not.toContain("not installed");
     expect(runSqrl(["status", root], { env }).stdout).toContain("claude (project) waits for approval");
     expect(runSqrl(["hosts", "remove", "all", "--scope", "project", "--path", root], { env }).code).toBe(0);
-    for (const f of [".mcp.json", ".gemini/settings.json", ".cursor/mcp.json", ".claude/settings.json"])
+    for (const f of [
+      ".mcp.json",
+      ".gemini/settings.json",
+      ".cursor/mcp.json",
+      ".claude/settings.json",
+      ".qwen/settings.json",
+    ])
       expect(existsSync(join(root, f))).toBe(false);
   });
 

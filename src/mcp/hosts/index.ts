@@ -14,6 +14,7 @@ import {
 import { codexHost } from "./codex.ts";
 import { cursorHost } from "./cursor.ts";
 import { geminiHost } from "./gemini.ts";
+import { qwenHost } from "./qwen.ts";
 import {
   HOST_NAMES,
   type HostAdapter,
@@ -31,6 +32,7 @@ export const HOSTS: Record<HostName, HostAdapter> = {
   codex: codexHost,
   gemini: geminiHost,
   cursor: cursorHost,
+  qwen: qwenHost,
 };
 
 /** "claude,codex" or ["claude", "gemini,cursor"] → host names; "all" means every host. */

@@ -87,7 +87,7 @@ describe.skipIf(!haveBin)("sqrl ingest", () => {
     expect(none.stderr).toContain("--backfill");
     const badSource = runSqrl(["ingest", "--backfill", "--source", "cursor"], { env });
     expect(badSource.code).toBe(2);
-    expect(badSource.stderr).toContain("claude, codex, gemini, git");
+    expect(badSource.stderr).toContain("claude, codex, gemini, qwen, git");
   });
 
   test("without a registered project it says to run sqrl init", () => {
@@ -122,6 +122,18 @@ describe.skipIf(!haveBin)("sqrl init backfill", () => {
     const out = JSON.parse(r.stdout);
     expect(out.backfill).toMatchObject({ added: CLAUDE_TOTAL + 1, commits: 1 });
     expect(eventCount(repo)).toBe(CLAUDE_TOTAL + 1);
+  });
+
+  test("--yes imports Qwen Code's existing chats of the project too", () => {
+    const chats = join(env.QWEN_HOME!, "projects", "-repo", "chats");
+    mkdirSync(chats, { recursive: true });
+    const text = rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "qwen", "session.jsonl"), "utf8"), repo);
+    writeFileSync(join(chats, "5ba6ea76-6781-40be-8985-1a9503537c8b.jsonl"), text);
+    const r = runSqrl(["init", repo, "--yes", "--json"], { env });
+    expect(r.code, r.stderr).toBe(0);
+    // The fixture's 12 events (see test/daemon/capture/qwen.test.ts).
+    expect(JSON.parse(r.stdout).backfill).toMatchObject({ added: 12, files: 1 });
+    expect(eventCount(repo)).toBe(12);
   });
 
   test("--no-backfill skips it; without a terminal and without --yes it is not run", () => {

@@ -1,6 +1,6 @@
 /**
  * Helpers for the capture tests: isolated homes (SQRL_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
- * GEMINI_HOME) set on process.env and restored, a registered temp repo, fixtures copied with their
+ * GEMINI_HOME, QWEN_HOME) set on process.env and restored, a registered temp repo, fixtures copied with their
  * cwd rewritten to that repo, and SQLite reads of what landed.
  */
 import { Database } from "bun:sqlite";
@@ -14,7 +14,14 @@ import { SHARED_DIR, tempDir } from "../../helpers/sqrl.ts";
 export const CAPTURE_FIXTURES = resolve(import.meta.dir, "../../fixtures/capture");
 export const SHARED_TRANSCRIPTS = join(SHARED_DIR, "fixtures", "transcripts");
 
-const ENV_KEYS = ["SQRL_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "SQRL_LOG_LEVEL"] as const;
+const ENV_KEYS = [
+  "SQRL_HOME",
+  "CLAUDE_CONFIG_DIR",
+  "CODEX_HOME",
+  "GEMINI_HOME",
+  "QWEN_HOME",
+  "SQRL_LOG_LEVEL",
+] as const;
 
 export interface CaptureHome {
   root: string;
@@ -22,6 +29,7 @@ export interface CaptureHome {
   claudeDir: string;
   codexDir: string;
   geminiDir: string;
+  qwenDir: string;
   /** A registered project folder. */
   repo: string;
   /** Register another project folder. */
@@ -39,6 +47,7 @@ export function makeCaptureHome(config = ""): CaptureHome {
     claudeDir: join(dir.path, "claude"),
     codexDir: join(dir.path, "codex"),
     geminiDir: join(dir.path, "gemini"),
+    qwenDir: join(dir.path, "qwen"),
     repo: "",
     addRepo(name: string) {
       const repo = join(dir.path, name);
@@ -58,6 +67,7 @@ export function makeCaptureHome(config = ""): CaptureHome {
   process.env.CLAUDE_CONFIG_DIR = home.claudeDir;
   process.env.CODEX_HOME = home.codexDir;
   process.env.GEMINI_HOME = home.geminiDir;
+  process.env.QWEN_HOME = home.qwenDir;
   process.env.SQRL_LOG_LEVEL = "1";
   mkdirSync(home.sqrlHome, { recursive: true });
   if (config) writeFileSync(join(home.sqrlHome, "config.toml"), config);

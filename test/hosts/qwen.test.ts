@@ -1,0 +1,192 @@
+/**
+ * Qwen Code end to end: the pinned `qwen` (test/hosts/package.json) run headless against the model
+ * stand-in in a temp git repo, with sqrl registered the way a user does it (`sqrl init --hosts=qwen`)
+ * and its daemon capturing. The scripted work (request, read, failing test, edit, green test, commit)
+ * must arrive as events, once (also after a daemon restart); a line appended to the live chat
+ * arrives; a half-written line loses nothing after it. Serving: `qwen mcp list` says Connected and a
+ * model turn's `get_task_context` answer reaches the model within its budget (read from the recorded
+ * request). Skips with one line when Qwen Code is not installed.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
+import { estimateTokens } from "../../src/shared/tokens.ts";
+import { type DaemonHome, makeHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
+import { runSqrl } from "../helpers/sqrl.ts";
+import { seedProject } from "../mcp/fixtures.ts";
+import {
+  buggyRepo,
+  openaiResults,
+  QWEN_BIN,
+  QWEN_INSTALLED,
+  qwenArgs,
+  qwenEnv,
+  runHost,
+  WORK_COMMIT,
+  WORK_PROMPT,
+  workSteps,
+} from "./harness.ts";
+import { type ModelServer, startModelServer } from "./model-server.ts";
+
+if (!QWEN_INSTALLED) console.log("test/hosts/qwen: skipped: Qwen Code not installed (npm ci --prefix test/hosts)");
+setDefaultTimeout(90_000);
+const suite = QWEN_INSTALLED ? describe : describe.skip;
+
+let home: DaemonHome;
+let repo: string;
+let model: ModelServer;
+let env: Record<string, string>;
+
+interface Row {
+  event_type: string;
+  content_json: string;
+  source_tool: string;
+}
+
+const qwenRows = () =>
+  queryProject<Row>(repo, "SELECT event_type, content_json, source_tool FROM events WHERE source_tool = 'qwen_code'");
+const content = (r: Row) => JSON.parse(r.content_json) as Record<string, unknown>;
+
+function chatFile(): string {
+  const projects = join(home.env.QWEN_HOME!, "projects");
+  for (const dir of readdirSync(projects)) {
+    const chats = join(projects, dir, "chats");
+    try {
+      const f = readdirSync(chats).find((n) => n.endsWith(".jsonl"));
+      if (f) return join(chats, f);
+    } catch {
+      // no chats in this folder
+    }
+  }
+  throw new Error("Qwen Code wrote no chat file");
+}
+
+beforeAll(async () => {
+  if (!QWEN_INSTALLED) return;
+  home = makeHome("[watch]\nclaude = false\ncodex = false\ngemini = false\n");
+  repo = join(home.root, "repo");
+  buggyRepo(repo);
+  model = startModelServer();
+  env = qwenEnv(home.env);
+  const init = runSqrl(["init", repo, "--yes", "--hosts=qwen"], { env });
+  expect(init.code, init.stderr).toBe(0);
+  seedProject(repo);
+  startDaemon(home);
+});
+
+afterAll(async () => {
+  if (!QWEN_INSTALLED) return;
+  model.stop();
+  await home.cleanup();
+});
+
+suite("Qwen Code: capture of a real session", () => {
+  test("the scripted work arrives as events: request, edit, failing and green runs, commit", async () => {
+    model.play(
+      workSteps(repo, { read: "read_file", shell: "run_shell_command", edit: "edit" }, (command) => ({
+        command,
+        is_background: false,
+      })),
+    );
+    const run = await runHost(qwenArgs(model, WORK_PROMPT), { env, cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    await waitFor("the session's commit as an event", () =>
+      qwenRows().some((x) => x.event_type === "command_run" && String(content(x).command).includes("git commit")),
+    );
+    const rows = qwenRows();
+    expect(rows.find((r) => r.event_type === "user_message" && content(r).text === WORK_PROMPT)).toBeDefined();
+    const edit = rows.find((r) => r.event_type === "code_change");
+    expect(String(content(edit!).diff_summary)).toContain("src/add.js");
+    const tests = rows.filter((r) => r.event_type === "test_run").map(content);
+    expect(tests.map((t) => [t.runner, t.exit_code, t.is_error])).toEqual([
+      ["npm test", 1, true],
+      ["npm test", 0, false],
+    ]);
+    expect(rows.some((r) => r.event_type === "tool_result" && content(r).tool === "read_file")).toBe(true);
+    expect(rows.some((r) => r.event_type === "assistant_response")).toBe(true);
+    // The commit itself, from git.
+    await waitFor("the git commit event", () =>
+      queryProject<Row>(repo, "SELECT content_json FROM events WHERE event_type = 'git_commit'").some((r) =>
+        r.content_json.includes(WORK_COMMIT),
+      ),
+    );
+  });
+
+  test("no duplicates after a daemon restart", async () => {
+    const before = qwenRows().length;
+    expect(runSqrl(["daemon", "stop", "--timeout", "10"], { env: home.env }).code).toBe(0);
+    startDaemon(home);
+    // A fresh line after the restart: once it is in, the restart's rescan of the file is done.
+    const file = chatFile();
+    const last = JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!) as Record<string, unknown>;
+    const line = {
+      ...last,
+      uuid: "restart-probe",
+      type: "user",
+      provenance: "real_user",
+      timestamp: new Date().toISOString(),
+      message: { role: "user", parts: [{ text: "after the restart" }] },
+    };
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+    await waitFor("the line appended after the restart", () =>
+      qwenRows().some((r) => content(r).text === "after the restart"),
+    );
+    expect(qwenRows().length).toBe(before + 1);
+  });
+
+  test("a half-written line is skipped and loses nothing after it", async () => {
+    const file = chatFile();
+    const last = JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!) as Record<string, unknown>;
+    const good = {
+      ...last,
+      uuid: "after-torn-line",
+      timestamp: new Date().toISOString(),
+      message: { role: "user", parts: [{ text: "after a torn line" }] },
+    };
+    appendFileSync(file, `{"uuid":"torn","type":"user","message":{"ro\n${JSON.stringify(good)}\n`);
+    await waitFor("the line after the torn one", () => qwenRows().some((r) => content(r).text === "after a torn line"));
+  });
+});
+
+suite("Qwen Code: serving sqrl", () => {
+  test("`qwen mcp list` shows sqrl connected after `sqrl init --hosts=qwen`", async () => {
+    const list = await runHost([QWEN_BIN, "mcp", "list"], { env, cwd: repo });
+    expect(list.stdout).toMatch(/sqrl: .+ mcp \(stdio\) - Connected/);
+  });
+
+  test("a model turn's get_task_context reaches the model within its budget", async () => {
+    const name = "mcp__sqrl__get_task_context";
+    model.play([
+      { tool: "tool_search", input: { query: `select:${name}` } },
+      {
+        tool: "tool_call",
+        input: {
+          name,
+          arguments: {
+            task_description: "Add a delete endpoint for inventory items",
+            active_file_paths: ["src/routes/inventory.ts"],
+          },
+        },
+      },
+      { text: "done" },
+    ]);
+    const run = await runHost(qwenArgs(model, "Fix the add function"), { env, cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    const result = openaiResults(model.requests).find((r) => r.tool === "tool_call");
+    expect(result, JSON.stringify(openaiResults(model.requests)).slice(0, 2000)).toBeDefined();
+    // Qwen Code forwards the structured answer (one JSON line), then the text content again.
+    const [json, ...rest] = result!.text.split("\n");
+    const answer = ToolAnswer.parse(JSON.parse(json!));
+    expect(rest.join("\n")).toBe(answer.markdown);
+    expect(answer.has_relevant_memory).toBe(true);
+    const tokens = estimateTokens(json!);
+    expect(tokens).toBeLessThanOrEqual(400);
+    const footer = [...answer.markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
+    expect([Number(footer![1]), Number(footer![2])]).toEqual([tokens, 400]);
+    console.log(
+      `qwen get_task_context: ${tokens} tokens answered (budget 400), ${estimateTokens(result!.text)} forwarded`,
+    );
+    expect(result!.text).not.toContain(home.root);
+  });
+});
