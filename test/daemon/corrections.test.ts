@@ -186,6 +186,8 @@ describe.skipIf(!ready)("a person's corrections are final (compiled binary, real
     const init = home.sqrl(["init", repo, "--yes", "--no-backfill"]);
     expect(init.code).toBe(0);
     startDaemon(home);
+    // Twice: a lint rule's lesson waits until another episode meets the rule again (pitfalls.ts).
+    await newEpisode();
     await newEpisode();
     await login();
   }, 120_000);

@@ -279,8 +279,9 @@ describe.skipIf(!HAVE_PACKMIND)("real sessions under a real CLAUDE.md and AGENTS
 
   test("without the files the same sessions store the repeats the files now cover", () => {
     const keys = (xs: MemoryItem[]) => xs.map((i) => i.key);
-    // The habits of the commands CLAUDE.md lists (`bun run lint`, `bun run typecheck`, bun itself).
-    const repeats = ["package_manager", "lint_command", "typecheck_command"];
+    // The habits of the commands CLAUDE.md lists (`bun run lint`, `bun run typecheck`, bun itself), and
+    // the hook seen running, which its "Pre-commit Hook" section tells (as scripts, not the commands).
+    const repeats = ["package_manager", "lint_command", "typecheck_command", "recipe:pre-commit"];
     expect(keys(without)).toEqual(expect.arrayContaining(repeats));
     for (const k of repeats) expect([k, keys(withGuidance).includes(k)]).toEqual([k, false]);
     expect(without.length - withGuidance.length).toBe(repeats.length);

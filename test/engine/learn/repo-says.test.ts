@@ -55,6 +55,24 @@ describe("withoutWhatRepoSays", () => {
     ]);
   });
 
+  test("the hook recipe goes where the guidance has a section on the pre-commit hook, named by its scripts", () => {
+    // The packmind project's CLAUDE.md (public) lists the scripts (`bun run test`), the hook seen running
+    // names their commands (`bun test src/`): a reviewer rejected it as exactly that section.
+    const root = join(tmp.path, "hook");
+    mkdirSync(root, { recursive: true });
+    writeFileSync(
+      join(root, "CLAUDE.md"),
+      "## Pre-commit Hook\n\nThis project uses Husky with a pre-commit hook that runs:\n- `bun run test` - All tests must pass\n- `bun run lint` - Code must pass linting\n",
+    );
+    const seen = cand(
+      "recipe",
+      "recipe:pre-commit",
+      "The pre-commit hook runs `bun test src/` → `biome check --error-on-warnings`; a commit lands only when all pass.",
+      "recipes:hook",
+    );
+    expect(withoutWhatRepoSays(root, [seen, lesson]).map((c) => c.key)).toEqual(["pitfall:x"]);
+  });
+
   test("a command the files do not name keeps the recipe; no guidance files keeps everything", () => {
     const part = join(tmp.path, "part");
     mkdirSync(part, { recursive: true });

