@@ -491,6 +491,8 @@ function isPlausibleSecret(value: string): boolean {
 export interface RedactOptions {
   /** Treat every `KEY=VALUE` line as a secret (content of a `.env` file). */
   envFile?: boolean;
+  /** Strings already known to scan clean (`secretFlags` 0): returned as they are, unless `envFile`. */
+  clean?: { has(s: string): boolean };
 }
 
 /**
@@ -504,7 +506,7 @@ export function secretFlags(text: string): number {
 /** Redact one string. Returns the same string when nothing matched. */
 export function redactText(input: string, opts: RedactOptions = {}): string {
   let s = input;
-  if (s.length < 8) return s;
+  if (s.length < 8 || (!opts.envFile && opts.clean?.has(s))) return s;
   const f = scan(s);
   if (f === 0 && !opts.envFile) return s;
   if (f & F_PRIVATE_TAG) s = s.replace(PRIVATE_TAG, PRIVATE_MARKER);

@@ -88,6 +88,24 @@ describe("fast path = careful path", () => {
     ];
     for (const c of cases) expectSameAsCareful(c);
   });
+
+  test("strings repeated within an event (scanned once, remembered clean) redact like the careful path", () => {
+    // the memo of clean strings (sanitize.ts) skips a second scan of the same long string: a string
+    // that is not clean must never be remembered, a cut copy is scanned on its own
+    const clean = `run the migration for the orders table ${"and keep going ".repeat(8)}`;
+    const secret = `export STRIPE_SECRET_KEY=sk_live_${"a1B2c3D4".repeat(4)} ${"then deploy ".repeat(8)}`;
+    const long = `${"line of build output\n".repeat(120)}password=Hunter2Hunter2 ${"tail ".repeat(30)}`;
+    const cases: EventContent[] = [
+      { command: clean, input: { command: clean }, raw: { input: { command: clean }, note: secret } },
+      { command: secret, input: { command: secret }, raw: { input: { command: secret }, again: clean } },
+      { output: long, input: { text: long }, raw: { a: long, b: [long, clean], c: clean } },
+    ];
+    for (const c of cases) expectSameAsCareful(c);
+    const json = JSON.stringify(cases.map((c) => sanitizeContent(c, { envFile: false })));
+    expect(json).not.toContain("sk_live_a1B2");
+    expect(json).not.toContain("Hunter2Hunter2");
+    expect(json).toContain("run the migration for the orders table");
+  });
 });
 
 describe("copy on write and bounds", () => {
