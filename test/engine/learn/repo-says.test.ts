@@ -73,6 +73,20 @@ describe("withoutWhatRepoSays", () => {
     expect(withoutWhatRepoSays(root, [seen, lesson]).map((c) => c.key)).toEqual(["pitfall:x"]);
   });
 
+  test("a command habit goes where the guidance names a command line for the same purpose, as a script", () => {
+    const root = join(tmp.path, "habit");
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, "CLAUDE.md"), "## Common Commands\n\n- `bun run test` runs the suite\n");
+    const habit = cand(
+      "user_style",
+      "test_command",
+      "Runs tests with `bun test`; single tests: `bun test a.test.ts`.",
+      "style-habits",
+    );
+    const lint = cand("user_style", "lint_command", "Lints with `bun run lint`.", "style-habits");
+    expect(withoutWhatRepoSays(root, [habit, lint]).map((c) => c.key)).toEqual(["lint_command"]);
+  });
+
   test("a command the files do not name keeps the recipe; no guidance files keeps everything", () => {
     const part = join(tmp.path, "part");
     mkdirSync(part, { recursive: true });

@@ -56,9 +56,29 @@ function named(text: string, cmd: string): boolean {
  */
 const HOOK_HEADING = /\bpre-?commit\b|\bgit hooks?\b|\bhusky\b/i;
 
+/** A command habit's purpose: the word a command line for it carries (`bun run test`, `mise run lint`). */
+const HABIT_PURPOSE: Record<string, RegExp> = {
+  test_command: /\btest(?::[\w-]+)?\b/,
+  lint_command: /\blint(?::[\w-]+)?\b/,
+  typecheck_command: /\b(?:typecheck|type-check|tsc)\b/,
+  format_command: /\b(?:fmt|format)\b/,
+};
+
+/**
+ * The guidance names a command line for what this habit does. A habit learned from runs names the
+ * command that ran (`bun test`, the body of the script), the guidance the script (`bun run test`): a
+ * reviewer rejected the habit as a repeat of CLAUDE.md's commands either way (unseen holdout, issue 26).
+ */
+function namesCommandFor(g: Guidance, c: Candidate): boolean {
+  const purpose = c.rule.startsWith("style-habits") ? HABIT_PURPOSE[c.key] : undefined;
+  if (!purpose) return false;
+  return [...g.text.matchAll(/`([^`]{3,80})`/g)].some((m) => m[1]!.includes(" ") && purpose.test(m[1]!));
+}
+
 /** Why the guidance already holds this item, or null when it does not. */
 export function whyRepoSays(g: Guidance, c: Candidate): "commands" | "passage" | "section" | null {
   if (c.key === "recipe:pre-commit" && g.headings.some((h) => HOOK_HEADING.test(h.text))) return "section";
+  if (namesCommandFor(g, c)) return "commands";
   if (readFromRuns(c)) {
     // A habit is its first command ("Runs tests with `mise run test`; single tests: `…`", "Uses bun as
     // the package manager (e.g. `bun run test`, …)"): the rest are examples of it.
