@@ -30,4 +30,5 @@ export const COMMANDS: Record<string, Loader> = {
   sync: () => import("./sync.ts").then((m) => m.default),
   reprocess: () => import("./reprocess.ts").then((m) => m.default),
   ui: () => import("./ui.ts").then((m) => m.default),
+  eval: () => import("./eval.ts").then((m) => m.default),
 };

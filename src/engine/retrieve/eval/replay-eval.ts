@@ -1,0 +1,264 @@
+/**
+ * `sqrl eval`: replay a project's own sessions and measure what memory would have served. For each
+ * session k after the first, the memory is rebuilt as it stood when k started (memory-at.ts), the
+ * real task-context code is asked what it would have served for k's opening request and the files
+ * k first opened or edited, and that is compared with what k needed (needed.ts). Baselines for the
+ * benchmark: plain BM25 over the same items in the same budget, and serving nothing. Read only.
+ */
+import type { Database } from "bun:sqlite";
+import { z } from "zod";
+import { TaskContextRequest } from "../../../shared/api.ts";
+import { defaultCounter, type TokenCounter } from "../../../shared/tokens.ts";
+import { rankLexical } from "../../../ranker/lexical.ts";
+import { listEpisodes } from "../../../sql/episodes.ts";
+import { isoToMs } from "../../../shared/time.ts";
+import { packBlocks } from "../render/budget.ts";
+import { memoryLine } from "../render/markdown.ts";
+import { groupOf, SERVED_HEADINGS } from "../render/origin.ts";
+import { DEFAULT_BUDGETS, retrievalContext } from "../retrieval-context.ts";
+import { TASK_CONTEXT_HEADER, taskContext, MAX_SELECTED } from "../task-context.ts";
+import { allVersions, MemoryAt } from "./memory-at.ts";
+import { anchorsOf, NeedIndex } from "./needed.ts";
+import { projectSessions, type ReplaySession } from "./sessions.ts";
+import { getMemoryItem } from "../../../sql/memory-items.ts";
+
+export const EVAL_RANKERS = ["sqrl", "bm25", "none"] as const;
+export type EvalRanker = (typeof EVAL_RANKERS)[number];
+
+const Ratio = z.number().min(0).max(1).nullable();
+
+export const EvalSession = z.object({
+  session_id: z.string(),
+  started_at: z.string(),
+  /** The opening request, clipped. */
+  request: z.string(),
+  files: z.array(z.string()),
+  /** Items standing when it started (what could be served). */
+  standing: z.number().int().nonnegative(),
+  needed: z.array(z.string()),
+  served: z.array(z.string()),
+  needed_served: z.number().int().nonnegative(),
+  served_tokens: z.number().int().nonnegative(),
+  wasted_tokens: z.number().int().nonnegative(),
+  abstained: z.boolean(),
+});
+export type EvalSession = z.infer<typeof EvalSession>;
+
+export const EvalItem = z.object({
+  memory_id: z.string(),
+  type: z.string(),
+  key: z.string(),
+  content: z.string(),
+  /** Sessions it was served to, needed by, and both (its value), and served without being needed. */
+  served: z.number().int().nonnegative(),
+  needed: z.number().int().nonnegative(),
+  served_needed: z.number().int().nonnegative(),
+  served_unused: z.number().int().nonnegative(),
+});
+export type EvalItem = z.infer<typeof EvalItem>;
+
+/** What `sqrl eval --json` prints. */
+export const EvalReport = z.object({
+  project: z.string(),
+  ranker: z.enum(EVAL_RANKERS),
+  budget: z.number().int().positive(),
+  /** Sessions of the project; evaluated: each later one with an opening request. */
+  sessions_total: z.number().int().nonnegative(),
+  sessions_evaluated: z.number().int().nonnegative(),
+  /** Needed items served, of all needed items (summed over sessions); null when nothing was needed. */
+  served_recall: Ratio,
+  needed_total: z.number().int().nonnegative(),
+  needed_served: z.number().int().nonnegative(),
+  served_tokens: z.number().int().nonnegative(),
+  /** Tokens of served items the session never needed. */
+  wasted_tokens: z.number().int().nonnegative(),
+  abstention: z.object({
+    /** Sessions that needed nothing standing, and how many of them were served nothing. */
+    sessions_nothing_needed: z.number().int().nonnegative(),
+    abstained: z.number().int().nonnegative(),
+    rate: Ratio,
+  }),
+  sessions: z.array(EvalSession),
+  items: z.array(EvalItem),
+});
+export type EvalReport = z.infer<typeof EvalReport>;
+
+export interface EvalOptions {
+  /** Only the last N evaluable sessions (default: all). */
+  sessions?: number;
+  budget?: number;
+  ranker?: EvalRanker;
+  counter?: TokenCounter;
+  userId?: string;
+  /** Called after each evaluated session. */
+  progress?: (done: number, total: number, session: ReplaySession) => void;
+}
+
+/** Replay the project's sessions against the memory standing before each (see the module comment). */
+export async function evaluateProject(db: Database, projectId: string, opts: EvalOptions = {}): Promise<EvalReport> {
+  const budget = opts.budget ?? DEFAULT_BUDGETS.task_context;
+  const ranker = opts.ranker ?? "sqrl";
+  const counter = opts.counter ?? defaultCounter;
+  const sessions = projectSessions(db, projectId);
+  const evaluable = sessions.filter((s, i) => i > 0 && s.request.length > 0);
+  const chosen =
+    opts.sessions !== undefined ? evaluable.slice(Math.max(0, evaluable.length - opts.sessions)) : evaluable;
+  const versions = allVersions(db, projectId);
+  const episodeStart = new Map(listEpisodes(db, projectId, 1_000_000).map((e) => [e.id, isoToMs(e.start_ts)]));
+  const pins = new Map(
+    (
+      db.query(`SELECT memory_id, at FROM memory_marks WHERE kind = 'pin'`).all() as Array<{
+        memory_id: string;
+        at: string;
+      }>
+    ).map((r) => [r.memory_id, isoToMs(r.at)]),
+  );
+  const needIndex = new NeedIndex(versions, anchorsOf(db, versions));
+  const mem = new MemoryAt(projectId, versions, episodeStart, pins);
+  const out: EvalSession[] = [];
+  const items = new Map<string, EvalItem>();
+  const itemOf = new Map(versions.map((v) => [v.item.id, v.item]));
+  const tally = (id: string): EvalItem => {
+    let t = items.get(id);
+    if (!t) {
+      const it = itemOf.get(id)!;
+      t = {
+        memory_id: id,
+        type: it.type,
+        key: it.key,
+        content: it.content,
+        served: 0,
+        needed: 0,
+        served_needed: 0,
+        served_unused: 0,
+      };
+      items.set(id, t);
+    }
+    return t;
+  };
+  try {
+    for (const s of chosen) {
+      mem.advance(s.startMs);
+      const standing = mem.ids();
+      const needed = needIndex.needed(s, standing);
+      const served = await serve(ranker, mem.db, projectId, s, { budget, counter, userId: opts.userId ?? "user" });
+      let neededServed = 0;
+      let servedTokens = 0;
+      let wasted = 0;
+      for (const id of needed.keys()) tally(id).needed++;
+      for (const id of served) {
+        const t = tally(id);
+        const tokens = counter.count(memoryLine(itemOf.get(id)!, s.startMs));
+        t.served++;
+        servedTokens += tokens;
+        if (needed.has(id)) {
+          t.served_needed++;
+          neededServed++;
+        } else {
+          t.served_unused++;
+          wasted += tokens;
+        }
+      }
+      out.push({
+        session_id: s.sessionId,
+        started_at: s.startTs,
+        request: clipText(s.request, 160),
+        files: s.files,
+        standing: standing.size,
+        needed: [...needed.keys()],
+        served,
+        needed_served: neededServed,
+        served_tokens: servedTokens,
+        wasted_tokens: wasted,
+        abstained: served.length === 0,
+      });
+      opts.progress?.(out.length, chosen.length, s);
+    }
+  } finally {
+    mem.close();
+  }
+  const neededTotal = out.reduce((n, s) => n + s.needed.length, 0);
+  const neededServed = out.reduce((n, s) => n + s.needed_served, 0);
+  const nothing = out.filter((s) => s.needed.length === 0);
+  const abstained = nothing.filter((s) => s.abstained).length;
+  return EvalReport.parse({
+    project: projectId,
+    ranker,
+    budget,
+    sessions_total: sessions.length,
+    sessions_evaluated: out.length,
+    served_recall: neededTotal > 0 ? neededServed / neededTotal : null,
+    needed_total: neededTotal,
+    needed_served: neededServed,
+    served_tokens: out.reduce((n, s) => n + s.served_tokens, 0),
+    wasted_tokens: out.reduce((n, s) => n + s.wasted_tokens, 0),
+    abstention: {
+      sessions_nothing_needed: nothing.length,
+      abstained,
+      rate: nothing.length > 0 ? abstained / nothing.length : null,
+    },
+    sessions: out,
+    items: [...items.values()].sort(
+      (a, b) => b.served_needed - a.served_needed || b.served_unused - a.served_unused || b.needed - a.needed,
+    ),
+  });
+}
+
+interface ServeOptions {
+  budget: number;
+  counter: TokenCounter;
+  userId: string;
+}
+
+/** Ids a ranker serves for the session's opening, best first, inside the budget. */
+async function serve(
+  ranker: EvalRanker,
+  memDb: Database,
+  projectId: string,
+  s: ReplaySession,
+  o: ServeOptions,
+): Promise<string[]> {
+  if (ranker === "none") return [];
+  if (ranker === "bm25") return plainBm25(memDb, s, o);
+  // The real get_task_context code on the memory as it stood, at that moment. Today's code is not the
+  // code the session met, so the check against it is off; no LLM pass, no embeddings (offline).
+  const ctx = retrievalContext(memDb, projectId, {
+    nowMs: s.startMs,
+    counter: o.counter,
+    userId: o.userId,
+    verify: false,
+    budgets: { ...DEFAULT_BUDGETS, task_context: o.budget },
+  });
+  const req = TaskContextRequest.parse({
+    project_id: projectId,
+    task_description: s.request,
+    active_file_paths: s.files,
+    context_budget_tokens: o.budget,
+  });
+  return (await taskContext(ctx, req)).memory_ids;
+}
+
+/** Plain BM25 over the same items: the opening request and file names as the query, best first, packed the same way. */
+function plainBm25(memDb: Database, s: ReplaySession, o: ServeOptions): string[] {
+  const query = [s.request, ...s.files].join(" ");
+  const hits = rankLexical(memDb, query, { table: "memory_fts", idColumn: "memory_id", limit: MAX_SELECTED });
+  if (hits.length === 0) return [];
+  const blocks = hits.flatMap((h) => {
+    const item = getMemoryItem(memDb, h.id);
+    return item ? [{ id: item.id, group: groupOf(item), text: memoryLine(item, s.startMs) }] : [];
+  });
+  const packed = packBlocks({
+    header: TASK_CONTEXT_HEADER,
+    groups: SERVED_HEADINGS,
+    blocks,
+    budget: o.budget,
+    counter: o.counter,
+    emptyText: "",
+  });
+  return packed.shown.map((b) => b.id);
+}
+
+function clipText(s: string, max: number): string {
+  const one = s.replace(/\s+/g, " ").trim();
+  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+}
