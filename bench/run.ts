@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   faults: () => import("./faults.ts").then((m) => m.default),
   ui: () => import("./ui.ts").then((m) => m.default),
   verify: () => import("./verify.ts").then((m) => m.default),
+  eval: () => import("./eval.ts").then((m) => m.default),
 };
 
 const argv = process.argv.slice(2);

@@ -25,7 +25,7 @@ export function renderEvalReport(r: EvalReport): string {
   out.push(
     `Replayed ${r.sessions_evaluated} of ${r.sessions_total} sessions (each against the memory that stood before it; budget ${r.budget} tokens).`,
     "",
-    `  served recall of needed items  ${pct(r.served_recall)} (${r.needed_served} of ${r.needed_total})`,
+    `  served recall of needed items  ${pct(r.served_recall)} (${r.needed_served} of ${r.needed_total}: ${r.needed_by_reason.met_by_extraction} met again by the session, ${r.needed_by_reason.anchor_touched} touched by its failures and fixes)`,
     `  tokens served                  ${r.served_tokens}, of which never needed ${r.wasted_tokens}`,
     `  abstention (nothing needed)    ${pct(r.abstention.rate)} (${r.abstention.abstained} of ${r.abstention.sessions_nothing_needed} sessions served nothing)`,
   );

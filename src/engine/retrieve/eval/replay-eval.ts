@@ -69,6 +69,11 @@ export const EvalReport = z.object({
   served_recall: Ratio,
   needed_total: z.number().int().nonnegative(),
   needed_served: z.number().int().nonnegative(),
+  /** Why items were needed (summed over sessions): met by the session's extraction, or anchored to what its failures and fixes touched. */
+  needed_by_reason: z.object({
+    met_by_extraction: z.number().int().nonnegative(),
+    anchor_touched: z.number().int().nonnegative(),
+  }),
   served_tokens: z.number().int().nonnegative(),
   /** Tokens of served items the session never needed. */
   wasted_tokens: z.number().int().nonnegative(),
@@ -116,6 +121,7 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
   const needIndex = new NeedIndex(versions, anchorsOf(db, versions));
   const mem = new MemoryAt(projectId, versions, episodeStart, pins);
   const out: EvalSession[] = [];
+  const byReason = { met_by_extraction: 0, anchor_touched: 0 };
   const items = new Map<string, EvalItem>();
   const itemOf = new Map(versions.map((v) => [v.item.id, v.item]));
   const tally = (id: string): EvalItem => {
@@ -145,7 +151,10 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
       let neededServed = 0;
       let servedTokens = 0;
       let wasted = 0;
-      for (const id of needed.keys()) tally(id).needed++;
+      for (const [id, why] of needed) {
+        tally(id).needed++;
+        byReason[why]++;
+      }
       for (const id of served) {
         const t = tally(id);
         const tokens = counter.count(memoryLine(itemOf.get(id)!, s.startMs));
@@ -190,6 +199,7 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
     served_recall: neededTotal > 0 ? neededServed / neededTotal : null,
     needed_total: neededTotal,
     needed_served: neededServed,
+    needed_by_reason: byReason,
     served_tokens: out.reduce((n, s) => n + s.served_tokens, 0),
     wasted_tokens: out.reduce((n, s) => n + s.wasted_tokens, 0),
     abstention: {
