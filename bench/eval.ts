@@ -99,7 +99,7 @@ export default (async (opts) => {
       table(
         ["item", "needed", ...runs.map((r) => `served when needed (${r.report.ranker})`)],
         [...sqrl.items]
-          .sort((a, b) => b.needed - a.needed)
+          .sort((a, b) => b.needed - a.needed || a.content.localeCompare(b.content))
           .slice(0, 6)
           .map((i) => [
             `${i.type}: ${i.content.replace(/\s+/g, " ").replace(/\|/g, "\\|").slice(0, 70)}`,

@@ -60,7 +60,9 @@ describe.skipIf(!HAVE_PACKMIND)("sqrl eval on the packmind sessions", () => {
     expect(report.needed_total).toBeGreaterThan(0);
     expect(report.sessions.filter((s) => s.served.length > 0).length).toBeGreaterThan(2);
     expect(report.served_recall).toBe(report.needed_served / report.needed_total);
-    expect(report.needed_by_reason.met_by_extraction + report.needed_by_reason.anchor_touched).toBe(report.needed_total);
+    expect(report.needed_by_reason.met_by_extraction + report.needed_by_reason.anchor_touched).toBe(
+      report.needed_total,
+    );
     const waste = report.sessions.reduce((n, s) => n + s.wasted_tokens, 0);
     expect(report.wasted_tokens).toBe(waste);
     expect(report.wasted_tokens).toBeLessThanOrEqual(report.served_tokens);
