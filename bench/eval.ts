@@ -108,6 +108,10 @@ export default (async (opts) => {
           ]),
       ),
       "",
+      sqrl.missed_by_cause
+        ? `Why sqrl's task context left needed items out (${sqrl.needed_total - sqrl.needed_served} misses): never a candidate (no word of the opening request in the item, not about a file the session opened first) ${sqrl.missed_by_cause.not_candidate}; a candidate scored below the relevance gate ${sqrl.missed_by_cause.below_gate}; relevant but cut by the 20-item cap or the budget ${sqrl.missed_by_cause.cut}.`
+        : "",
+      "",
       `Where sqrl's task context loses to plain BM25 on the same items: it serves nothing for ${sqrl.sessions.filter((s) => s.served.length === 0).length} of ${sqrl.sessions_evaluated} sessions (BM25: ${runs[1]!.report.sessions.filter((s) => s.served.length === 0).length}). Many openings are short ("commit this", "continue") or about a UI detail, while the items those sessions then needed are the project's commands (bun, the pre-commit checks): they share no word with the opening, and the relevance gate that keeps unrelated tasks abstaining (replay and retrieval benchmarks) holds them back. Finding why each needed item loses and fixing it, measured here, is issue 27 item 3 (open).`,
     ].join("\n");
     const bm25 = runs[1]!.report;

@@ -26,6 +26,11 @@ export function renderEvalReport(r: EvalReport): string {
     `Replayed ${r.sessions_evaluated} of ${r.sessions_total} sessions (each against the memory that stood before it; budget ${r.budget} tokens).`,
     "",
     `  served recall of needed items  ${pct(r.served_recall)} (${r.needed_served} of ${r.needed_total}: ${r.needed_by_reason.met_by_extraction} met again by the session, ${r.needed_by_reason.anchor_touched} touched by its failures and fixes)`,
+    ...(r.missed_by_cause && r.needed_total > r.needed_served
+      ? [
+          `  needed, not served             ${r.missed_by_cause.not_candidate} never a candidate (no shared word or file), ${r.missed_by_cause.below_gate} below the relevance gate, ${r.missed_by_cause.cut} cut by the cap or the budget`,
+        ]
+      : []),
     `  tokens served                  ${r.served_tokens}, of which never needed ${r.wasted_tokens}`,
     `  abstention (nothing needed)    ${pct(r.abstention.rate)} (${r.abstention.abstained} of ${r.abstention.sessions_nothing_needed} sessions served nothing)`,
   );

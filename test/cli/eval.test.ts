@@ -63,6 +63,9 @@ describe.skipIf(!HAVE_PACKMIND)("sqrl eval on the packmind sessions", () => {
     expect(report.needed_by_reason.met_by_extraction + report.needed_by_reason.anchor_touched).toBe(
       report.needed_total,
     );
+    // Every needed item left out has a cause, read from the same candidate ranking.
+    const m = report.missed_by_cause!;
+    expect(m.not_candidate + m.below_gate + m.cut).toBe(report.needed_total - report.needed_served);
     const waste = report.sessions.reduce((n, s) => n + s.wasted_tokens, 0);
     expect(report.wasted_tokens).toBe(waste);
     expect(report.wasted_tokens).toBeLessThanOrEqual(report.served_tokens);
@@ -110,6 +113,7 @@ describe.skipIf(!HAVE_PACKMIND)("sqrl eval on the packmind sessions", () => {
     expect(none.served_tokens).toBe(0);
     expect(none.needed_total).toBe(report.needed_total);
     expect(none.served_recall).toBe(0);
+    expect(none.missed_by_cause).toBeNull();
     const bm25 = await evaluateProject(sb.db, sb.root, { ranker: "bm25" });
     expect(bm25.needed_total).toBe(report.needed_total);
     expect(bm25.served_tokens).toBeGreaterThan(0);

@@ -16,7 +16,17 @@ import { packBlocks } from "../render/budget.ts";
 import { memoryLine } from "../render/markdown.ts";
 import { groupOf, SERVED_HEADINGS } from "../render/origin.ts";
 import { DEFAULT_BUDGETS, retrievalContext } from "../retrieval-context.ts";
-import { TASK_CONTEXT_HEADER, taskContext, MAX_SELECTED } from "../task-context.ts";
+import {
+  isRelevant,
+  MAX_SELECTED,
+  rankTaskCandidates,
+  ruleSubjectMatch,
+  TASK_CONTEXT_HEADER,
+  taskContext,
+} from "../task-context.ts";
+import { clipQuery } from "../query-text.ts";
+import { analyzeQuery } from "../../../ranker/query.ts";
+import { pinnedIds } from "../../../sql/memory-marks.ts";
 import { allVersions, MemoryAt } from "./memory-at.ts";
 import { anchorsOf, NeedIndex } from "./needed.ts";
 import { projectSessions, type ReplaySession } from "./sessions.ts";
@@ -74,6 +84,18 @@ export const EvalReport = z.object({
     met_by_extraction: z.number().int().nonnegative(),
     anchor_touched: z.number().int().nonnegative(),
   }),
+  /**
+   * Why needed items were not served (sqrl's task context only; null for the baselines): never a
+   * candidate (no shared word, not about an active file), scored below the relevance gate, or
+   * relevant but cut (the 20-item cap or the budget).
+   */
+  missed_by_cause: z
+    .object({
+      not_candidate: z.number().int().nonnegative(),
+      below_gate: z.number().int().nonnegative(),
+      cut: z.number().int().nonnegative(),
+    })
+    .nullable(),
   served_tokens: z.number().int().nonnegative(),
   /** Tokens of served items the session never needed. */
   wasted_tokens: z.number().int().nonnegative(),
@@ -122,6 +144,7 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
   const mem = new MemoryAt(projectId, versions, episodeStart, pins);
   const out: EvalSession[] = [];
   const byReason = { met_by_extraction: 0, anchor_touched: 0 };
+  const missed = { not_candidate: 0, below_gate: 0, cut: 0 };
   const items = new Map<string, EvalItem>();
   const itemOf = new Map(versions.map((v) => [v.item.id, v.item]));
   const tally = (id: string): EvalItem => {
@@ -148,6 +171,12 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
       const standing = mem.ids();
       const needed = needIndex.needed(s, standing);
       const served = await serve(ranker, mem.db, projectId, s, { budget, counter, userId: opts.userId ?? "user" });
+      if (ranker === "sqrl") {
+        const lost = [...needed.keys()].filter((id) => !served.includes(id));
+        if (lost.length > 0)
+          for (const cause of (await whyMissed(mem.db, projectId, s, lost, opts.userId ?? "user")).values())
+            missed[cause]++;
+      }
       let neededServed = 0;
       let servedTokens = 0;
       let wasted = 0;
@@ -200,6 +229,7 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
     needed_total: neededTotal,
     needed_served: neededServed,
     needed_by_reason: byReason,
+    missed_by_cause: ranker === "sqrl" ? missed : null,
     served_tokens: out.reduce((n, s) => n + s.served_tokens, 0),
     wasted_tokens: out.reduce((n, s) => n + s.wasted_tokens, 0),
     abstention: {
@@ -246,6 +276,33 @@ async function serve(
     context_budget_tokens: o.budget,
   });
   return (await taskContext(ctx, req)).memory_ids;
+}
+
+type MissCause = "not_candidate" | "below_gate" | "cut";
+
+/** Why task context did not serve each of `ids`, read from the same candidate ranking it uses. */
+async function whyMissed(
+  memDb: Database,
+  projectId: string,
+  s: ReplaySession,
+  ids: readonly string[],
+  userId: string,
+): Promise<Map<string, MissCause>> {
+  const ctx = retrievalContext(memDb, projectId, { nowMs: s.startMs, userId, verify: false });
+  const text = clipQuery(s.request).text;
+  const scored = new Map(
+    (await rankTaskCandidates(ctx, { task_description: text, active_file_paths: s.files })).map((x) => [x.item.id, x]),
+  );
+  const taskStems = new Set(analyzeQuery(text).map((t) => t.stem));
+  const pinned = pinnedIds(memDb);
+  const out = new Map<string, MissCause>();
+  for (const id of ids) {
+    const x = scored.get(id);
+    if (!x) out.set(id, "not_candidate");
+    else if (isRelevant(x) || pinned.has(id) || ruleSubjectMatch(x.item, taskStems)) out.set(id, "cut");
+    else out.set(id, "below_gate");
+  }
+  return out;
 }
 
 /** Plain BM25 over the same items: the opening request and file names as the query, best first, packed the same way. */
