@@ -1,11 +1,12 @@
 /**
  * Appended line → stored event latency under the running watcher. Runs the CaptureService
  * in-process against temp homes (CLAUDE_CONFIG_DIR, QWEN_HOME, SQRL_HOME) with the daemon's default sweep
- * interval, appends user records to a live transcript of each source (Claude Code, Qwen Code) and times each line from the
+ * interval, appends user records to a live store of each source (Claude Code and Qwen Code transcripts, OpenCode's SQLite) and times each line from the
  * append to the commit of its event (the service's onEvents callback, after the transaction).
  * Two patterns: single lines spaced apart, and bursts of lines 1 ms apart (where Bun's watcher
  * may stay silent after the last write).
  */
+import { Database } from "bun:sqlite";
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -19,6 +20,7 @@ const ENV_KEYS = [
   "CODEX_HOME",
   "GEMINI_HOME",
   "QWEN_HOME",
+  "XDG_DATA_HOME",
   "SQRL_LOG_LEVEL",
 ] as const;
 
@@ -31,6 +33,7 @@ export default (async (opts) => {
   process.env.CODEX_HOME = join(work, "codex");
   process.env.GEMINI_HOME = join(work, "gemini");
   process.env.QWEN_HOME = join(work, "qwen");
+  process.env.XDG_DATA_HOME = join(work, "xdg-data");
   process.env.SQRL_LOG_LEVEL = "1";
   mkdirSync(join(work, "sqrl"), { recursive: true });
   writeFileSync(join(work, "sqrl", "config.toml"), "[watch]\ngit = false\n");
@@ -48,19 +51,50 @@ export default (async (opts) => {
       }
     },
   });
-  /** Per source: where its live transcript goes and what one appended record looks like. */
-  const sources = [
-    {
-      name: "Claude Code",
-      file: join(work, "claude", "projects", "-bench", "live-session.jsonl"),
-      line: (n: number) =>
-        `${JSON.stringify({ type: "user", uuid: `lat-${n}`, sessionId: "live-session", cwd: repo, timestamp: new Date().toISOString(), message: { role: "user", content: `latency probe ${n}` } })}\n`,
+  /** A transcript file a source appends lines to. */
+  const fileSource = (name: string, file: string, line: (n: number) => string) => ({
+    name,
+    setup: () => {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, "");
     },
-    {
-      name: "Qwen Code",
-      file: join(work, "qwen", "projects", "-bench", "chats", "live-session.jsonl"),
-      line: (n: number) =>
+    append: (n: number) => appendFileSync(file, line(n)),
+  });
+  // OpenCode's store: a SQLite file in WAL mode kept open by its writer, one user part per record.
+  const opencodeDir = join(work, "xdg-data", "opencode");
+  mkdirSync(opencodeDir, { recursive: true });
+  const writer = new Database(join(opencodeDir, "opencode.db"), { create: true });
+  writer.exec("PRAGMA journal_mode = WAL");
+  writer.exec(`CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL);
+    CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+    CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);`);
+  writer.query("INSERT INTO session (id, parent_id, directory) VALUES ('ses_bench', NULL, ?)").run(repo);
+  /** Per source: how its live store is made and what one appended record looks like. */
+  const sources = [
+    fileSource(
+      "Claude Code",
+      join(work, "claude", "projects", "-bench", "live-session.jsonl"),
+      (n) =>
+        `${JSON.stringify({ type: "user", uuid: `lat-${n}`, sessionId: "live-session", cwd: repo, timestamp: new Date().toISOString(), message: { role: "user", content: `latency probe ${n}` } })}\n`,
+    ),
+    fileSource(
+      "Qwen Code",
+      join(work, "qwen", "projects", "-bench", "chats", "live-session.jsonl"),
+      (n) =>
         `${JSON.stringify({ uuid: `lat-${n}`, parentUuid: null, sessionId: "live-session", timestamp: new Date().toISOString(), type: "user", provenance: "real_user", cwd: repo, version: "0.24.4", message: { role: "user", parts: [{ text: `latency probe ${n}` }] } })}\n`,
+    ),
+    {
+      name: "OpenCode (SQLite)",
+      setup: () => {},
+      append: (n: number) => {
+        const now = Date.now();
+        writer
+          .query("INSERT INTO message VALUES (?, 'ses_bench', ?, ?, ?)")
+          .run(`msg_${n}`, now, now, JSON.stringify({ role: "user", time: { created: now } }));
+        writer
+          .query("INSERT INTO part VALUES (?, ?, 'ses_bench', ?, ?, ?)")
+          .run(`prt_${n}`, `msg_${n}`, now, now, JSON.stringify({ type: "text", text: `latency probe ${n}` }));
+      },
     },
   ];
   const measured: Array<{ name: string; single: number[]; burst: number[] }> = [];
@@ -70,14 +104,13 @@ export default (async (opts) => {
       const latencies = { name: src.name, single: [] as number[], burst: [] as number[] };
       measured.push(latencies);
       current = latencies.single;
-      mkdirSync(dirname(src.file), { recursive: true });
-      writeFileSync(src.file, "");
+      src.setup();
       await Bun.sleep(300); // let the watcher see the new folder
       let n = 0;
       const singles = opts.quick ? 15 : 100;
       for (let i = 0; i < singles; i++) {
         pending.push(performance.now());
-        appendFileSync(src.file, src.line(++n));
+        src.append(++n);
         await Bun.sleep(100);
       }
       await drain(pending);
@@ -86,7 +119,7 @@ export default (async (opts) => {
       for (let b = 0; b < bursts; b++) {
         for (let i = 0; i < 10; i++) {
           pending.push(performance.now());
-          appendFileSync(src.file, src.line(++n));
+          src.append(++n);
           await Bun.sleep(1);
         }
         await Bun.sleep(400);
@@ -95,6 +128,7 @@ export default (async (opts) => {
     }
   } finally {
     await service.stop();
+    writer.close();
     for (const [k, v] of saved) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;

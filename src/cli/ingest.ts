@@ -10,7 +10,7 @@ import { UsageError } from "../shared/errors.ts";
 import { log } from "../shared/log.ts";
 import { confirm } from "./confirm.ts";
 
-const SOURCES = ["claude", "codex", "gemini", "qwen", "git"] as const;
+const SOURCES = ["claude", "codex", "gemini", "qwen", "opencode", "git"] as const;
 type SourceArg = (typeof SOURCES)[number];
 
 export interface IngestSummary {
@@ -98,12 +98,14 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
         `${path} is not a file. Pass transcript files (.jsonl/.json) or use --backfill.`,
         "not_a_file",
       );
+    if (opts.source === "opencode")
+      throw new UsageError("--source opencode takes no files: OpenCode's store is read with --backfill.");
     if (opts.source === "git")
       throw new UsageError(
         "--source git takes no files: git history is read from the registered repos with --backfill.",
       );
     const sniffed = backfill.sniffSource(path);
-    const source = opts.source ?? sniffed.source;
+    const source = (opts.source as typeof sniffed.source | undefined) ?? sniffed.source;
     jobs.push({ path, source, document: source === "gemini" ? sniffed.document || path.endsWith(".json") : false });
   }
   if (opts.backfill) {
@@ -139,6 +141,23 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
         skipped: res.skipped,
       });
       if (opts.progress) progressBar(summary.files, jobs.length, summary.added);
+    }
+    if (opts.backfill && (opts.source === undefined ? cfg["watch.opencode"] : opts.source === "opencode")) {
+      const oc = await import("../daemon/watchers/opencode.ts");
+      const path = oc.opencodeDbPath();
+      if (existsSync(path)) {
+        try {
+          const { events } = oc.readOpenCode(path, 0);
+          const res = ingest.ingestNormalized(events, ctx);
+          summary.files++;
+          summary.events += events.length;
+          summary.added += res.added;
+          summary.duplicates += res.duplicates;
+          for (const [r, n] of res.addedByProject) summary.by_project[r] = (summary.by_project[r] ?? 0) + n;
+        } catch (err) {
+          log.warn(`Cannot read OpenCode's store ${path} (${(err as Error).message}); its history was not imported.`);
+        }
+      }
     }
     if (opts.backfill && (opts.source === undefined ? cfg["watch.git"] : opts.source === "git")) {
       const state = openStateDb();
@@ -279,7 +298,7 @@ export default defineCommand({
     },
     source: {
       type: "string",
-      description: "Only this source (claude|codex|gemini|qwen|git); with files, forces their format",
+      description: "Only this source (claude|codex|gemini|qwen|opencode|git); with files, forces their format",
     },
     json: { type: "boolean", description: "Print the summary as JSON" },
   },

@@ -13,7 +13,7 @@
  * "disk full" is said once (log and `sqrl daemon status`) and once more when capture resumes.
  */
 import type { Database } from "bun:sqlite";
-import { statSync, type Stats } from "node:fs";
+import { existsSync, statSync, type Stats } from "node:fs";
 import { processConfig } from "../shared/config.ts";
 import type { NormalizedEvent } from "../shared/event.ts";
 import { log as rootLog } from "../shared/log.ts";
@@ -26,12 +26,13 @@ import { ingestNormalized, ProjectDbPool, type IngestContext, type IngestResult 
 import { refusalOf } from "./safe-open.ts";
 import { flushTail, MAX_LINE_BYTES, newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts";
 import { gitCursor, GitWatcher, readGitCommits, saveGitCursor } from "./watchers/git.ts";
+import { OpenCodeWatcher, opencodeDbPath, readOpenCode } from "./watchers/opencode.ts";
 import { DirWatcher, listSourceFiles, type TranscriptSource } from "./watchers/transcript-source.ts";
 
 const log = rootLog.child({ service: "capture" });
 
 export interface SourceStatus {
-  name: "claude" | "codex" | "gemini" | "qwen" | "git";
+  name: "claude" | "codex" | "gemini" | "qwen" | "opencode" | "git";
   enabled: boolean;
   path: string;
   files: number;
@@ -90,6 +91,7 @@ export class CaptureService {
     codex: false,
     gemini: false,
     qwen: false,
+    opencode: false,
     git: false,
   };
   private readonly files = new Map<string, TailFile>();
@@ -98,6 +100,7 @@ export class CaptureService {
   private readonly recheckTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private sweepTimer: ReturnType<typeof setInterval> | null = null;
   private git: GitWatcher | null = null;
+  private opencode: OpenCodeWatcher | null = null;
   private running = false;
   private sweeping = false;
   /** Files whose last commit failed: retried from their persisted offset after a backoff. */
@@ -118,6 +121,7 @@ export class CaptureService {
       codex: cfg["watch.codex"],
       gemini: cfg["watch.gemini"],
       qwen: cfg["watch.qwen"],
+      opencode: cfg["watch.opencode"],
       git: cfg["watch.git"],
     };
     this.state = openStateDb();
@@ -132,6 +136,11 @@ export class CaptureService {
       );
       w.start();
       this.watchers.set(source.name, w);
+    }
+    if (this.enabled.opencode) {
+      this.opencode = new OpenCodeWatcher(() => this.scanOpenCode());
+      this.opencode.start();
+      this.scanOpenCode();
     }
     if (this.enabled.git) {
       this.git = new GitWatcher((root) => this.scanGit(root));
@@ -149,6 +158,8 @@ export class CaptureService {
     this.watchers.clear();
     this.git?.stop();
     this.git = null;
+    this.opencode?.stop();
+    this.opencode = null;
     for (const t of this.flushTimers.values()) clearTimeout(t);
     this.flushTimers.clear();
     for (const t of this.recheckTimers.values()) clearTimeout(t);
@@ -194,6 +205,7 @@ export class CaptureService {
         }
       }
     }
+    if (this.opencode) this.scanOpenCode(0, only);
     for (const root of added) this.addGitRepo(root);
   }
 
@@ -210,6 +222,12 @@ export class CaptureService {
       for (const f of this.files.values()) if (f.source === name) files++;
       out.push({ name, enabled: this.enabled[name], path: TRANSCRIPT_SOURCES[name].root(), files });
     }
+    out.push({
+      name: "opencode",
+      enabled: this.enabled.opencode,
+      path: opencodeDbPath(),
+      files: this.opencode && existsSync(opencodeDbPath()) ? 1 : 0,
+    });
     out.push({
       name: "git",
       enabled: this.enabled.git,
@@ -255,6 +273,7 @@ export class CaptureService {
         }
       }
       this.git?.sweep();
+      this.opencode?.sweep();
     } catch (err) {
       log.warn(`Capture sweep failed: ${(err as Error).message}`);
     } finally {
@@ -474,6 +493,45 @@ export class CaptureService {
       if (head) saveGitCursor(this.state, root, head);
     } catch (err) {
       log.warn(`git capture of ${root} failed: ${(err as Error).message}`);
+    }
+  }
+
+  // ---- OpenCode -------------------------------------------------------------------------------
+
+  /**
+   * Read OpenCode's store from the persisted cursor (or `since`, for a newly registered project's
+   * history) and store what changed. A store it cannot read (locked by its writer past the busy
+   * timeout, corrupt, half-written) is said once and read again at its next change, from the same
+   * cursor: nothing is lost and nothing else stops.
+   */
+  private scanOpenCode(since?: number, only?: ReadonlySet<string>): void {
+    if (!this.running || !this.state || !this.ctx) return;
+    const path = opencodeDbPath();
+    if (!existsSync(path)) return;
+    const saved = getFileOffset(this.state, path);
+    try {
+      const res = readOpenCode(path, since ?? saved?.offset ?? 0);
+      if (res.events.length > 0) this.report(ingestNormalized(res.events, only ? { ...this.ctx, only } : this.ctx));
+      if (since === undefined) {
+        const st = statOrNull(path);
+        putFileOffset(this.state, {
+          path,
+          source: "opencode",
+          offset: res.cursor,
+          size: st?.size ?? 0,
+          ino: st?.ino ?? null,
+          head_hash: null,
+          malformed: 0,
+          updated_at: nowIso(),
+        });
+      }
+      if (this.said.delete(`opencode:${path}`)) log.info(`OpenCode store ${path} is readable again; capture resumed.`);
+    } catch (err) {
+      if (this.said.has(`opencode:${path}`)) return;
+      this.said.add(`opencode:${path}`);
+      log.warn(
+        `Cannot read OpenCode's store ${path} (${(err as Error).message}); capture retries at its next change from where it stopped, nothing is lost.`,
+      );
     }
   }
 }

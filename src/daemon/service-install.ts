@@ -22,6 +22,8 @@ const CARRIED_ENV = [
   "CODEX_HOME",
   "GEMINI_HOME",
   "QWEN_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CONFIG_HOME",
   "SQRL_LOG_LEVEL",
 ] as const;
 

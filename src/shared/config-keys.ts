@@ -103,6 +103,7 @@ export const CONFIG_KEYS = {
   "watch.codex": key(bool, true, "Capture Codex CLI rollouts."),
   "watch.gemini": key(bool, true, "Capture Gemini CLI chats."),
   "watch.qwen": key(bool, true, "Capture Qwen Code chats."),
+  "watch.opencode": key(bool, true, "Capture OpenCode sessions (its SQLite store, read-only)."),
   "watch.git": key(bool, true, "Capture git commits of registered repos."),
 
   "daemon.batch_interval_seconds": key(positiveInt, 30, "How often unprocessed events are sent to the engine."),

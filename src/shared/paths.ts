@@ -54,6 +54,18 @@ export function codexHome(): string {
   return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(userHome(), ".codex");
 }
 
+/** OpenCode's data folder (its `opencode.db`): `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`. */
+export function opencodeDataDir(): string {
+  const xdg = process.env.XDG_DATA_HOME;
+  return join(xdg && xdg.length > 0 ? resolve(xdg) : join(userHome(), ".local", "share"), "opencode");
+}
+
+/** OpenCode's config folder (its `opencode.json`): `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. */
+export function opencodeConfigDir(): string {
+  const xdg = process.env.XDG_CONFIG_HOME;
+  return join(xdg && xdg.length > 0 ? resolve(xdg) : join(userHome(), ".config"), "opencode");
+}
+
 /** Qwen Code's home: `QWEN_HOME` (Qwen Code's own variable), else `~/.qwen`. */
 export function qwenHome(): string {
   const fromEnv = process.env.QWEN_HOME;

@@ -27,6 +27,8 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     CODEX_HOME: join(home, "codex"),
     GEMINI_HOME: join(home, "gemini"),
     QWEN_HOME: join(home, "qwen"),
+    XDG_CONFIG_HOME: join(home, "xdg-config"),
+    XDG_DATA_HOME: join(home, "xdg-data"),
     NO_COLOR: "1",
     CI: "1",
     ...extra,

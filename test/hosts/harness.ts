@@ -17,6 +17,8 @@ export const HOST_BIN_DIR = join(HOSTS_DIR, "node_modules", ".bin");
 export const QWEN_BIN = join(HOSTS_DIR, "node_modules", ".bin", "qwen");
 export const HOSTS_INSTALLED = existsSync(CLAUDE_BIN) && existsSync(CODEX_BIN);
 export const QWEN_INSTALLED = existsSync(QWEN_BIN);
+export const OPENCODE_BIN = join(HOSTS_DIR, "node_modules", ".bin", "opencode");
+export const OPENCODE_INSTALLED = existsSync(OPENCODE_BIN);
 export const SKIP_REASON = "host CLIs not installed (npm ci --prefix test/hosts; .ci/run does it)";
 
 export interface HostRun {
@@ -354,4 +356,69 @@ export function workSteps(
     { tool: tools.shell, input: shellInput(`git commit -qam '${WORK_COMMIT}'`) },
     { text: "Fixed: add adds again; the test passes and the fix is committed." },
   ];
+}
+
+// ---- OpenCode -----------------------------------------------------------------------------------
+
+/**
+ * Environment for OpenCode: its config (`$XDG_CONFIG_HOME/opencode/opencode.json`, entries sqrl
+ * wrote kept) names the stand-in as a custom provider on the Anthropic Messages API with one model,
+ * every permission allowed, no sharing and no autoupdate; its env turns off the models.dev fetch,
+ * LSP downloads and default plugins, so it talks to nothing but the stand-in.
+ */
+export function opencodeEnv(base: Record<string, string>, model: ModelServer): Record<string, string> {
+  const dir = join(base.XDG_CONFIG_HOME ?? join(base.HOME!, ".config"), "opencode");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "opencode.json");
+  const config = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Json) : {};
+  writeFileSync(
+    path,
+    JSON.stringify({
+      ...config,
+      autoupdate: false,
+      share: "disabled",
+      permission: "allow",
+      model: "standin/claude-stand-in",
+      provider: {
+        standin: {
+          npm: "@ai-sdk/anthropic",
+          name: "stand-in",
+          options: { baseURL: `${model.url}/v1`, apiKey: "sk-ant-stand-in" },
+          models: { "claude-stand-in": { name: "stand-in", tool_call: true } },
+        },
+      },
+    }),
+  );
+  return {
+    ...base,
+    ...GIT_IDENTITY,
+    PATH: `${HOST_BIN_DIR}:${base.PATH}`,
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+    OPENCODE_DISABLE_SHARE: "1",
+  };
+}
+
+/** `opencode run` one-shot, permissions auto-approved. */
+export function opencodeArgs(prompt: string): string[] {
+  return [OPENCODE_BIN, "run", "--auto", prompt];
+}
+
+/** The scripted work in OpenCode's tool names and camelCase inputs. */
+export function opencodeWorkSteps(repo: string): Step[] {
+  return workSteps(repo, { read: "read", shell: "bash", edit: "edit" }, (command) => ({
+    command,
+    description: "Run it",
+  })).map((s) =>
+    "tool" in s && s.input.file_path !== undefined
+      ? {
+          tool: s.tool,
+          input: Object.fromEntries(
+            Object.entries(s.input).map(([k, v]) => [k.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()), v]),
+          ),
+        }
+      : s,
+  );
 }

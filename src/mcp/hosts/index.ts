@@ -14,6 +14,7 @@ import {
 import { codexHost } from "./codex.ts";
 import { cursorHost } from "./cursor.ts";
 import { geminiHost } from "./gemini.ts";
+import { opencodeHost } from "./opencode.ts";
 import { qwenHost } from "./qwen.ts";
 import {
   HOST_NAMES,
@@ -33,6 +34,7 @@ export const HOSTS: Record<HostName, HostAdapter> = {
   gemini: geminiHost,
   cursor: cursorHost,
   qwen: qwenHost,
+  opencode: opencodeHost,
 };
 
 /** "claude,codex" or ["claude", "gemini,cursor"] → host names; "all" means every host. */

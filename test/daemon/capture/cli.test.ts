@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runSqrl, SQRL_BIN, tempDir } from "../../helpers/sqrl.ts";
-import { CAPTURE_FIXTURES, rewriteFixture } from "./helpers.ts";
+import { CAPTURE_FIXTURES, type OpenCodeRows, rewriteFixture, writeOpenCodeStore } from "./helpers.ts";
 
 const SESSION = "11111111-2222-3333-4444-555555555555";
 const CLAUDE_TOTAL = 14;
@@ -87,7 +87,7 @@ describe.skipIf(!haveBin)("sqrl ingest", () => {
     expect(none.stderr).toContain("--backfill");
     const badSource = runSqrl(["ingest", "--backfill", "--source", "cursor"], { env });
     expect(badSource.code).toBe(2);
-    expect(badSource.stderr).toContain("claude, codex, gemini, qwen, git");
+    expect(badSource.stderr).toContain("claude, codex, gemini, qwen, opencode, git");
   });
 
   test("without a registered project it says to run sqrl init", () => {
@@ -132,6 +132,18 @@ describe.skipIf(!haveBin)("sqrl init backfill", () => {
     const r = runSqrl(["init", repo, "--yes", "--json"], { env });
     expect(r.code, r.stderr).toBe(0);
     // The fixture's 12 events (see test/daemon/capture/qwen.test.ts).
+    expect(JSON.parse(r.stdout).backfill).toMatchObject({ added: 12, files: 1 });
+    expect(eventCount(repo)).toBe(12);
+  });
+
+  test("--yes imports OpenCode's existing sessions of the project from its store", () => {
+    const rows = JSON.parse(
+      rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "opencode", "session.json"), "utf8"), repo),
+    ) as OpenCodeRows;
+    writeOpenCodeStore(join(env.XDG_DATA_HOME!, "opencode", "opencode.db"), rows).close();
+    const r = runSqrl(["init", repo, "--yes", "--json"], { env });
+    expect(r.code, r.stderr).toBe(0);
+    // The fixture's 12 events (see test/daemon/capture/opencode.test.ts).
     expect(JSON.parse(r.stdout).backfill).toMatchObject({ added: 12, files: 1 });
     expect(eventCount(repo)).toBe(12);
   });

@@ -143,3 +143,35 @@ export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = "
   }
   throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+// ---- OpenCode's store ------------------------------------------------------------------------------
+
+export type OpenCodeRows = Record<"session" | "message" | "part", Array<Record<string, string | number | null>>>;
+
+/** The columns of OpenCode's session/message/part tables that sqrl reads (OpenCode 1.18 has more). */
+const OPENCODE_SCHEMA = `
+CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_id TEXT, slug TEXT NOT NULL,
+  directory TEXT NOT NULL, title TEXT NOT NULL, version TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);
+CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);`;
+
+export function insertOpenCodeRow(
+  db: Database,
+  table: keyof OpenCodeRows,
+  row: Record<string, string | number | null>,
+): void {
+  const cols = Object.keys(row);
+  db.query(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(
+    ...cols.map((c) => row[c]!),
+  );
+}
+
+/** An OpenCode store at `path` in WAL mode holding `rows`, its writer connection left open (the caller closes it). */
+export function writeOpenCodeStore(path: string, rows: OpenCodeRows): Database {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(OPENCODE_SCHEMA);
+  for (const t of ["session", "message", "part"] as const) for (const r of rows[t]) insertOpenCodeRow(db, t, r);
+  return db;
+}
