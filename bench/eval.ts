@@ -9,15 +9,24 @@
  * Reported per ranker: served recall of needed items, tokens served and tokens never needed,
  * abstention on sessions that needed nothing, and the replay's own time. `--quick`: the first 12
  * sessions only (CI's smoke run); without ../shared the bench says so and measures nothing.
+ *
+ * `--answers DIR [--guidance DIR]`: also with model-made memory, on the ten packmind holdout sessions
+ * (test/fixtures/memory-quality/labels-holdout.json) extracted by the real openai_compatible provider
+ * against memory-quality's stand-in (bench/llm-answers.ts) replaying blind model answers. Requests are
+ * keyed by their text, paths included, so the run uses memory-quality's fixed folder (sqrl-mq-llm in
+ * the temp dir) and the same guidance; requests without an answer fall back to the rules, and the
+ * section says how many were answered.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_BUDGETS } from "../src/engine/retrieve/retrieval-context.ts";
 import { EVAL_RANKERS, evaluateProject, type EvalReport } from "../src/engine/retrieve/eval/replay-eval.ts";
+import { createProvider } from "../src/engine/llm/provider.ts";
 import { openProjectDb } from "../src/sql/open.ts";
+import { startAnswerServer } from "./llm-answers.ts";
 import { fmt, table, type Bench } from "./report.ts";
-import { buildProjects, processOffline, SHARED_CLAUDE, USER } from "./replay.ts";
+import { buildProjects, processOffline, processWith, SHARED_CLAUDE, USER, type Project } from "./replay.ts";
 
 const ORIGIN = "packmindhub-context-evaluator";
 const QUICK_SESSIONS = 12;
@@ -29,8 +38,108 @@ function firstTimestamp(file: string): string {
 
 const ratio = (n: number, d: number) => `${n}/${d} = ${fmt(d > 0 ? n / d : Number.NaN)}`;
 
+/** The rankers over one project's memory, and each replay's time. */
+async function replayAll(root: string): Promise<Array<{ report: EvalReport; seconds: number }>> {
+  const db = openProjectDb(root, { readonly: true });
+  const runs: Array<{ report: EvalReport; seconds: number }> = [];
+  try {
+    for (const ranker of EVAL_RANKERS) {
+      const t1 = performance.now();
+      const report = await evaluateProject(db, root, { ranker, budget: DEFAULT_BUDGETS.task_context, userId: USER });
+      runs.push({ report, seconds: (performance.now() - t1) / 1000 });
+    }
+  } finally {
+    db.close();
+  }
+  return runs;
+}
+
+const RANKER_NAMES = { sqrl: "sqrl task context", bm25: "plain BM25, same items", none: "serve nothing" } as const;
+
+/** memory-quality's folder for stand-in runs: a request's key holds the transcript's paths. */
+const LLM_TMP = join(tmpdir(), "sqrl-mq-llm");
+
+/** The holdout sessions with model-made memory (see the module comment): markdown lines. */
+async function modelMade(answers: string, guidance: string | undefined): Promise<string[]> {
+  const holdout = (
+    JSON.parse(
+      readFileSync(join(import.meta.dir, "..", "test", "fixtures", "memory-quality", "labels-holdout.json"), "utf8"),
+    ) as { sessions: Array<{ path: string }> }
+  ).sessions
+    .map((x) => x.path)
+    .filter((x) => !x.startsWith("@"));
+  rmSync(LLM_TMP, { recursive: true, force: true });
+  mkdirSync(LLM_TMP, { recursive: true });
+  const server = startAnswerServer({ answers });
+  try {
+    const only = join(LLM_TMP, "origins");
+    mkdirSync(only, { recursive: true });
+    symlinkSync(join(SHARED_CLAUDE, ORIGIN), join(only, ORIGIN));
+    const project: Project = buildProjects(LLM_TMP, false, only).find((p) => p.name === ORIGIN)!;
+    project.files = project.files.filter((f) => holdout.some((h) => f.endsWith(`/${h}`)));
+    if (guidance && existsSync(join(guidance, ORIGIN)))
+      cpSync(join(guidance, ORIGIN), project.root, { recursive: true });
+    const llm = await createProvider(
+      {
+        "llm.provider": "openai_compatible",
+        "llm.model": "stand-in",
+        "llm.base_url": server.url,
+        "llm.api_key_env": "EVAL_STAND_IN_KEY",
+        "llm.timeout_ms": 30_000,
+      },
+      { EVAL_STAND_IN_KEY: "stand-in" },
+    );
+    await processWith(LLM_TMP, [project], llm, { "llm.precheck": false });
+    const extraction = server.seen.filter((r) => r.kind === "extraction");
+    const runs = await replayAll(project.root);
+    const sqrl = runs[0]!.report;
+    return [
+      "",
+      `With model-made memory: the ${project.files.length} packmind holdout sessions extracted by the real openai_compatible provider from blind model answers (memory-quality's stand-in; ${extraction.filter((r) => r.answered).length} of ${extraction.length} extraction requests answered, ${server.seen.length - extraction.length} other calls, ${server.seen.filter((r) => r.kind !== "extraction" && r.answered).length} answered: the rules decided the rest), then the ${sqrl.sessions_evaluated} later sessions replayed the same way (${sqrl.needed_total} needs).`,
+      "",
+      rankerTable(runs),
+      "",
+      sqrl.missed_by_cause
+        ? `Misses of sqrl's task context: never a candidate ${sqrl.missed_by_cause.not_candidate}, below the relevance gate ${sqrl.missed_by_cause.below_gate}, cut ${sqrl.missed_by_cause.cut}. A small sample: one need is ${fmt(sqrl.needed_total > 0 ? 100 / sqrl.needed_total : Number.NaN, 0)} points.`
+        : "",
+    ];
+  } finally {
+    server.stop();
+    rmSync(LLM_TMP, { recursive: true, force: true });
+  }
+}
+
+function rankerTable(runs: ReadonlyArray<{ report: EvalReport; seconds: number }>): string {
+  return table(
+    [
+      "ranker",
+      "served recall of needed items",
+      "tokens served",
+      "tokens never needed (share)",
+      "abstained when nothing was needed",
+      "sessions served nothing",
+      "replay s",
+    ],
+    runs.map(({ report: r, seconds }) => [
+      RANKER_NAMES[r.ranker],
+      ratio(r.needed_served, r.needed_total),
+      String(r.served_tokens),
+      `${r.wasted_tokens} (${fmt(r.served_tokens > 0 ? r.wasted_tokens / r.served_tokens : 0)})`,
+      ratio(r.abstention.abstained, r.abstention.sessions_nothing_needed),
+      String(r.sessions.filter((s) => s.served.length === 0).length),
+      fmt(seconds, 2),
+    ]),
+  );
+}
+
+function flagValue(args: readonly string[], flag: string): string | undefined {
+  const at = args.indexOf(flag);
+  const v = at >= 0 ? args[at + 1] : undefined;
+  return v && !v.startsWith("--") ? v : undefined;
+}
+
 export default (async (opts) => {
-  const title = "Eval: replaying a project's sessions against the memory that stood before each (offline)";
+  const title = "Eval: replaying a project's sessions against the memory that stood before each";
   if (!existsSync(join(SHARED_CLAUDE, ORIGIN))) {
     return {
       title,
@@ -38,6 +147,7 @@ export default (async (opts) => {
       headline: ["skipped (../shared missing)"],
     };
   }
+  const answers = flagValue(opts.args, "--answers");
   const tmp = mkdtempSync(join(tmpdir(), "sqrl-bench-eval-"));
   try {
     // Only the packmind sessions: a folder holding just that origin for replay.ts's project builder.
@@ -52,47 +162,13 @@ export default (async (opts) => {
     const t0 = performance.now();
     await processOffline(tmp, [project]);
     const buildS = (performance.now() - t0) / 1000;
-    const db = openProjectDb(project.root, { readonly: true });
-    const runs: Array<{ report: EvalReport; seconds: number }> = [];
-    try {
-      for (const ranker of EVAL_RANKERS) {
-        const t1 = performance.now();
-        const report = await evaluateProject(db, project.root, {
-          ranker,
-          budget: DEFAULT_BUDGETS.task_context,
-          userId: USER,
-        });
-        runs.push({ report, seconds: (performance.now() - t1) / 1000 });
-      }
-    } finally {
-      db.close();
-    }
+    const runs = await replayAll(project.root);
     const sqrl = runs[0]!.report;
-    const rows = runs.map(({ report: r, seconds }) => [
-      r.ranker === "sqrl" ? "sqrl task context" : r.ranker === "bm25" ? "plain BM25, same items" : "serve nothing",
-      ratio(r.needed_served, r.needed_total),
-      String(r.served_tokens),
-      `${r.wasted_tokens} (${fmt(r.served_tokens > 0 ? r.wasted_tokens / r.served_tokens : 0)})`,
-      ratio(r.abstention.abstained, r.abstention.sessions_nothing_needed),
-      String(r.sessions.filter((s) => s.served.length === 0).length),
-      fmt(seconds, 2),
-    ]);
     const distinctNeeded = sqrl.items.filter((i) => i.needed > 0).length;
     const markdown = [
       `The packmind sessions of ../shared (${project.files.length} transcript files) through the real capture ingest and the offline engine (built in ${fmt(buildS, 1)} s), then each of the ${sqrl.sessions_evaluated} later sessions with an opening request (of ${sqrl.sessions_total}) replayed against the memory that stood when it started, at the default budget (${sqrl.budget} tokens). Needed: items the session's own extraction confirmed or updated on the same subject, and items anchored to what its failures and fixes touched (${sqrl.needed_total} needs over ${distinctNeeded} distinct items: ${sqrl.needed_by_reason.met_by_extraction} met by the session's extraction, ${sqrl.needed_by_reason.anchor_touched} by its failures and fixes only). Offline memory of this project is small (at most ${Math.max(0, ...sqrl.sessions.map((s) => s.standing))} items stood before a session): most needs are the project's own commands, which a session's habits confirm again.`,
       "",
-      table(
-        [
-          "ranker",
-          "served recall of needed items",
-          "tokens served",
-          "tokens never needed (share)",
-          "abstained when nothing was needed",
-          "sessions served nothing",
-          "replay s",
-        ],
-        rows,
-      ),
+      rankerTable(runs),
       "",
       "Most needed items, and how often each ranker served them when needed:",
       "",
@@ -113,6 +189,7 @@ export default (async (opts) => {
         : "",
       "",
       `Where sqrl's task context loses to plain BM25 on the same items: it serves nothing for ${sqrl.sessions.filter((s) => s.served.length === 0).length} of ${sqrl.sessions_evaluated} sessions (BM25: ${runs[1]!.report.sessions.filter((s) => s.served.length === 0).length}). Many openings are short ("commit this", "continue") or about a UI detail, while the items those sessions then needed are the project's commands (bun, the pre-commit checks): they share no word with the opening, and the relevance gate that keeps unrelated tasks abstaining (replay and retrieval benchmarks) holds them back. Finding why each needed item loses and fixing it, measured here, is issue 27 item 3 (open).`,
+      ...(answers ? await modelMade(answers, flagValue(opts.args, "--guidance")) : []),
     ].join("\n");
     const bm25 = runs[1]!.report;
     return {
