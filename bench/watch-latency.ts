@@ -1,7 +1,7 @@
 /**
  * Appended line → stored event latency under the running watcher. Runs the CaptureService
  * in-process against temp homes (CLAUDE_CONFIG_DIR, QWEN_HOME, SQRL_HOME) with the daemon's default sweep
- * interval, appends user records to a live store of each source (Claude Code and Qwen Code transcripts, OpenCode's SQLite) and times each line from the
+ * interval, appends user records to a live store of each source (Claude Code, Qwen Code and Copilot CLI transcripts, OpenCode's SQLite) and times each line from the
  * append to the commit of its event (the service's onEvents callback, after the transaction).
  * Two patterns: single lines spaced apart, and bursts of lines 1 ms apart (where Bun's watcher
  * may stay silent after the last write).
@@ -20,6 +20,7 @@ const ENV_KEYS = [
   "CODEX_HOME",
   "GEMINI_HOME",
   "QWEN_HOME",
+  "COPILOT_HOME",
   "XDG_DATA_HOME",
   "SQRL_LOG_LEVEL",
 ] as const;
@@ -33,6 +34,7 @@ export default (async (opts) => {
   process.env.CODEX_HOME = join(work, "codex");
   process.env.GEMINI_HOME = join(work, "gemini");
   process.env.QWEN_HOME = join(work, "qwen");
+  process.env.COPILOT_HOME = join(work, "copilot");
   process.env.XDG_DATA_HOME = join(work, "xdg-data");
   process.env.SQRL_LOG_LEVEL = "1";
   mkdirSync(join(work, "sqrl"), { recursive: true });
@@ -82,6 +84,11 @@ export default (async (opts) => {
       join(work, "qwen", "projects", "-bench", "chats", "live-session.jsonl"),
       (n) =>
         `${JSON.stringify({ uuid: `lat-${n}`, parentUuid: null, sessionId: "live-session", timestamp: new Date().toISOString(), type: "user", provenance: "real_user", cwd: repo, version: "0.24.4", message: { role: "user", parts: [{ text: `latency probe ${n}` }] } })}\n`,
+    ),
+    fileSource("Copilot CLI", join(work, "copilot", "session-state", "live-session", "events.jsonl"), (n) =>
+      n === 1
+        ? `${JSON.stringify({ type: "session.start", data: { sessionId: "live-session", context: { cwd: repo } }, id: "start", timestamp: new Date().toISOString() })}\n${JSON.stringify({ type: "user.message", data: { content: `latency probe ${n}` }, id: `lat-${n}`, timestamp: new Date().toISOString() })}\n`
+        : `${JSON.stringify({ type: "user.message", data: { content: `latency probe ${n}` }, id: `lat-${n}`, timestamp: new Date().toISOString() })}\n`,
     ),
     {
       name: "OpenCode (SQLite)",

@@ -15,7 +15,7 @@ const commonArgs = {
   hosts: {
     type: "positional",
     required: false,
-    description: "claude, codex, gemini, cursor, qwen, opencode or all (space- or comma-separated)",
+    description: "claude, codex, gemini, cursor, qwen, opencode, copilot or all (space- or comma-separated)",
   },
   scope: {
     type: "string",
@@ -119,7 +119,8 @@ export async function setupHostsForInit(projectRoot: string, hosts: string, yes:
 const add = defineCommand({
   meta: {
     name: "add",
-    description: "Register sqrl's MCP server with hosts: claude, codex, gemini, cursor, qwen, opencode (or all)",
+    description:
+      "Register sqrl's MCP server with hosts: claude, codex, gemini, cursor, qwen, opencode, copilot (or all)",
   },
   args: {
     ...commonArgs,
@@ -207,7 +208,8 @@ const list = defineCommand({
 export default defineCommand({
   meta: {
     name: "hosts",
-    description: "Register sqrl with MCP hosts (Claude Code, Codex CLI, Gemini CLI, Cursor, Qwen Code, OpenCode)",
+    description:
+      "Register sqrl with MCP hosts (Claude Code, Codex CLI, Gemini CLI, Cursor, Qwen Code, OpenCode, Copilot CLI)",
   },
   subCommands: { add, remove, list },
 });

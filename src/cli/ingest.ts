@@ -10,7 +10,7 @@ import { UsageError } from "../shared/errors.ts";
 import { log } from "../shared/log.ts";
 import { confirm } from "./confirm.ts";
 
-const SOURCES = ["claude", "codex", "gemini", "qwen", "opencode", "git"] as const;
+const SOURCES = ["claude", "codex", "gemini", "qwen", "copilot", "opencode", "git"] as const;
 type SourceArg = (typeof SOURCES)[number];
 
 export interface IngestSummary {
@@ -90,7 +90,8 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
     by_project: {},
     per_file: [],
   };
-  const jobs: Array<{ path: string; source: "claude" | "codex" | "gemini" | "qwen"; document: boolean }> = [];
+  const jobs: Array<{ path: string; source: "claude" | "codex" | "gemini" | "qwen" | "copilot"; document: boolean }> =
+    [];
   for (const f of opts.files ?? []) {
     const path = resolve(f);
     if (!existsSync(path) || !statSync(path).isFile())
@@ -114,8 +115,9 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
       codex: cfg["watch.codex"],
       gemini: cfg["watch.gemini"],
       qwen: cfg["watch.qwen"],
+      copilot: cfg["watch.copilot"],
     };
-    for (const name of ["claude", "codex", "gemini", "qwen"] as const) {
+    for (const name of ["claude", "codex", "gemini", "qwen", "copilot"] as const) {
       if (opts.source ? opts.source !== name : !enabled[name]) continue;
       const src = backfill.TRANSCRIPT_SOURCES[name];
       for (const path of ts.listSourceFiles(src)) jobs.push({ path, source: name, document: src.isDocument(path) });
@@ -298,7 +300,7 @@ export default defineCommand({
     },
     source: {
       type: "string",
-      description: "Only this source (claude|codex|gemini|qwen|opencode|git); with files, forces their format",
+      description: "Only this source (claude|codex|gemini|qwen|copilot|opencode|git); with files, forces their format",
     },
     json: { type: "boolean", description: "Print the summary as JSON" },
   },

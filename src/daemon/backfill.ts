@@ -101,6 +101,8 @@ function sniffHead(head: string, path: string): { source: TailSource; document: 
     return { source: "codex", document: false };
   if (typeof first.sessionId === "string" && "projectHash" in first && !("type" in first))
     return { source: "gemini", document: false };
+  // Copilot CLI: `{type: "session.start", data: {producer: "copilot-agent", …}}` first.
+  if (first.type === "session.start" && typeof first.data === "object") return { source: "copilot", document: false };
   // Qwen Code: Claude-like records whose message holds Gemini-style `parts`.
   const message = first.message as Record<string, unknown> | undefined;
   if (typeof first.uuid === "string" && Array.isArray(message?.parts)) return { source: "qwen", document: false };

@@ -32,7 +32,7 @@ import { DirWatcher, listSourceFiles, type TranscriptSource } from "./watchers/t
 const log = rootLog.child({ service: "capture" });
 
 export interface SourceStatus {
-  name: "claude" | "codex" | "gemini" | "qwen" | "opencode" | "git";
+  name: "claude" | "codex" | "gemini" | "qwen" | "copilot" | "opencode" | "git";
   enabled: boolean;
   path: string;
   files: number;
@@ -80,6 +80,7 @@ const SOURCE_TOOL: Record<TailSource, string> = {
   codex: "codex",
   gemini: "gemini_cli",
   qwen: "qwen_code",
+  copilot: "copilot_cli",
 };
 
 export class CaptureService {
@@ -91,6 +92,7 @@ export class CaptureService {
     codex: false,
     gemini: false,
     qwen: false,
+    copilot: false,
     opencode: false,
     git: false,
   };
@@ -121,6 +123,7 @@ export class CaptureService {
       codex: cfg["watch.codex"],
       gemini: cfg["watch.gemini"],
       qwen: cfg["watch.qwen"],
+      copilot: cfg["watch.copilot"],
       opencode: cfg["watch.opencode"],
       git: cfg["watch.git"],
     };
@@ -217,7 +220,7 @@ export class CaptureService {
 
   status(): SourceStatus[] {
     const out: SourceStatus[] = [];
-    for (const name of ["claude", "codex", "gemini", "qwen"] as const) {
+    for (const name of ["claude", "codex", "gemini", "qwen", "copilot"] as const) {
       let files = 0;
       for (const f of this.files.values()) if (f.source === name) files++;
       out.push({ name, enabled: this.enabled[name], path: TRANSCRIPT_SOURCES[name].root(), files });
@@ -240,7 +243,7 @@ export class CaptureService {
   // ---- transcripts ---------------------------------------------------------------------------
 
   private transcriptSources(): TranscriptSource[] {
-    return (["claude", "codex", "gemini", "qwen"] as const)
+    return (["claude", "codex", "gemini", "qwen", "copilot"] as const)
       .filter((n) => this.enabled[n])
       .map((n) => TRANSCRIPT_SOURCES[n]);
   }

@@ -13,6 +13,7 @@ import { newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts
 import { claudeSource } from "./watchers/claude.ts";
 import { codexSource } from "./watchers/codex.ts";
 import { geminiSource } from "./watchers/gemini.ts";
+import { copilotSource } from "./watchers/copilot.ts";
 import { qwenSource } from "./watchers/qwen.ts";
 import type { NormalizerDeps, TranscriptSource } from "./watchers/transcript-source.ts";
 
@@ -21,6 +22,7 @@ export const TRANSCRIPT_SOURCES: Record<TailSource, TranscriptSource> = {
   codex: codexSource,
   gemini: geminiSource,
   qwen: qwenSource,
+  copilot: copilotSource,
 };
 
 /** What to read and where its events may go. Plain data: it crosses to a worker as is. */

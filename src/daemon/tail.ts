@@ -24,7 +24,7 @@ import type { NormalizedEvent } from "../shared/event.ts";
 import type { LineNormalizer } from "./normalize/types.ts";
 import { openRegularFile } from "./safe-open.ts";
 
-export type TailSource = "claude" | "codex" | "gemini" | "qwen";
+export type TailSource = "claude" | "codex" | "gemini" | "qwen" | "copilot";
 
 /** Bytes of the file head, and of the block that ends at the offset, hashed to notice a replaced or rewritten file. */
 export const HEAD_BYTES = 4096;

@@ -103,6 +103,7 @@ export const CONFIG_KEYS = {
   "watch.codex": key(bool, true, "Capture Codex CLI rollouts."),
   "watch.gemini": key(bool, true, "Capture Gemini CLI chats."),
   "watch.qwen": key(bool, true, "Capture Qwen Code chats."),
+  "watch.copilot": key(bool, true, "Capture GitHub Copilot CLI sessions."),
   "watch.opencode": key(bool, true, "Capture OpenCode sessions (its SQLite store, read-only)."),
   "watch.git": key(bool, true, "Capture git commits of registered repos."),
 

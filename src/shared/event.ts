@@ -4,7 +4,15 @@
 import { z } from "zod";
 
 /** Where an event came from (`events.source_tool`). */
-export const SOURCE_TOOLS = ["claude_code", "codex", "gemini_cli", "qwen_code", "opencode", "git"] as const;
+export const SOURCE_TOOLS = [
+  "claude_code",
+  "codex",
+  "gemini_cli",
+  "qwen_code",
+  "opencode",
+  "copilot_cli",
+  "git",
+] as const;
 export type SourceTool = (typeof SOURCE_TOOLS)[number];
 
 /**

@@ -66,6 +66,12 @@ export function opencodeConfigDir(): string {
   return join(xdg && xdg.length > 0 ? resolve(xdg) : join(userHome(), ".config"), "opencode");
 }
 
+/** GitHub Copilot CLI's home: `COPILOT_HOME` (its own variable), else `~/.copilot`. */
+export function copilotHome(): string {
+  const fromEnv = process.env.COPILOT_HOME;
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(userHome(), ".copilot");
+}
+
 /** Qwen Code's home: `QWEN_HOME` (Qwen Code's own variable), else `~/.qwen`. */
 export function qwenHome(): string {
   const fromEnv = process.env.QWEN_HOME;

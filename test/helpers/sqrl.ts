@@ -27,6 +27,7 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     CODEX_HOME: join(home, "codex"),
     GEMINI_HOME: join(home, "gemini"),
     QWEN_HOME: join(home, "qwen"),
+    COPILOT_HOME: join(home, "copilot"),
     XDG_CONFIG_HOME: join(home, "xdg-config"),
     XDG_DATA_HOME: join(home, "xdg-data"),
     NO_COLOR: "1",

@@ -19,6 +19,8 @@ export const HOSTS_INSTALLED = existsSync(CLAUDE_BIN) && existsSync(CODEX_BIN);
 export const QWEN_INSTALLED = existsSync(QWEN_BIN);
 export const OPENCODE_BIN = join(HOSTS_DIR, "node_modules", ".bin", "opencode");
 export const OPENCODE_INSTALLED = existsSync(OPENCODE_BIN);
+export const COPILOT_BIN = join(HOSTS_DIR, "node_modules", ".bin", "copilot");
+export const COPILOT_INSTALLED = existsSync(COPILOT_BIN);
 export const SKIP_REASON = "host CLIs not installed (npm ci --prefix test/hosts; .ci/run does it)";
 
 export interface HostRun {
@@ -287,7 +289,13 @@ export function qwenEnv(base: Record<string, string>): Record<string, string> {
       general: { disableAutoUpdate: true, disableUpdateNag: true },
     }),
   );
-  return { ...base, ...GIT_IDENTITY, PATH: `${HOST_BIN_DIR}:${base.PATH}`, QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" };
+  return {
+    ...base,
+    ...GIT_IDENTITY,
+    ...QUIET_NPM,
+    PATH: `${HOST_BIN_DIR}:${base.PATH}`,
+    QWEN_CODE_SUPPRESS_YOLO_WARNING: "1",
+  };
 }
 
 /** `qwen` one-shot against the stand-in (OpenAI Responses API), every tool call allowed. */
@@ -306,6 +314,9 @@ export function qwenArgs(model: ModelServer, prompt: string): string[] {
     prompt,
   ];
 }
+
+/** Keeps the scripted `npm test` off the registry (npm's update check). */
+export const QUIET_NPM = { npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
 
 export const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: "Dev",
@@ -392,6 +403,7 @@ export function opencodeEnv(base: Record<string, string>, model: ModelServer): R
   return {
     ...base,
     ...GIT_IDENTITY,
+    ...QUIET_NPM,
     PATH: `${HOST_BIN_DIR}:${base.PATH}`,
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     OPENCODE_DISABLE_MODELS_FETCH: "1",
@@ -421,4 +433,46 @@ export function opencodeWorkSteps(repo: string): Step[] {
         }
       : s,
   );
+}
+
+// ---- GitHub Copilot CLI ------------------------------------------------------------------------------
+
+/**
+ * Environment for Copilot CLI in its offline BYOK mode (`COPILOT_OFFLINE`: no GitHub sign-in, no
+ * telemetry, no auto-update, no GitHub MCP server) with the stand-in as an Anthropic provider.
+ */
+export function copilotEnv(base: Record<string, string>, model: ModelServer): Record<string, string> {
+  return {
+    ...base,
+    ...GIT_IDENTITY,
+    ...QUIET_NPM,
+    PATH: `${HOST_BIN_DIR}:${base.PATH}`,
+    COPILOT_OFFLINE: "true",
+    COPILOT_AUTO_UPDATE: "false",
+    COPILOT_PROVIDER_BASE_URL: model.url,
+    COPILOT_PROVIDER_TYPE: "anthropic",
+    COPILOT_PROVIDER_API_KEY: "sk-ant-stand-in",
+    COPILOT_MODEL: "claude-sonnet-4.5",
+  };
+}
+
+/** `copilot -p` one-shot, every tool allowed. */
+export function copilotArgs(prompt: string): string[] {
+  return [COPILOT_BIN, "-p", prompt, "--allow-all-tools", "--disable-client-telemetry", "--no-auto-update"];
+}
+
+/** The scripted work in Copilot CLI's tool names (`view`, `bash`, `edit` with path/old_str/new_str). */
+export function copilotWorkSteps(repo: string): Step[] {
+  return workSteps(repo, { read: "view", shell: "bash", edit: "edit" }, (command) => ({
+    command,
+    description: "Run it",
+  })).map((s) => {
+    if (!("tool" in s) || s.input.file_path === undefined) return s;
+    const { file_path, old_string, new_string } = s.input as Record<string, string>;
+    return {
+      tool: s.tool,
+      input:
+        old_string === undefined ? { path: file_path } : { path: file_path, old_str: old_string, new_str: new_string },
+    };
+  });
 }

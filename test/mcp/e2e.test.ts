@@ -358,7 +358,7 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
   test("user scope by default: this binary in each host's own config, nothing in the repo; idempotent; removed again", () => {
     const env = { ...home.env, SQRL_CLAUDE_BIN: "" };
     const add = runSqrl(
-      ["hosts", "add", "claude,codex,gemini,cursor,qwen,opencode", "--path", root, "--yes", "--json"],
+      ["hosts", "add", "claude,codex,gemini,cursor,qwen,opencode,copilot", "--path", root, "--yes", "--json"],
       {
         env,
       },
@@ -368,7 +368,7 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
       changes: Array<{ host: string; action: string; path: string; scope: string }>;
       hook: { action: string; path: string };
     };
-    expect(res.changes.map((c) => c.action)).toEqual(["added", "added", "added", "added", "added", "added"]);
+    expect(res.changes.map((c) => c.action)).toEqual(["added", "added", "added", "added", "added", "added", "added"]);
     expect(res.changes.every((c) => c.scope === "user")).toBe(true);
     expect(res.hook.action).toBe("added");
     const claudeJson = JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, ".claude.json"), "utf8"));
@@ -389,10 +389,16 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
     expect(
       JSON.parse(readFileSync(join(home.env.XDG_CONFIG_HOME!, "opencode", "opencode.json"), "utf8")).mcp.sqrl,
     ).toEqual({ type: "local", command: [SQRL_BIN, "mcp"], enabled: true });
+    expect(JSON.parse(readFileSync(join(home.env.COPILOT_HOME!, "mcp-config.json"), "utf8")).mcpServers.sqrl).toEqual({
+      type: "local",
+      command: SQRL_BIN,
+      args: ["mcp"],
+      tools: ["*"],
+    });
     const hook = JSON.parse(readFileSync(join(home.env.CLAUDE_CONFIG_DIR!, "settings.json"), "utf8")).hooks
       .SessionStart[0].hooks[0].command as string;
     expect(hook).toBe(`${SQRL_BIN} hook claude-session-start`);
-    for (const f of [".mcp.json", ".gemini", ".cursor", ".claude", ".qwen", "opencode.json"])
+    for (const f of [".mcp.json", ".gemini", ".cursor", ".claude", ".qwen", "opencode.json", ".github"])
       expect(existsSync(join(root, f))).toBe(false);
 
     const again = JSON.parse(runSqrl(["hosts", "add", "all", "--path", root, "--json"], { env }).stdout) as {
@@ -400,6 +406,7 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
       hook: { action: string };
     };
     expect(again.changes.map((c) => c.action)).toEqual([
+      "unchanged",
       "unchanged",
       "unchanged",
       "unchanged",
@@ -418,7 +425,7 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
         .filter((e) => e.registered)
         .map((e) => e.host)
         .sort(),
-    ).toEqual(["claude", "codex", "cursor", "gemini", "opencode", "qwen"]);
+    ).toEqual(["claude", "codex", "copilot", "cursor", "gemini", "opencode", "qwen"]);
 
     const remove = runSqrl(["hosts", "remove", "all", "--path", root, "--json"], { env });
     expect(remove.code).toBe(0);
@@ -454,6 +461,7 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
       ".cursor/mcp.json",
       ".qwen/settings.json",
       "opencode.json",
+      ".github/mcp.json",
     ])
       expect(readFileSync(join(root, f), "utf8")).not.toContain(home.root);
     expect(add.stdout).toContain("claude (project): waits for approval");
@@ -469,6 +477,7 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
       ".claude/settings.json",
       ".qwen/settings.json",
       "opencode.json",
+      ".github/mcp.json",
     ])
       expect(existsSync(join(root, f))).toBe(false);
   });

@@ -261,7 +261,7 @@ describe("host names", () => {
   test("lists, all, and unknown names", () => {
     expect(parseHostList("claude,codex")).toEqual(["claude", "codex"]);
     expect(parseHostList(["gemini", "cursor,claude"])).toEqual(["gemini", "cursor", "claude"]);
-    expect(parseHostList("all")).toEqual(["claude", "codex", "gemini", "cursor", "qwen", "opencode"]);
+    expect(parseHostList("all")).toEqual(["claude", "codex", "gemini", "cursor", "qwen", "opencode", "copilot"]);
     expect(() => parseHostList("claude,vim")).toThrow(/Unknown host "vim"/);
   });
 });

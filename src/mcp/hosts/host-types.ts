@@ -3,7 +3,7 @@
  */
 import type { ChangeAction } from "./config-files.ts";
 
-export const HOST_NAMES = ["claude", "codex", "gemini", "cursor", "qwen", "opencode"] as const;
+export const HOST_NAMES = ["claude", "codex", "gemini", "cursor", "qwen", "opencode", "copilot"] as const;
 export type HostName = (typeof HOST_NAMES)[number];
 export type HostScope = "project" | "user";
 

@@ -14,6 +14,7 @@ import {
 import { codexHost } from "./codex.ts";
 import { cursorHost } from "./cursor.ts";
 import { geminiHost } from "./gemini.ts";
+import { copilotHost } from "./copilot.ts";
 import { opencodeHost } from "./opencode.ts";
 import { qwenHost } from "./qwen.ts";
 import {
@@ -35,6 +36,7 @@ export const HOSTS: Record<HostName, HostAdapter> = {
   cursor: cursorHost,
   qwen: qwenHost,
   opencode: opencodeHost,
+  copilot: copilotHost,
 };
 
 /** "claude,codex" or ["claude", "gemini,cursor"] → host names; "all" means every host. */

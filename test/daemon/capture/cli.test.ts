@@ -87,7 +87,7 @@ describe.skipIf(!haveBin)("sqrl ingest", () => {
     expect(none.stderr).toContain("--backfill");
     const badSource = runSqrl(["ingest", "--backfill", "--source", "cursor"], { env });
     expect(badSource.code).toBe(2);
-    expect(badSource.stderr).toContain("claude, codex, gemini, qwen, opencode, git");
+    expect(badSource.stderr).toContain("claude, codex, gemini, qwen, copilot, opencode, git");
   });
 
   test("without a registered project it says to run sqrl init", () => {
@@ -144,6 +144,18 @@ describe.skipIf(!haveBin)("sqrl init backfill", () => {
     const r = runSqrl(["init", repo, "--yes", "--json"], { env });
     expect(r.code, r.stderr).toBe(0);
     // The fixture's 12 events (see test/daemon/capture/opencode.test.ts).
+    expect(JSON.parse(r.stdout).backfill).toMatchObject({ added: 12, files: 1 });
+    expect(eventCount(repo)).toBe(12);
+  });
+
+  test("--yes imports Copilot CLI's existing sessions of the project too", () => {
+    const dir = join(env.COPILOT_HOME!, "session-state", "ad129d80-5401-4ec7-b4b7-121ae24e2b2a");
+    mkdirSync(dir, { recursive: true });
+    for (const f of ["events.jsonl", "workspace.yaml"])
+      writeFileSync(join(dir, f), rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "copilot", f), "utf8"), repo));
+    const r = runSqrl(["init", repo, "--yes", "--json"], { env });
+    expect(r.code, r.stderr).toBe(0);
+    // The fixture's 12 events (see test/daemon/capture/copilot.test.ts).
     expect(JSON.parse(r.stdout).backfill).toMatchObject({ added: 12, files: 1 });
     expect(eventCount(repo)).toBe(12);
   });

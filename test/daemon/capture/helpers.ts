@@ -30,6 +30,7 @@ export interface CaptureHome {
   codexDir: string;
   geminiDir: string;
   qwenDir: string;
+  copilotDir: string;
   /** A registered project folder. */
   repo: string;
   /** Register another project folder. */
@@ -48,6 +49,7 @@ export function makeCaptureHome(config = ""): CaptureHome {
     codexDir: join(dir.path, "codex"),
     geminiDir: join(dir.path, "gemini"),
     qwenDir: join(dir.path, "qwen"),
+    copilotDir: join(dir.path, "copilot"),
     repo: "",
     addRepo(name: string) {
       const repo = join(dir.path, name);
@@ -68,6 +70,7 @@ export function makeCaptureHome(config = ""): CaptureHome {
   process.env.CODEX_HOME = home.codexDir;
   process.env.GEMINI_HOME = home.geminiDir;
   process.env.QWEN_HOME = home.qwenDir;
+  process.env.COPILOT_HOME = home.copilotDir;
   process.env.SQRL_LOG_LEVEL = "1";
   mkdirSync(home.sqrlHome, { recursive: true });
   if (config) writeFileSync(join(home.sqrlHome, "config.toml"), config);

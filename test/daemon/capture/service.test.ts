@@ -105,7 +105,7 @@ describe("CaptureService", () => {
     });
     expect(events.filter((e) => e.source_tool === "codex").length).toBe(10);
     const status = service!.status();
-    expect(status.map((s) => s.name)).toEqual(["claude", "codex", "gemini", "qwen", "opencode", "git"]);
+    expect(status.map((s) => s.name)).toEqual(["claude", "codex", "gemini", "qwen", "copilot", "opencode", "git"]);
     expect(status.find((s) => s.name === "claude")).toMatchObject({
       enabled: true,
       files: 2,

@@ -1,0 +1,143 @@
+/**
+ * GitHub Copilot CLI end to end: the pinned `copilot` (test/hosts/package.json) run headless
+ * (`copilot -p`) in its offline BYOK mode against the model stand-in (Anthropic Messages) in a temp
+ * git repo, with sqrl registered the way a user does it (`sqrl init --hosts=copilot`) and its daemon
+ * capturing `session-state/<id>/events.jsonl`. The scripted work (request, read, failing test, edit,
+ * green test, commit) must arrive as events, once (also after a daemon restart), and a later session
+ * must arrive too. Serving: `copilot mcp list` lists sqrl and a model turn's `get_task_context`
+ * answer reaches the model within its budget (read from the recorded request). Skips with one line
+ * when Copilot CLI is not installed.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import { estimateTokens } from "../../src/shared/tokens.ts";
+import { type DaemonHome, makeHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
+import { runSqrl } from "../helpers/sqrl.ts";
+import { seedProject } from "../mcp/fixtures.ts";
+import {
+  anthropicResults,
+  buggyRepo,
+  COPILOT_BIN,
+  COPILOT_INSTALLED,
+  copilotArgs,
+  copilotEnv,
+  copilotWorkSteps,
+  offeredTools,
+  runHost,
+  WORK_COMMIT,
+  WORK_PROMPT,
+} from "./harness.ts";
+import { type ModelServer, startModelServer } from "./model-server.ts";
+
+if (!COPILOT_INSTALLED)
+  console.log("test/hosts/copilot: skipped: Copilot CLI not installed (npm ci --prefix test/hosts)");
+setDefaultTimeout(120_000);
+const suite = COPILOT_INSTALLED ? describe : describe.skip;
+
+let home: DaemonHome;
+let repo: string;
+let model: ModelServer;
+let env: Record<string, string>;
+
+interface Row {
+  event_type: string;
+  content_json: string;
+}
+
+const rows = () =>
+  queryProject<Row>(repo, "SELECT event_type, content_json FROM events WHERE source_tool = 'copilot_cli'");
+const content = (r: Row) => JSON.parse(r.content_json) as Record<string, unknown>;
+
+beforeAll(async () => {
+  if (!COPILOT_INSTALLED) return;
+  home = makeHome("[watch]\nclaude = false\ncodex = false\ngemini = false\nqwen = false\nopencode = false\n");
+  repo = join(home.root, "repo");
+  buggyRepo(repo);
+  model = startModelServer();
+  const init = runSqrl(["init", repo, "--yes", "--hosts=copilot"], { env: home.env });
+  expect(init.code, init.stderr).toBe(0);
+  env = copilotEnv(home.env, model);
+  startDaemon(home);
+});
+
+afterAll(async () => {
+  if (!COPILOT_INSTALLED) return;
+  model.stop();
+  await home.cleanup();
+});
+
+suite("Copilot CLI: capture of a real session", () => {
+  test("the scripted work arrives as events: request, edit, failing and green runs, commit", async () => {
+    model.play(copilotWorkSteps(repo));
+    const run = await runHost(copilotArgs(WORK_PROMPT), { env, cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    await waitFor("the session's commit as an event", () =>
+      rows().some((x) => x.event_type === "command_run" && String(content(x).command).includes("git commit")),
+    );
+    const all = rows();
+    expect(all.some((r) => r.event_type === "user_message" && content(r).text === WORK_PROMPT)).toBe(true);
+    const edit = all.find((r) => r.event_type === "code_change");
+    expect(String(content(edit!).diff_summary)).toContain("src/add.js");
+    const tests = all.filter((r) => r.event_type === "test_run").map(content);
+    expect(tests.map((t) => [t.runner, t.exit_code, t.is_error])).toEqual([
+      ["npm test", 1, true],
+      ["npm test", 0, false],
+    ]);
+    expect(all.some((r) => r.event_type === "tool_result" && content(r).tool === "view")).toBe(true);
+    expect(all.some((r) => r.event_type === "assistant_response")).toBe(true);
+    await waitFor("the git commit event", () =>
+      queryProject<Row>(repo, "SELECT content_json FROM events WHERE event_type = 'git_commit'").some((r) =>
+        r.content_json.includes(WORK_COMMIT),
+      ),
+    );
+  });
+
+  test("no duplicates after a daemon restart; a new session written live arrives", async () => {
+    const before = rows().length;
+    expect(runSqrl(["daemon", "stop", "--timeout", "10"], { env: home.env }).code).toBe(0);
+    startDaemon(home);
+    model.play([{ text: "Nothing else to do." }]);
+    const run = await runHost(copilotArgs("Anything left?"), { env, cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    await waitFor("the new session's answer", () =>
+      rows().some((r) => r.event_type === "assistant_response" && content(r).text === "Nothing else to do."),
+    );
+    expect(rows().length).toBe(before + 2);
+  });
+});
+
+suite("Copilot CLI: serving sqrl", () => {
+  test("`copilot mcp list` lists sqrl after `sqrl init --hosts=copilot`", async () => {
+    const list = await runHost([COPILOT_BIN, "mcp", "list"], { env, cwd: repo });
+    expect(list.stdout).toMatch(/^\s+sqrl \(local\)$/m);
+  });
+
+  test("a model turn's get_task_context reaches the model within its budget", async () => {
+    seedProject(repo);
+    model.play([{ text: "probe" }]);
+    await runHost(copilotArgs("probe"), { env, cwd: repo });
+    const tools = offeredTools(model.requests, "anthropic").map((t) => String(t.name));
+    const name = tools.find((t) => t.includes("sqrl") && t.endsWith("get_task_context"));
+    expect(name, tools.join(", ")).toBeDefined();
+    model.play([
+      {
+        tool: name!,
+        input: {
+          task_description: "Add a delete endpoint for inventory items",
+          active_file_paths: ["src/routes/inventory.ts"],
+        },
+      },
+      { text: "done" },
+    ]);
+    const run = await runHost(copilotArgs("Add a delete endpoint for inventory items"), { env, cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    const result = anthropicResults(model.requests).find((r) => r.tool === name);
+    expect(result, JSON.stringify(anthropicResults(model.requests)).slice(0, 1500)).toBeDefined();
+    const text = result!.text;
+    expect(text).toContain("soft delete");
+    expect(estimateTokens(text)).toBeLessThanOrEqual(400);
+    expect(text).toMatch(/Budget: ~\d+\/400 tokens/);
+    expect(text).not.toContain(home.root);
+    console.log(`copilot get_task_context: ${estimateTokens(text)} tokens forwarded (budget 400)`);
+  });
+});
