@@ -4,11 +4,12 @@
  * git repo, with sqrl registered the way a user does it (`sqrl init --hosts=copilot`) and its daemon
  * capturing `session-state/<id>/events.jsonl`. The scripted work (request, read, failing test, edit,
  * green test, commit) must arrive as events, once (also after a daemon restart), and a later session
- * must arrive too. Serving: `copilot mcp list` lists sqrl and a model turn's `get_task_context`
+ * must arrive too; a torn line loses nothing after it. Serving: `copilot mcp list` lists sqrl and a model turn's `get_task_context`
  * answer reaches the model within its budget (read from the recorded request). Skips with one line
  * when Copilot CLI is not installed.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { appendFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { estimateTokens } from "../../src/shared/tokens.ts";
 import { type DaemonHome, makeHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
@@ -103,6 +104,19 @@ suite("Copilot CLI: capture of a real session", () => {
       rows().some((r) => r.event_type === "assistant_response" && content(r).text === "Nothing else to do."),
     );
     expect(rows().length).toBe(before + 2);
+  });
+  test("a half-written line is skipped and loses nothing after it", async () => {
+    const dir = join(home.env.COPILOT_HOME!, "session-state");
+    const session = readdirSync(dir).find((d) => existsSync(join(dir, d, "events.jsonl")))!;
+    const file = join(dir, session, "events.jsonl");
+    const good = {
+      type: "user.message",
+      data: { content: "after a torn line" },
+      id: "after-torn",
+      timestamp: new Date().toISOString(),
+    };
+    appendFileSync(file, `{"type":"user.message","data":{"con\n${JSON.stringify(good)}\n`);
+    await waitFor("the line after the torn one", () => rows().some((r) => content(r).text === "after a torn line"));
   });
 });
 
