@@ -38,7 +38,15 @@ describe.skipIf(!existsSync(SQRL_BIN))("sqrl daemon lifecycle (compiled binary)"
     });
     expect(engine.pid).toBe(info.pid);
     expect(engine.projects.map((p) => p.project_id)).toEqual([project]);
-    expect(engine.sources.map((s) => s.name).sort()).toEqual(["claude", "codex", "gemini", "git"]);
+    expect(engine.sources.map((s) => s.name).sort()).toEqual([
+      "claude",
+      "codex",
+      "copilot",
+      "gemini",
+      "git",
+      "opencode",
+      "qwen",
+    ]);
     const engineInfo = readRuntime(home, "engine")!;
     expect(engine.engine.pid).toBe(engineInfo.pid);
     expect(statSync(join(home.sqrlHome, "memory-service.json")).mode & 0o777).toBe(0o600);
