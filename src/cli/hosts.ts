@@ -91,6 +91,27 @@ export async function addHostsFor(
       lines.push(describeHook(hook.action, hook.path));
     } else lines.push("claude: SessionStart hook not installed (pass --yes or --hook to install it)");
   }
+  if (names.includes("qwen") && opts.hook !== false) {
+    // Qwen Code runs Claude Code's hook format (hooks.SessionStart in its settings.json, the
+    // hookSpecificOutput.additionalContext answer): the same hook, beside sqrl's MCP entry.
+    const qwenScope = mod.scopeFor(mod.HOSTS.qwen, scope);
+    const path = mod.qwenSettingsPath(projectRoot, qwenScope);
+    const installed = mod.sessionStartHookCommand(path) !== undefined;
+    const wanted =
+      installed ||
+      opts.hook === true ||
+      (await confirm(`Install the Qwen Code SessionStart hook (style + brief at session start) in ${path}?`, {
+        yes: opts.yes,
+      }));
+    if (wanted) {
+      const q = mod.installSessionStartHook(
+        path,
+        mod.sessionStartHookLine(qwenScope),
+        qwenScope === "user" ? 0o600 : 0o644,
+      );
+      lines.push(describeHook(q.action, q.path).replace(/^claude:/, "qwen:"));
+    } else lines.push("qwen: SessionStart hook not installed (pass --yes or --hook to install it)");
+  }
   const all = mod.listHosts(names, { projectRoot });
   for (const entry of all) {
     if (entry.registered && entry.waiting && changes.some((c) => c.host === entry.host && c.scope === entry.scope))
@@ -126,7 +147,7 @@ const add = defineCommand({
     ...commonArgs,
     hook: {
       type: "boolean",
-      description: "Claude Code: install the SessionStart hook (--no-hook to skip; asked otherwise)",
+      description: "Claude Code and Qwen Code: install the SessionStart hook (--no-hook to skip; asked otherwise)",
     },
     yes: { type: "boolean", alias: "y", description: "Answer yes to every question" },
   },
@@ -147,7 +168,7 @@ const add = defineCommand({
 const remove = defineCommand({
   meta: {
     name: "remove",
-    description: "Remove sqrl from hosts' configs (and the Claude Code hook), leaving everything else",
+    description: "Remove sqrl from hosts' configs (and the Claude Code / Qwen Code hook), leaving everything else",
   },
   args: commonArgs,
   async run({ args }) {
@@ -159,7 +180,14 @@ const remove = defineCommand({
     const hook = names.includes("claude")
       ? mod.removeSessionStartHook(mod.claudeSettingsPath(root, mod.scopeFor(mod.HOSTS.claude, scope)))
       : undefined;
-    const lines = [...changes.map(describeChange), ...(hook ? [describeHook(hook.action, hook.path)] : [])];
+    const qwenHook = names.includes("qwen")
+      ? mod.removeSessionStartHook(mod.qwenSettingsPath(root, mod.scopeFor(mod.HOSTS.qwen, scope)))
+      : undefined;
+    const lines = [
+      ...changes.map(describeChange),
+      ...(hook ? [describeHook(hook.action, hook.path)] : []),
+      ...(qwenHook ? [describeHook(qwenHook.action, qwenHook.path).replace(/^claude:/, "qwen:")] : []),
+    ];
     process.stdout.write(
       args.json ? `${JSON.stringify({ changes, hook: hook ?? null }, null, 2)}\n` : `${lines.join("\n")}\n`,
     );

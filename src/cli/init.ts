@@ -25,7 +25,7 @@ export default defineCommand({
     hosts: {
       type: "string",
       description:
-        "Register sqrl with MCP hosts: claude,codex,gemini,cursor,qwen,opencode,copilot (or all); claude also offers the SessionStart hook",
+        "Register sqrl with MCP hosts: claude,codex,gemini,cursor,qwen,opencode,copilot (or all); claude and qwen also offer the SessionStart hook",
     },
     llm: {
       type: "string",

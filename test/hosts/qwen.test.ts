@@ -155,6 +155,24 @@ suite("Qwen Code: serving sqrl", () => {
     expect(list.stdout).toMatch(/sqrl: .+ mcp \(stdio\) - Connected/);
   });
 
+  test("SessionStart: the hook sqrl installed gives the model the repo's memory at session start", async () => {
+    const settings = JSON.parse(readFileSync(join(home.env.QWEN_HOME!, "settings.json"), "utf8"));
+    expect(JSON.stringify(settings.hooks.SessionStart)).toContain("hook claude-session-start");
+    model.play([{ text: "done" }]);
+    const run = await runHost(qwenArgs(model, "Add a delete endpoint for inventory items"), { env, cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    const hook = runSqrl(["hook", "claude-session-start"], {
+      env: home.env,
+      cwd: repo,
+      input: JSON.stringify({ cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
+    });
+    const context = (JSON.parse(hook.stdout) as { hookSpecificOutput: { additionalContext: string } })
+      .hookSpecificOutput.additionalContext;
+    expect(context).toContain("sqrl memory for this repo");
+    const sent = JSON.stringify(model.requests.find((r) => Array.isArray(r.body.tools))?.body ?? {});
+    expect(sent).toContain(JSON.stringify(context).slice(1, -1));
+  });
+
   test("a model turn's get_task_context reaches the model within its budget", async () => {
     const name = "mcp__sqrl__get_task_context";
     model.play([

@@ -1,5 +1,6 @@
 /**
- * The Claude Code SessionStart hook entry in `.claude/settings.json`: added, found and removed.
+ * The Claude Code SessionStart hook entry in `.claude/settings.json`: added, found and removed (Qwen Code
+ * reads the same format from its own settings.json).
  */
 import { join } from "node:path";
 import { ConfigError } from "../../shared/errors.ts";
@@ -64,7 +65,12 @@ function findOurs(groups: unknown[]): HookRef[] {
  * Install (or refresh) sqrl's SessionStart hook in a Claude Code settings file (`path`), keeping
  * every other setting and hook. Idempotent.
  */
-export function installSessionStartHook(path: string, commandLine: string): { path: string; action: ChangeAction } {
+export function installSessionStartHook(
+  path: string,
+  commandLine: string,
+  /** File mode; default: private (0600) in the Claude config folder, shared (0644) in a repo. */
+  mode?: number,
+): { path: string; action: ChangeAction } {
   const doc = readJsonObject(path);
   const groups = sessionStartGroups(path, doc);
   const ours = findOurs(groups);
@@ -85,7 +91,7 @@ export function installSessionStartHook(path: string, commandLine: string): { pa
   const hooks = (isObject(next.hooks) ? next.hooks : {}) as JsonObject;
   hooks.SessionStart = nextGroups.filter((g) => !isObject(g) || !Array.isArray(g.hooks) || g.hooks.length > 0);
   next.hooks = hooks;
-  writeJsonObject(path, next, path.startsWith(claudeHome()) ? 0o600 : 0o644);
+  writeJsonObject(path, next, mode ?? (path.startsWith(claudeHome()) ? 0o600 : 0o644));
   return { path, action: found.length > 0 ? "updated" : "added" };
 }
 

@@ -16,7 +16,7 @@ import { cursorHost } from "./cursor.ts";
 import { geminiHost } from "./gemini.ts";
 import { copilotHost } from "./copilot.ts";
 import { opencodeHost } from "./opencode.ts";
-import { qwenHost } from "./qwen.ts";
+import { qwenHost, qwenSettingsPath } from "./qwen.ts";
 import {
   HOST_NAMES,
   type HostAdapter,
@@ -124,4 +124,10 @@ export function listHosts(names: readonly HostName[], opts: HostsOptions): HostE
   );
 }
 
-export { claudeSettingsPath, installSessionStartHook, removeSessionStartHook, sessionStartHookCommand };
+export {
+  claudeSettingsPath,
+  installSessionStartHook,
+  qwenSettingsPath,
+  removeSessionStartHook,
+  sessionStartHookCommand,
+};

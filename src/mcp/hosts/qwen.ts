@@ -6,10 +6,14 @@ import { join } from "node:path";
 import { qwenHome } from "../../shared/paths.ts";
 import { jsonHost } from "./json-host.ts";
 
+/** Qwen Code's settings file for a scope (where its MCP servers and hooks live). */
+export function qwenSettingsPath(projectRoot: string, scope: "user" | "project"): string {
+  return scope === "project" ? join(projectRoot, ".qwen", "settings.json") : join(qwenHome(), "settings.json");
+}
+
 export const qwenHost = jsonHost({
   name: "qwen",
   defaultScope: "user",
-  path: (ctx) =>
-    ctx.scope === "project" ? join(ctx.projectRoot, ".qwen", "settings.json") : join(qwenHome(), "settings.json"),
+  path: (ctx) => qwenSettingsPath(ctx.projectRoot, ctx.scope),
   entry: (ctx) => ({ command: ctx.server.command, args: ctx.server.args }),
 });
