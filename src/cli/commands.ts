@@ -8,6 +8,7 @@ type Loader = () => Promise<CommandDef<any>>;
 
 export const COMMANDS: Record<string, Loader> = {
   init: () => import("./init.ts").then((m) => m.default),
+  "forget-project": () => import("./forget-project.ts").then((m) => m.default),
   config: () => import("./config.ts").then((m) => m.default),
   status: () => import("./status.ts").then((m) => m.default),
   doctor: () => import("./doctor.ts").then((m) => m.default),

@@ -8,8 +8,9 @@
 import { Database } from "bun:sqlite";
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { projectPaths } from "../shared/paths.ts";
-import { listProjects, projectForPath } from "../shared/projects.ts";
+import { listProjects, missingProjectNote, projectForPath } from "../shared/projects.ts";
 import { resolveProjectDir } from "./init-project.ts";
 import type { CliAccount } from "../engine/llm/cli-account.ts";
 import type { LlmUsageReport } from "../engine/llm/usage-report.ts";
@@ -20,6 +21,8 @@ export interface DbCheck {
   llm?: LlmUsageReport & { account: CliAccount | null };
   file: string;
   ok: boolean;
+  /** The registered folder itself is gone (nothing is damaged; unregister it or put it back). */
+  missing?: boolean;
   problem: string | null;
   /** A healthy database's memories checked against the code (absent when the file is damaged). */
   memory?: MemoryChecks;
@@ -88,8 +91,14 @@ function memoryReport(m: MemoryChecks): string {
 /** `PRAGMA quick_check` of one project's data.db (read-only). */
 export function checkProjectDb(root: string): DbCheck {
   const file = projectPaths.db(root);
+  if (!existsSync(root)) return { project_id: root, file, ok: false, missing: true, problem: missingProjectNote(root) };
   if (!existsSync(file))
-    return { project_id: root, file, ok: false, problem: "missing: run `sqrl init` in the project to create it" };
+    return {
+      project_id: root,
+      file,
+      ok: false,
+      problem: `no ${file}: run \`sqrl init ${root}\` to create it, or \`sqrl forget-project ${root}\` to unregister the project`,
+    };
   let db: Database | undefined;
   try {
     db = new Database(file, { readonly: true });
@@ -105,7 +114,13 @@ export function checkProjectDb(root: string): DbCheck {
 }
 
 function advice(c: DbCheck): string {
+  if (c.missing || !existsSync(c.file)) return `  ${c.problem}`;
   return `  ${c.file} is damaged (${c.problem}).\n  Move it aside (mv "${c.file}" "${c.file}.damaged"), run \`sqrl init ${c.project_id}\`, then \`sqrl ingest --backfill\` to capture the transcripts again.`;
+}
+
+function label(c: DbCheck): string {
+  if (c.missing) return "MISSING  ";
+  return existsSync(c.file) ? "DAMAGED  " : "NO DB    ";
 }
 
 export default defineCommand({
@@ -120,7 +135,9 @@ export default defineCommand({
   },
   async run({ args }) {
     let roots = listProjects();
-    if (args.path) {
+    if (args.path && roots.includes(resolve(args.path)) && !existsSync(resolve(args.path))) {
+      roots = [resolve(args.path)]; // a registered folder that is gone: say so, not "does not exist"
+    } else if (args.path) {
       const dir = resolveProjectDir(args.path);
       roots = [existsSync(projectPaths.db(dir)) ? dir : (projectForPath(dir, roots) ?? dir)];
     }
@@ -142,7 +159,7 @@ export default defineCommand({
         process.stdout.write(
           c.ok
             ? `ok       ${c.project_id}\n${c.memory ? `${memoryReport(c.memory)}\n` : ""}`
-            : `DAMAGED  ${c.project_id}\n${advice(c)}\n`,
+            : `${label(c)}${c.project_id}\n${advice(c)}\n`,
         );
     if (!args.json) {
       const usable = !account || (account.json.signedIn && account.json.bin);
@@ -150,6 +167,7 @@ export default defineCommand({
         `LLM      ${describeUsage(report)}\n${account ? `         ${usable ? "" : "NOT USABLE: "}${account.line}\n` : ""}`,
       );
     }
-    if (checks.some((c) => !c.ok)) process.exitCode = 1;
+    // A folder that is gone damages nothing (the other projects are fine): said, not a failure.
+    if (checks.some((c) => !c.ok && !c.missing)) process.exitCode = 1;
   },
 });

@@ -11,6 +11,7 @@ import { countEvents, markProcessed, unprocessedEvents } from "../sql/events.ts"
 import { openProjectDb } from "../sql/open.ts";
 import { llmWaitDue } from "../sql/llm-waits.ts";
 import { projectPaths } from "../shared/paths.ts";
+import { missingProjectNote } from "../shared/projects.ts";
 
 const log = rootLog.child({ service: "batcher" });
 
@@ -320,7 +321,7 @@ export class Batcher {
     const open = this.dbs.get(project);
     if (open) return open;
     if (!existsSync(project)) {
-      st.lastError = `${project} does not exist any more; remove it from projects.json or restore it`;
+      st.lastError = missingProjectNote(project);
       return undefined;
     }
     try {
@@ -361,6 +362,7 @@ export class Batcher {
         queue_depth: counts.unprocessed,
         last_batch_at: st.lastBatchAt,
         last_error: st.lastError,
+        ...(existsSync(project) ? {} : { missing: true }),
       };
     });
   }

@@ -282,6 +282,8 @@ export const DaemonStatus = z.object({
       queue_depth: z.number().int(),
       last_batch_at: z.string().nullable(),
       last_error: z.string().nullable(),
+      /** The registered folder is gone (`sqrl forget-project` unregisters it). */
+      missing: z.boolean().optional(),
     }),
   ),
   sources: z.array(z.object({ name: z.string(), enabled: z.boolean(), path: z.string(), files: z.number().int() })),

@@ -50,6 +50,11 @@ export function removeProject(root: string, path = homePaths.projects()): boolea
   return true;
 }
 
+/** What to say of a registered project whose folder is gone (doctor, daemon status, the page). */
+export function missingProjectNote(root: string): string {
+  return `missing: the folder is gone; run \`sqrl forget-project ${root}\` to unregister it (or put the folder back)`;
+}
+
 /** Is `child` the same path as `parent` or inside it? */
 export function isWithin(child: string, parent: string): boolean {
   if (child === parent) return true;

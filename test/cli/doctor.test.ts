@@ -3,7 +3,7 @@
  * what to do, and the exit status says it failed; a healthy project passes.
  */
 import { afterAll, expect, test } from "bun:test";
-import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runSqrl, tempDir } from "../helpers/sqrl.ts";
 
@@ -37,4 +37,40 @@ test("doctor names a damaged data.db with what to do and exits 1; status says th
   expect(status.code).toBe(1);
   expect(status.stderr).toContain("sqrl doctor");
   expect(status.stderr).toContain(file);
+});
+
+test("a registered folder that is gone: doctor says missing with the command that unregisters it (no DAMAGED, no mv), forget-project removes it", () => {
+  const kept = project("kept");
+  const gone = project("gone");
+  rmSync(gone, { recursive: true, force: true });
+  const doctor = runSqrl(["doctor"], { env });
+  expect(doctor.stdout).toContain(`MISSING  ${gone}`);
+  expect(doctor.stdout).toContain(`sqrl forget-project ${gone}`);
+  expect(doctor.stdout).not.toContain(`DAMAGED  ${gone}`);
+  expect(doctor.stdout).not.toContain(`mv "${gone}`);
+  expect(doctor.stdout).toContain(`ok       ${kept}`);
+  const one = runSqrl(["doctor", gone], { env });
+  expect(one.stdout).toContain(`MISSING  ${gone}`);
+  expect(JSON.parse(runSqrl(["doctor", gone, "--json"], { env }).stdout)[0]).toMatchObject({
+    missing: true,
+    ok: false,
+  });
+
+  const forget = runSqrl(["forget-project", gone], { env });
+  expect(forget.code).toBe(0);
+  expect(forget.stdout).toContain(`Unregistered ${gone}`);
+  expect(runSqrl(["doctor"], { env }).stdout).not.toContain(gone);
+  const again = runSqrl(["forget-project", gone], { env });
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain("is not a registered project");
+  expect(again.stderr).toContain(kept);
+});
+
+test("forget-project on a folder that still exists unregisters it and keeps its memory for a later sqrl init", () => {
+  const p = project("kept-ctx");
+  const res = runSqrl(["forget-project", p, "--json"], { env });
+  expect(res.code).toBe(0);
+  expect(JSON.parse(res.stdout)).toEqual({ project_id: p, unregistered: true, ctx_kept: true });
+  expect(statSync(join(p, ".ctx", "data.db")).isFile()).toBe(true);
+  expect(runSqrl(["status", p], { env }).code).toBe(0); // its .ctx still answers; sqrl init registers it again
 });

@@ -15,6 +15,8 @@ export interface Projects {
     queue_depth?: number;
     last_batch_at?: string | null;
     last_error?: string | null;
+    /** The registered folder is gone. */
+    missing?: boolean;
   }>;
 }
 
@@ -128,10 +130,16 @@ export function OverviewScreen(props: { project: string; projects: Load<Projects
                   </thead>
                   <tbody>
                     {p.projects.map((x) => (
-                      <tr key={x.project_id}>
+                      <tr key={x.project_id} data-missing={x.missing ? "" : undefined}>
                         <td>
                           <Link to={href("", { project: x.project_id })}>{shortPath(x.project_id)}</Link>
                           {x.project_id === props.project && <span class="badge pin">shown</span>}
+                          {x.missing && (
+                            <p class="err small">
+                              <span class="badge bad">missing</span> The folder is gone: run{" "}
+                              <code>sqrl forget-project {x.project_id}</code> to unregister it.
+                            </p>
+                          )}
                         </td>
                         <td class="num">{fmt(x.events ?? 0)}</td>
                         <td class="num">{fmt(x.queue_depth ?? 0)}</td>
