@@ -52,6 +52,14 @@ describe("architecture", () => {
     expect(broken).toEqual([]);
   });
 
+  test("nothing below the entry points imports the MCP face (src/mcp): only main.ts and cli/ do", () => {
+    const into = edges.filter((e) => areaOf(e.to) === "mcp" && areaOf(e.from) !== "mcp");
+    expect(into.filter((e) => !["main.ts", "cli"].includes(areaOf(e.from))).map((e) => `${e.from} → ${e.to}`)).toEqual(
+      [],
+    );
+    expect(map.get("daemon")?.has("mcp")).toBe(false);
+  });
+
   test("no import cycles", () => {
     expect(cycles(edges).map((c) => c.join(" → "))).toEqual([]);
   });

@@ -17,13 +17,16 @@ export default defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
+    const task = args.task.trim();
+    if (!task)
+      throw new UsageError('The task is empty: describe it in words, e.g. `sqrl context "add a delete endpoint"`.');
     const types = splitList(args.types);
     const bad = types.find((t) => !(MEMORY_TYPES as readonly string[]).includes(t));
     if (bad) throw new UsageError(`Unknown memory type "${bad}". Use: ${MEMORY_TYPES.join(", ")}.`);
     const budget = parseBudget(args.budget);
     const body = {
       project_id: projectRootFor(args.project),
-      task_description: args.task,
+      task_description: task,
       active_file_paths: splitList(args.files),
       ...(budget ? { context_budget_tokens: budget } : {}),
       ...(types.length > 0 ? { preferred_memory_types: types as MemoryType[] } : {}),

@@ -9,6 +9,8 @@ import { callRoute } from "../shared/api-client.ts";
 import { isThisHomesDaemon } from "../shared/daemon-identity.ts";
 import { DAEMON_OUT_MARK, daemonHealthy, daemonOutPath, ensureDaemon } from "../shared/daemon-launch.ts";
 import { UsageError } from "../shared/errors.ts";
+import { LOG_SERVICES } from "../shared/log.ts";
+import { missingProjectNote } from "../shared/projects.ts";
 import {
   daemonLockPath,
   isPidAlive,
@@ -48,6 +50,10 @@ export function renderStatus(s: DaemonStatus): string {
     `projects  ${s.projects.length} watched, ${queued} event${queued === 1 ? "" : "s"} waiting for the engine`,
   );
   for (const p of s.projects) {
+    if (p.missing) {
+      lines.push(`  ${p.project_id}: ${missingProjectNote(p.project_id)}`);
+      continue;
+    }
     const batch = p.last_batch_at ? `last batch ${relativeTime(p.last_batch_at)}` : "no batch sent yet";
     lines.push(
       `  ${p.project_id}: ${p.events} events, ${p.queue_depth} queued, ${batch}${p.last_error ? `; last error: ${p.last_error}` : ""}`,
@@ -138,7 +144,12 @@ const run = defineCommand({
   },
   async run({ args }) {
     const { runDaemon } = await import("../daemon/daemon.ts");
-    const res = await runDaemon({ detached: args.detached === true });
+    const res = await runDaemon({
+      detached: args.detached === true,
+      // The page's "What the agent sees" runs the MCP tools' own code, wired here (the daemon imports no src/mcp).
+      agentView: async (engine, project, ask) =>
+        (await import("../mcp/agent-view.ts")).agentAnswers(engine, project, ask),
+    });
     if (res.kind === "already_running") {
       process.stderr.write(
         `sqrl: a daemon is already running (pid ${res.pid}${res.info ? `, 127.0.0.1:${res.info.port}` : ""}); not starting another. Stop it with \`sqrl daemon stop\`.\n`,
@@ -227,8 +238,16 @@ const install = defineCommand({
     out(`Wrote ${file.path}`);
     for (const o of outcomes)
       out(`${o.ok ? "ran" : "FAILED"}: ${o.command}${!o.ok && o.detail ? ` (${o.detail.split("\n")[0]})` : ""}`);
-    if (args.activate === false || outcomes.some((o) => !o.ok))
+    const failed = outcomes.some((o) => !o.ok);
+    if (args.activate === false || failed)
       out(`To load it yourself: ${file.activate.map((c) => c.join(" ")).join(" && ")}`);
+    if (failed) {
+      // The file is there but no service manager runs it: that is not installed.
+      process.stderr.write(
+        `sqrl: the service file is written but the service manager did not load it, so the daemon will not start at login. Fix the step that failed above, or run \`sqrl daemon start\` instead.\n`,
+      );
+      process.exitCode = 1;
+    }
   },
 });
 
@@ -280,8 +299,7 @@ const logs = defineCommand({
     lines: { type: "string", alias: "n", description: "How many last lines to print first (default 100)" },
     service: {
       type: "string",
-      description:
-        "Only records of this service (daemon, api, capture, batcher, supervisor, engine, learn, retrieve, llm)",
+      description: `Only records of this service (${LOG_SERVICES.join(", ")})`,
     },
   },
   async run({ args }) {
@@ -293,6 +311,8 @@ const logs = defineCommand({
     const n = args.lines === undefined ? 100 : Number(args.lines);
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--lines must be a whole number, not "${args.lines}".`);
     const service = args.service;
+    if (service !== undefined && !(LOG_SERVICES as readonly string[]).includes(service))
+      throw new UsageError(`Unknown service "${service}". Use one of: ${LOG_SERVICES.join(", ")}.`);
     const keep = service ? (line: string) => serviceOfLine(line) === service : () => true;
     const started = service === undefined ? lastStartOutput(n) : undefined;
     if (existsSync(path)) {

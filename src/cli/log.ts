@@ -5,6 +5,7 @@
 import { plural } from "../shared/plural.ts";
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
+import { MCP_TOOL_NAMES } from "../mcp/tool-names.ts";
 import { ProjectNotRegisteredError, UsageError } from "../shared/errors.ts";
 import { projectPaths } from "../shared/paths.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
@@ -42,7 +43,7 @@ export default defineCommand({
   },
   args: {
     path: { type: "positional", required: false, default: ".", description: "Project folder or a path inside it" },
-    tool: { type: "string", description: "Only calls of this tool (e.g. get_task_context)" },
+    tool: { type: "string", description: `Only calls of this tool (${MCP_TOOL_NAMES.join(", ")})` },
     limit: { type: "string", default: "20", description: "At most this many calls" },
     json: { type: "boolean", description: "Print as JSON" },
   },
@@ -50,6 +51,8 @@ export default defineCommand({
     const limit = Number(args.limit);
     if (!Number.isInteger(limit) || limit < 1)
       throw new UsageError(`--limit must be a positive whole number, not "${args.limit}".`);
+    if (args.tool !== undefined && !(MCP_TOOL_NAMES as readonly string[]).includes(args.tool))
+      throw new UsageError(`Unknown tool "${args.tool}". Use one of: ${MCP_TOOL_NAMES.join(", ")}.`);
     const dir = resolveProjectDir(args.path);
     const root = projectForPath(dir, listProjects());
     if (!root || !existsSync(projectPaths.db(root))) throw new ProjectNotRegisteredError(dir);

@@ -24,6 +24,7 @@ import { Batcher } from "./batcher.ts";
 import { CaptureService } from "./capture-service.ts";
 import { EngineSupervisor } from "./engine-supervisor.ts";
 import { attachLogFile, type LogFileHandle } from "./log-file.ts";
+import type { AgentView } from "./ui/routes.ts";
 import { startDaemonServer, uptime, type DaemonServer } from "./server.ts";
 
 const log = rootLog.child({ service: "daemon" });
@@ -31,6 +32,8 @@ const log = rootLog.child({ service: "daemon" });
 export interface RunDaemonOptions {
   /** Started by `ensureDaemon`: stderr already goes to a file, so log only to the rotating log. */
   detached?: boolean;
+  /** The MCP tools' answers for the page's "What the agent sees" (src/mcp/agent-view.ts, via the CLI). */
+  agentView?: AgentView;
 }
 
 export type RunDaemonResult =
@@ -97,7 +100,7 @@ export async function runDaemon(opts: RunDaemonOptions = {}): Promise<RunDaemonR
     log.info(`removed stale daemon.json of pid ${stale.pid}`);
   }
   try {
-    await new Daemon(logFile).run();
+    await new Daemon(logFile, opts.agentView).run();
   } finally {
     removeRuntimeInfo("daemon");
     releaseDaemonLock();
@@ -119,8 +122,11 @@ class Daemon {
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
   private reloading: Promise<void> = Promise.resolve();
 
-  constructor(logFile: LogFileHandle) {
+  private readonly agentView: AgentView | undefined;
+
+  constructor(logFile: LogFileHandle, agentView?: AgentView) {
     this.logFile = logFile;
+    this.agentView = agentView;
     this.projects = this.readProjects();
     this.supervisor = new EngineSupervisor({
       onOutput: (line) => this.logFile.raw(line, "engine"),
@@ -156,6 +162,7 @@ class Daemon {
       startedAt: this.startedAt,
       status: () => this.status(),
       engine: (timeoutMs) => this.supervisor.waitReady(timeoutMs),
+      agentView: this.agentView,
     });
     writeRuntimeInfo("daemon", {
       pid: process.pid,

@@ -29,6 +29,7 @@ import { sqrlHome } from "../shared/paths.ts";
 import type { RuntimeInfo } from "../shared/runtime-files.ts";
 import { LOGIN_CODE_TTL_MS, UiAuth } from "./ui/auth.ts";
 import { LoginFiles } from "./ui/login-file.ts";
+import type { AgentView } from "./ui/routes.ts";
 import { VERSION } from "../version.ts";
 
 const log = rootLog.child({ service: "api" });
@@ -41,6 +42,8 @@ export interface DaemonServerOptions {
   status: () => DaemonStatus;
   /** The engine to forward to, waiting up to `timeoutMs` while it (re)starts. */
   engine: (timeoutMs: number) => Promise<RuntimeInfo | undefined>;
+  /** The MCP tools' answers for the page's "What the agent sees" (given by the entry point). */
+  agentView?: AgentView;
 }
 
 export interface DaemonServer {
@@ -148,6 +151,7 @@ export function startDaemonServer(opts: DaemonServerOptions): DaemonServer {
             startedAt: opts.startedAt,
             status: opts.status,
             engine: opts.engine,
+            agentView: opts.agentView,
           });
         } catch (err) {
           logFailure(`ui ${req.method} ${path}`, err);

@@ -16,6 +16,19 @@ export type LogValue = string | number | boolean | null | undefined;
 export type LogFields = Record<string, LogValue>;
 
 export const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
+
+/** The services whose records go to the daemon log (`sqrl daemon logs --service`). */
+export const LOG_SERVICES = [
+  "daemon",
+  "api",
+  "capture",
+  "batcher",
+  "supervisor",
+  "engine",
+  "learn",
+  "retrieve",
+  "llm",
+] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 /** Numeric levels (consola's scale, which SQRL_LOG_LEVEL has always used): a record shows when its number ≤ the level. */
 const LEVEL_NUMBER: Record<LogLevelName, number> = { error: 0, warn: 1, info: 3, debug: 4, trace: 5 };

@@ -17,6 +17,16 @@ import { ownOrigins, type UiAuth } from "./auth.ts";
 import type { LoginFiles } from "./login-file.ts";
 import { messagePage } from "./message-page.ts";
 
+/**
+ * The MCP tools' answers for the "What the agent sees" screen, from the MCP face's own code
+ * (src/mcp/agent-view.ts), which the entry point passes in: the daemon never imports src/mcp.
+ */
+export type AgentView = (
+  engine: RuntimeInfo,
+  project: string,
+  ask: { task: string; files: string[]; budget?: number },
+) => Promise<{ task_context: unknown; views: unknown; session_start: unknown }>;
+
 export interface UiDeps {
   auth: UiAuth;
   loginFiles: LoginFiles;
@@ -24,6 +34,7 @@ export interface UiDeps {
   startedAt: number;
   status: () => DaemonStatus;
   engine: (timeoutMs: number) => Promise<RuntimeInfo | undefined>;
+  agentView?: AgentView;
 }
 
 const ENGINE_WAIT_MS = 10_000;
@@ -292,24 +303,24 @@ async function api(req: Request, url: URL, deps: UiDeps): Promise<Response> {
 }
 
 /**
- * "What the agent sees": the MCP tools' own answers — get_task_context for a task, files and budget,
- * and the three views — produced by the same tool code `sqrl mcp` runs (an in-process MCP server and
- * SDK client over an in-memory transport, on the engine; fresh session, not traced), so the page shows
- * exactly the text and JSON a host forwards to the model. Also the engine's selection behind the task
- * context (ids and reasons, for links) and the SessionStart hook's text.
+ * "What the agent sees": the MCP tools' own answers (get_task_context for a task, files and budget,
+ * the three views, the SessionStart hook's text), computed by the MCP face's code that the entry point
+ * hands in as `deps.agentView` (so the page shows exactly what a host forwards to the model, and the
+ * daemon imports nothing of src/mcp), plus the engine's selection behind the task context (ids and
+ * reasons, for links).
  */
-interface ToolShown {
-  text: string;
-  structured: unknown;
-  is_error: boolean;
-}
-
 async function agentView(deps: UiDeps, project: string, body: Record<string, unknown>): Promise<Response> {
   const task = typeof body.task === "string" ? body.task.trim() : "";
   const files = Array.isArray(body.files)
     ? body.files.filter((f): f is string => typeof f === "string" && f.trim() !== "").map((f) => f.trim())
     : [];
   const budget = typeof body.budget === "number" && Number.isInteger(body.budget) ? body.budget : undefined;
+  if (!deps.agentView)
+    return jsonError(
+      503,
+      "not_supported",
+      "This daemon was started without the MCP tools' code: restart it with `sqrl daemon restart`.",
+    );
   const info = await deps.engine(ENGINE_WAIT_MS);
   if (!info)
     return jsonError(
@@ -317,69 +328,24 @@ async function agentView(deps: UiDeps, project: string, body: Record<string, unk
       "engine_unavailable",
       "The memory engine is not running right now (starting or restarting). Retry in a few seconds.",
     );
-  const [
-    { createServer },
-    { DaemonBridge },
-    { SessionDedup },
-    { Client },
-    { InMemoryTransport },
-    { buildSessionStartContext },
-    { sessionStartBudget },
-  ] = await Promise.all([
-    import("../../mcp/server.ts"),
-    import("../../mcp/daemon-bridge.ts"),
-    import("../../mcp/session-dedup.ts"),
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/inMemory.js"),
-    import("../../mcp/session-start-hook.ts"),
-    import("../../mcp/budgets.ts"),
-  ]);
-  const bridge = new DaemonBridge({ kind: "engine", target: () => info, start: false, timeoutMs: 30_000 });
-  const server = createServer({ bridge, dedup: new SessionDedup(), cwd: project, projects: () => listProjects() });
-  const client = new Client({ name: "sqrl-ui", version: VERSION });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
-  const call = async (name: string, args: Record<string, unknown>): Promise<ToolShown> => {
-    const res = await client.callTool({ name, arguments: { include_seen: true, ...args } });
-    const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
-    return { text, structured: res.structuredContent ?? null, is_error: res.isError === true };
-  };
-  try {
-    let taskContext: ToolShown | null = null;
-    let selected: unknown = null;
-    if (task) {
-      taskContext = await call("get_task_context", {
+  const answers = await deps.agentView(info, project, { task, files, ...(budget ? { budget } : {}) });
+  let selected: unknown = null;
+  if (task) {
+    const engineAnswer = await engineJson<{ selected_memories: unknown }>(deps, "/task_context", {
+      method: "POST",
+      body: {
+        project_id: project,
         task_description: task,
         active_file_paths: files,
         ...(budget ? { context_budget_tokens: budget } : {}),
-      });
-      const engineAnswer = await engineJson<{ selected_memories: unknown }>(deps, "/task_context", {
-        method: "POST",
-        body: {
-          project_id: project,
-          task_description: task,
-          active_file_paths: files,
-          ...(budget ? { context_budget_tokens: budget } : {}),
-        },
-      });
-      if (engineAnswer.ok) selected = engineAnswer.value.selected_memories;
-    }
-    const views = {
-      user_style: await call("get_user_style_view", {}),
-      project_brief: await call("get_project_brief_view", {}),
-      pitfalls: await call("get_pitfalls_view", {
-        ...(files.length > 0 ? { scope_paths: files } : {}),
-        ...(task ? { task_description: task } : {}),
-      }),
-    };
-    const sessionStart = await buildSessionStartContext(
-      { cwd: project },
-      { bridge, totalBudget: await sessionStartBudget(), projects: () => listProjects() },
-    );
-    return json({ task_context: taskContext, selected_memories: selected, views, session_start: sessionStart });
-  } finally {
-    await client.close();
-    await server.close();
+      },
+    });
+    if (engineAnswer.ok) selected = engineAnswer.value.selected_memories;
   }
+  return json({
+    task_context: answers.task_context,
+    selected_memories: selected,
+    views: answers.views,
+    session_start: answers.session_start,
+  });
 }

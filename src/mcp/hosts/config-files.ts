@@ -1,7 +1,8 @@
 /**
  * Reading and writing hosts' config files safely: modes, atomic writes, refusing files that do not parse.
  */
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { ConfigError } from "../../shared/errors.ts";
 import { writeFileAtomic } from "../../shared/fs-atomic.ts";
 
@@ -35,13 +36,25 @@ export function readJsonObject(path: string): JsonObject {
   return data as JsonObject;
 }
 
-/** Write a JSON config (2-space indent); an empty object removes the file instead. */
+/**
+ * Write a JSON config (2-space indent); an empty object removes the file instead, and the host's
+ * dot-folder (`.gemini/`, `.cursor/`, `.claude/`) with it when that removal left it empty.
+ */
 export function writeJsonObject(path: string, value: JsonObject, newFileMode: number): void {
   if (Object.keys(value).length === 0) {
     rmSync(path, { force: true });
+    removeEmptyDotFolder(dirname(path));
     return;
   }
   writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, modeFor(path, newFileMode));
+}
+
+function removeEmptyDotFolder(dir: string): void {
+  try {
+    if (basename(dir).startsWith(".") && readdirSync(dir).length === 0) rmdirSync(dir);
+  } catch {
+    // not ours to insist on: a folder that cannot be read or removed stays
+  }
 }
 
 export function isObject(v: unknown): v is JsonObject {
