@@ -43,7 +43,7 @@ export function benchHome(projects: number): BenchHome {
     const dir = join(root, "projects", `p${i}`);
     mkdirSync(dir, { recursive: true });
     if (git) Bun.spawnSync([git, "init", "-q", dir], { env });
-    const res = run(["init", dir, "--yes"]);
+    const res = run(["init", dir, "--yes", ...(git ? [] : ["--no-git"])]);
     if (res.code !== 0) throw new Error(`sqrl init failed: ${res.stderr}`);
   }
   return {

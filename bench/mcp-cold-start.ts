@@ -146,7 +146,7 @@ export default (async (opts) => {
   const runs = opts.quick ? 5 : 30;
   const calls = opts.quick ? 10 : 200;
   try {
-    run(bin, ["init", project, "--yes"], env);
+    run(bin, ["init", project, "--yes", "--no-git"], env);
     const saved = process.env.SQRL_HOME;
     process.env.SQRL_HOME = env.SQRL_HOME;
     try {

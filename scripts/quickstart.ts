@@ -82,7 +82,8 @@ const target = process.argv[2] ? resolve(process.env.INIT_CWD ?? process.cwd(), 
 console.error(
   `quickstart: registering ${target}${process.argv[2] ? "" : " (a demo repository; `npm start -- /path/to/your/repo` registers yours)"}`,
 );
-run([bin, "init", target, "--yes"], "`sqrl init`");
+// the demo repository is a git repository wherever git is installed; without git it is a plain folder
+run([bin, "init", target, "--yes", ...(process.argv[2] || Bun.which("git") ? [] : ["--no-git"])], "`sqrl init`");
 
 console.error("quickstart: starting the daemon in the foreground (Ctrl-C stops it; no API key or network needed)");
 // Its own process group: Ctrl-C reaches only this script, which forwards it once (a second signal

@@ -7,7 +7,6 @@ import { plural } from "../shared/plural.ts";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { UsageError } from "../shared/errors.ts";
-import { log } from "../shared/log.ts";
 import { confirm } from "./confirm.ts";
 
 const SOURCES = ["claude", "codex", "gemini", "qwen", "copilot", "opencode", "git"] as const;
@@ -23,6 +22,12 @@ export interface IngestSummary {
   malformed: number;
   commits: number;
   by_project: Record<string, number>;
+  /** Skipped events per working directory that no registered project contains. */
+  unmatched: Record<string, number>;
+  /** Projects whose git history could not be read, with why. */
+  git_errors: Array<{ project_id: string; error: string }>;
+  /** Given files in which no record of any source was found. */
+  unreadable: string[];
   per_file?: Array<{
     path: string;
     source: string;
@@ -88,6 +93,9 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
     malformed: 0,
     commits: 0,
     by_project: {},
+    unmatched: {},
+    git_errors: [],
+    unreadable: [],
     per_file: [],
   };
   const jobs: Array<{ path: string; source: "claude" | "codex" | "gemini" | "qwen" | "copilot"; document: boolean }> =
@@ -133,6 +141,8 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
       summary.duplicates += res.duplicates;
       summary.skipped += res.skipped;
       summary.malformed += res.malformed;
+      ingest.mergeUnmatched(summary.unmatched, res.unmatched);
+      if (res.events === 0 && (opts.files ?? []).length > 0 && !opts.backfill) summary.unreadable.push(job.path);
       for (const [root, n] of res.addedByProject) summary.by_project[root] = (summary.by_project[root] ?? 0) + n;
       summary.per_file!.push({
         path: job.path,
@@ -166,7 +176,8 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
       try {
         for (const root of projects) {
           if (ctx.only && !ctx.only.has(root)) continue;
-          const { events, head } = git.readGitCommits(root, undefined);
+          const { events, head, error } = git.readGitCommits(root, undefined);
+          if (error) summary.git_errors.push({ project_id: root, error });
           if (events.length > 0) {
             const res = ingest.ingestNormalized(events, { ...ctx, only: new Set([root]) });
             summary.commits += events.length;
@@ -197,6 +208,36 @@ export function summaryLines(s: IngestSummary): string[] {
   if (s.skipped > 0) lines.push(`Events outside registered projects (skipped): ${s.skipped}`);
   for (const [root, n] of Object.entries(s.by_project)) lines.push(`  ${root}: +${n}`);
   return lines;
+}
+
+/**
+ * What went wrong or was left out, one line each, with what to do: transcripts whose sessions ran in
+ * folders no registered project contains, files with no record of any source, unreadable git history.
+ */
+export function problemLines(s: IngestSummary): string[] {
+  const out: string[] = [];
+  const unmatched = Object.entries(s.unmatched).sort((a, b) => b[1] - a[1]);
+  if (unmatched.length > 0) {
+    const shown = unmatched.slice(0, 5).map(([cwd, n]) => `${cwd} (${plural(n, "event")})`);
+    const more = unmatched.length > 5 ? `, and ${unmatched.length - 5} more folders` : "";
+    const total = unmatched.reduce((a, [, n]) => a + n, 0);
+    out.push(
+      `Skipped ${plural(total, "event")} of sessions run in folders that no registered project contains: ${shown.join(", ")}${more}. A session belongs to the registered project whose folder contains its working directory; run \`sqrl init <folder>\` to register one, then ingest again.`,
+    );
+  }
+  for (const f of s.unreadable)
+    out.push(
+      `${f} holds no Claude Code, Codex or Gemini transcript record (${s.files === 1 && s.malformed > 0 ? `${plural(s.malformed, "line")} not understood` : "nothing sqrl can read"}): pass the agent's own .jsonl/.json session files.`,
+    );
+  for (const g of s.git_errors)
+    out.push(`The git history of ${g.project_id} could not be read (${g.error}); its commits were not imported.`);
+  return out;
+}
+
+/** Did the run fail to do what it was asked: nothing imported or already there, or a problem said above? */
+export function ingestFailed(s: IngestSummary): boolean {
+  if (s.git_errors.length > 0 || s.unreadable.length > 0) return true;
+  return s.added === 0 && s.duplicates === 0 && s.skipped > 0;
 }
 
 /**
@@ -319,13 +360,13 @@ export default defineCommand({
     });
     if (args.json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      if (ingestFailed(summary)) process.exitCode = 1;
       return;
     }
     delete summary.per_file;
     process.stdout.write(`${summaryLines(summary).join("\n")}\n`);
-    if (summary.added === 0 && summary.skipped > 0)
-      log.info(
-        "Nothing matched a registered project: records are mapped by their cwd. Run `sqrl init <path>` for the project first.",
-      );
+    const problems = problemLines(summary);
+    if (problems.length > 0) process.stderr.write(`${problems.map((p) => `sqrl: ${p}`).join("\n")}\n`);
+    if (ingestFailed(summary)) process.exitCode = 1;
   },
 });

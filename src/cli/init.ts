@@ -2,7 +2,9 @@
  * `sqrl init [path]`: set up sqrl for a repository (project files, config, optionally hosts and the daemon).
  */
 import { defineCommand } from "citty";
-import { addCtxToGitignore, initProject } from "./init-project.ts";
+import { SqrlError } from "../shared/errors.ts";
+import { checkoutRoot } from "../shared/git.ts";
+import { addCtxToGitignore, initProject, resolveProjectDir } from "./init-project.ts";
 import { confirm } from "./confirm.ts";
 import { offerLlm, parseLlmChoice } from "./init-llm.ts";
 
@@ -27,6 +29,12 @@ export default defineCommand({
       description:
         "Register sqrl with MCP hosts: claude,codex,gemini,cursor,qwen,opencode,copilot (or all); claude and qwen also offer the SessionStart hook",
     },
+    git: {
+      type: "boolean",
+      default: true,
+      description:
+        "Require a git repository (sqrl keys a project on it and reads its commits); --no-git sets up a plain folder",
+    },
     llm: {
       type: "string",
       description:
@@ -40,6 +48,14 @@ export default defineCommand({
   },
   async run({ args }) {
     const llmChoice = parseLlmChoice(args.llm);
+    if (args.git !== false) {
+      const dir = resolveProjectDir(args.path);
+      if (!checkoutRoot(dir))
+        throw new SqrlError(
+          "not_a_git_repo",
+          `${dir} is not in a git repository, so sqrl would have no commits to read and no repository to key the project on. Run \`git init\` there first, or pass --no-git to set up the plain folder anyway.`,
+        );
+    }
     const res = initProject(args.path, { trustDb: args["trust-db"] === true });
     const out: string[] = [];
     if (res.quarantined)
@@ -81,6 +97,12 @@ export default defineCommand({
         ? undefined
         : await (await import("./ingest.ts")).offerBackfill(res.root, { yes: args.yes === true });
     if (backfill) out.push(backfill.line);
+    const gitErrors = backfill?.summary.git_errors ?? [];
+    for (const g of gitErrors)
+      process.stderr.write(
+        `sqrl: the git history of ${g.project_id} could not be read (${g.error}); its commits were not imported. Fix the repository, then run \`sqrl ingest --backfill --source git\`.\n`,
+      );
+    if (gitErrors.length > 0) process.exitCode = 1;
     if (args.json)
       process.stdout.write(
         `${JSON.stringify({ ...res, gitignore, llm: llm.provider, backfill: backfill?.summary ?? null }, null, 2)}\n`,

@@ -23,6 +23,7 @@ import {
   insertRouted,
   lookupStoredToolUse,
   mergeIngestResult,
+  mergeUnmatched,
   type IngestContext,
   type IngestResult,
 } from "./ingest.ts";
@@ -144,7 +145,13 @@ export async function ingestFileOnce(
   };
   const insert = (into: FileIngestResult) => (batch: RowBatch) => {
     into.events += batch.events;
-    mergeIngestResult(into, insertRouted({ byProject: new Map(batch.byProject), skipped: batch.skipped }, ctx.pool));
+    mergeIngestResult(
+      into,
+      insertRouted(
+        { byProject: new Map(batch.byProject), skipped: batch.skipped, unmatched: batch.unmatched },
+        ctx.pool,
+      ),
+    );
   };
   // a worker hands over a slice's rows at its end: gather them into transactions of about ROW_BATCH
   const gathered = new Map<string, (string | null)[]>();
@@ -157,6 +164,7 @@ export async function ingestFileOnce(
   const insertPackedBatch = (batch: PackedBatch) => {
     result.events += batch.events;
     result.skipped += batch.skipped;
+    if (batch.unmatched) mergeUnmatched((result.unmatched ??= {}), batch.unmatched);
     for (const [root, packed] of batch.byProject) {
       const into = gathered.get(root);
       if (into) for (const v of packed) into.push(v);

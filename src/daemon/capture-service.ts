@@ -491,7 +491,8 @@ export class CaptureService {
   private scanGit(root: string): void {
     if (!this.running || !this.state || !this.ctx?.projects.includes(root)) return;
     try {
-      const { events, head } = readGitCommits(root, gitCursor(this.state, root));
+      const { events, head, error } = readGitCommits(root, gitCursor(this.state, root));
+      if (error) log.warn(`git capture of ${root}: ${error}`);
       if (events.length > 0) this.report(ingestNormalized(events, { ...this.ctx, only: new Set([root]) }));
       if (head) saveGitCursor(this.state, root, head);
     } catch (err) {

@@ -6,7 +6,7 @@
  */
 import type { EventDTO, NormalizedEvent } from "../shared/event.ts";
 import { packEvents } from "../sql/events.ts";
-import { routeEvents } from "./ingest.ts";
+import { mergeUnmatched, routeEvents } from "./ingest.ts";
 import { isSliceAware } from "./normalize/slice.ts";
 import type { LineNormalizer } from "./normalize/types.ts";
 import { newTailFile, readTail, type TailFile, type TailSource } from "./tail.ts";
@@ -42,6 +42,8 @@ export interface RowBatch {
   byProject: Array<[root: string, rows: EventDTO[]]>;
   events: number;
   skipped: number;
+  /** Skipped events per working directory no registered project contains. */
+  unmatched?: Record<string, number>;
 }
 
 /** A RowBatch as it crosses from a worker: each project's rows packed by `packEvents`. */
@@ -49,6 +51,7 @@ export interface PackedBatch {
   byProject: Array<[root: string, packed: (string | null)[]]>;
   events: number;
   skipped: number;
+  unmatched?: Record<string, number>;
 }
 
 export function packBatch(batch: RowBatch): PackedBatch {
@@ -56,6 +59,7 @@ export function packBatch(batch: RowBatch): PackedBatch {
     byProject: batch.byProject.map(([root, rows]) => [root, packEvents(rows)]),
     events: batch.events,
     skipped: batch.skipped,
+    ...(batch.unmatched ? { unmatched: batch.unmatched } : {}),
   };
 }
 
@@ -88,6 +92,7 @@ export class SliceReader {
   private pendingRows = 0;
   private pendingEvents = 0;
   private pendingSkipped = 0;
+  private pendingUnmatched: Record<string, number> = {};
 
   constructor(
     private readonly job: RowsJob,
@@ -133,7 +138,12 @@ export class SliceReader {
     const events = isSliceAware(n) ? n.flushPreview() : null;
     if (events === null) return null;
     const routed = routeEvents(events, this.job.projects, this.job.userId, this.only);
-    return { byProject: [...routed.byProject], events: events.length, skipped: routed.skipped };
+    return {
+      byProject: [...routed.byProject],
+      events: events.length,
+      skipped: routed.skipped,
+      unmatched: routed.unmatched,
+    };
   }
 
   get normalizer(): LineNormalizer {
@@ -150,12 +160,19 @@ export class SliceReader {
     }
     this.pendingEvents += events.length;
     this.pendingSkipped += routed.skipped;
+    mergeUnmatched(this.pendingUnmatched, routed.unmatched);
     if (this.pendingRows >= ROW_BATCH) this.drain(sink);
   }
 
   private drain(sink: (batch: RowBatch) => void): void {
     if (this.pendingEvents === 0) return;
-    const batch: RowBatch = { byProject: [...this.pending], events: this.pendingEvents, skipped: this.pendingSkipped };
+    const batch: RowBatch = {
+      byProject: [...this.pending],
+      events: this.pendingEvents,
+      skipped: this.pendingSkipped,
+      unmatched: this.pendingUnmatched,
+    };
+    this.pendingUnmatched = {};
     this.pending = new Map();
     this.pendingRows = 0;
     this.pendingEvents = 0;

@@ -54,8 +54,22 @@ export interface IngestResult {
   duplicates: number;
   /** Events whose cwd is in no registered project (or outside `only`). */
   skipped: number;
+  /** Of the skipped, per working directory that no registered project contains: how many events. */
+  unmatched?: Record<string, number>;
   /** Rows added per project root. */
   addedByProject: Map<string, number>;
+}
+
+/** At most this many distinct unmatched folders are counted (a machine's whole history stays small). */
+const MAX_UNMATCHED = 100;
+/** The key of events that name no working directory at all. */
+export const NO_CWD = "(no working directory)";
+
+/** Add `from`'s unmatched counts into `into` (bounded). */
+export function mergeUnmatched(into: Record<string, number>, from: Record<string, number> | undefined): void {
+  if (!from) return;
+  for (const [cwd, n] of Object.entries(from))
+    if (cwd in into || Object.keys(into).length < MAX_UNMATCHED) into[cwd] = (into[cwd] ?? 0) + n;
 }
 
 export function emptyIngestResult(): IngestResult {
@@ -66,6 +80,7 @@ export function mergeIngestResult(into: IngestResult, r: IngestResult): void {
   into.added += r.added;
   into.duplicates += r.duplicates;
   into.skipped += r.skipped;
+  if (r.unmatched) mergeUnmatched((into.unmatched ??= {}), r.unmatched);
   for (const [k, v] of r.addedByProject) into.addedByProject.set(k, (into.addedByProject.get(k) ?? 0) + v);
 }
 
@@ -146,6 +161,8 @@ export function toEventRow(e: NormalizedEvent, root: string, userId: string): Ev
 export interface RoutedRows {
   byProject: Map<string, EventDTO[]>;
   skipped: number;
+  /** Skipped events per working directory that no registered project contains. */
+  unmatched?: Record<string, number>;
 }
 
 /**
@@ -158,7 +175,7 @@ export function routeEvents(
   userId: string,
   only?: ReadonlySet<string>,
 ): RoutedRows {
-  const out: RoutedRows = { byProject: new Map(), skipped: 0 };
+  const out: RoutedRows = { byProject: new Map(), skipped: 0, unmatched: {} };
   let lastCwd: string | null = null;
   let lastRoot: string | undefined;
   for (const e of events) {
@@ -170,6 +187,7 @@ export function routeEvents(
     const root = lastRoot;
     if (!root || (only && !only.has(root))) {
       out.skipped++;
+      if (!root) mergeUnmatched(out.unmatched!, { [e.cwd ? resolve(e.cwd) : NO_CWD]: 1 });
       continue;
     }
     let row: EventDTO;
@@ -209,9 +227,11 @@ function insertEach<T>(
   entries: Iterable<readonly [string, T]>,
   skipped: number,
   insert: (root: string, rows: T) => { added: number; duplicates: number },
+  unmatched?: Record<string, number>,
 ): IngestResult {
   const result = emptyIngestResult();
   result.skipped = skipped;
+  if (unmatched && Object.keys(unmatched).length > 0) result.unmatched = { ...unmatched };
   const failures: Array<{ root: string; error: Error }> = [];
   for (const [root, rows] of entries) {
     let res: { added: number; duplicates: number };
@@ -231,7 +251,12 @@ function insertEach<T>(
 
 /** Insert routed rows, one transaction per project. */
 export function insertRouted(routed: RoutedRows, pool: ProjectDbPool): IngestResult {
-  return insertEach(routed.byProject, routed.skipped, (root, rows) => insertEvents(pool.get(root), rows));
+  return insertEach(
+    routed.byProject,
+    routed.skipped,
+    (root, rows) => insertEvents(pool.get(root), rows),
+    routed.unmatched,
+  );
 }
 
 /** Insert rows packed by a worker (see file-rows.ts), one transaction per project. */

@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "bad_projects_file",
   "not_a_file",
   "not_a_directory",
+  "not_a_git_repo",
   "not_found",
   "memory_not_found",
   "memory_not_valid",

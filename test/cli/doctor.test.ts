@@ -14,7 +14,7 @@ const env = isolatedEnv(dir.path, { SQRL_LOG_LEVEL: "1" });
 function project(name: string): string {
   const p = join(dir.path, name);
   mkdirSync(p, { recursive: true });
-  const res = runSqrl(["init", p, "--yes", "--no-backfill"], { env });
+  const res = runSqrl(["init", p, "--yes", "--no-backfill", "--no-git"], { env });
   if (res.code !== 0) throw new Error(res.stderr);
   return p;
 }

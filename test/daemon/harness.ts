@@ -157,7 +157,7 @@ export async function daemonStatus(home: DaemonHome): Promise<DaemonStatusJson> 
 export function initProject(home: DaemonHome, name: string): string {
   const dir = join(home.root, "projects", name);
   mkdirSync(dir, { recursive: true });
-  const res = home.sqrl(["init", dir, "--yes"]);
+  const res = home.sqrl(["init", dir, "--yes", "--no-git"]);
   if (res.code !== 0) throw new Error(`sqrl init failed: ${res.stderr}`);
   return dir;
 }

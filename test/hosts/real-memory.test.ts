@@ -67,7 +67,7 @@ beforeAll(async () => {
   home = makeHome("[watch]\nclaude = false\ncodex = false\ngemini = false\ngit = false\n");
   const project = buildProjects(join(home.root, "replay"), false).find((p) => p.name === ORIGIN)!;
   root = project.root;
-  expect(runSqrl(["init", root, "--yes", "--no-backfill"], { env: home.env }).code).toBe(0);
+  expect(runSqrl(["init", root, "--yes", "--no-backfill", "--no-git"], { env: home.env }).code).toBe(0);
   const config = { ...loadConfig(join(home.root, "absent.toml")), user_id: "hosts@example.com" } as ConfigValues;
   const openUser = () => openDatabase(join(home.sqrlHome, "user.db"), "user");
   const openState = () => openDatabase(join(home.root, "replay-state.db"), "state");

@@ -44,7 +44,7 @@ beforeAll(() => {
   home = makeHome();
   root = join(home.root, "repo");
   mkdirSync(root, { recursive: true });
-  const init = runSqrl(["init", root, "--yes"], { env: home.env });
+  const init = runSqrl(["init", root, "--yes", "--no-git"], { env: home.env });
   expect(init.code).toBe(0);
   seedProject(root);
 });
@@ -307,7 +307,7 @@ describe("daemon down and unstartable", () => {
     try {
       const repo = join(broken.root, "repo");
       mkdirSync(repo, { recursive: true });
-      expect(runSqrl(["init", repo, "--yes"], { env: broken.env }).code).toBe(0);
+      expect(runSqrl(["init", repo, "--yes", "--no-git"], { env: broken.env }).code).toBe(0);
       writeFileSync(join(broken.sqrlHome, "logs"), "a file where the logs folder should be"); // the daemon cannot start
       const client = await connect(broken.env, repo);
       const res = await client.callTool({ name: "get_task_context", arguments: { task_description: "anything" } });
@@ -485,7 +485,9 @@ describe("sqrl hosts / init --hosts (compiled)", () => {
   test("sqrl init --hosts claude --yes registers the server and the hook for the user", () => {
     const repo = join(home.root, "repo2");
     mkdirSync(repo, { recursive: true });
-    const res = runSqrl(["init", repo, "--hosts", "claude", "--yes"], { env: { ...home.env, SQRL_CLAUDE_BIN: "" } });
+    const res = runSqrl(["init", repo, "--hosts", "claude", "--yes", "--no-git"], {
+      env: { ...home.env, SQRL_CLAUDE_BIN: "" },
+    });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("claude (user): registered sqrl in");
     expect(res.stdout).toContain("installed the SessionStart hook");

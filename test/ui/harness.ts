@@ -232,7 +232,7 @@ export async function startUiStore(opts: { extra?: number } = {}): Promise<UiSto
   // Under the isolated HOME, so the page shows it as ~/acme-api (screenshots carry no temp path).
   const project = join(home.env.HOME!, "acme-api");
   mkdirSync(project, { recursive: true });
-  const init = home.sqrl(["init", project, "--yes"]);
+  const init = home.sqrl(["init", project, "--yes", "--no-git"]);
   if (init.code !== 0) throw new Error(`sqrl init failed: ${init.stderr}`);
   seedUiStore(project, opts);
   seedGlobalStyle(home, project);

@@ -19,17 +19,29 @@ const log = rootLog.child({ service: "capture" });
 /** Commits read on the first scan of a repo (most recent first in git, stored oldest first). */
 export const GIT_BACKFILL_LIMIT = 5000;
 
-function git(root: string, args: string[]): { ok: boolean; out: string } {
+function git(root: string, args: string[]): { ok: boolean; out: string; err: string } {
   try {
     const res = Bun.spawnSync(["git", "-C", root, ...args], {
       stdout: "pipe",
       stderr: "pipe",
       env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
     });
-    return { ok: res.exitCode === 0, out: res.stdout.toString() };
-  } catch {
-    return { ok: false, out: "" };
+    return { ok: res.exitCode === 0, out: res.stdout.toString(), err: res.stderr.toString() };
+  } catch (err) {
+    return { ok: false, out: "", err: `git could not run (${(err as Error).message})` };
   }
+}
+
+/** git's own first line of complaint, without its `fatal: ` prefix. */
+function firstLine(err: string): string {
+  return (
+    err
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l.length > 0)
+      ?.replace(/^(fatal|error): /, "")
+      .slice(0, 200) ?? "no message"
+  );
 }
 
 /** The repo's git folder, or undefined when `root` is not in a git work tree. */
@@ -41,18 +53,24 @@ export function gitDir(root: string): string | undefined {
 export interface GitReadResult {
   events: NormalizedEvent[];
   head: string | undefined;
+  /** Set when the history could not be read (git missing, `git log` failing): not "no commits". */
+  error?: string;
 }
 
 /** Commits after `since` (or the recent history), oldest first. */
 export function readGitCommits(root: string, since: string | undefined, limit = GIT_BACKFILL_LIMIT): GitReadResult {
   const head = git(root, ["rev-parse", "--verify", "-q", "HEAD"]);
-  if (!head.ok) return { events: [], head: undefined };
+  if (!head.ok) {
+    // A repository without commits yet (or no repository) has no history: that is no error.
+    if (head.err.startsWith("git could not run")) return { events: [], head: undefined, error: head.err };
+    return { events: [], head: undefined };
+  }
   const headHash = head.out.trim();
   if (since === headHash) return { events: [], head: headHash };
   const base = ["log", `--format=${GIT_LOG_FORMAT}`, "--numstat", "--no-renames", "--relative", "--no-color"];
-  let res = since ? git(root, [...base, `${since}..HEAD`]) : { ok: false, out: "" };
+  let res = since ? git(root, [...base, `${since}..HEAD`]) : { ok: false, out: "", err: "" };
   if (!res.ok) res = git(root, [...base, "-n", String(limit), "HEAD"]);
-  if (!res.ok) return { events: [], head: undefined };
+  if (!res.ok) return { events: [], head: undefined, error: `git log failed: ${firstLine(res.err)}` };
   const commits = parseGitLog(res.out).reverse();
   return { events: commits.map((c) => commitEvent(c, root)), head: headHash };
 }

@@ -48,7 +48,7 @@ function claudeTranscript(root: string, where: string): string {
 
 describe.skipIf(!haveBin)("sqrl ingest", () => {
   test("files: summary with added / duplicates / malformed; a second run adds nothing", () => {
-    expect(runSqrl(["init", repo, "--yes", "--no-backfill"], { env }).code).toBe(0);
+    expect(runSqrl(["init", repo, "--yes", "--no-backfill", "--no-git"], { env }).code).toBe(0);
     const file = claudeTranscript(repo, join(dir.path, "elsewhere"));
     appendFileSync(file, "{broken json\n");
     const first = runSqrl(["ingest", file, "--json"], { env });
@@ -65,7 +65,7 @@ describe.skipIf(!haveBin)("sqrl ingest", () => {
   });
 
   test("--backfill reads every source under the isolated homes; --source limits it", () => {
-    expect(runSqrl(["init", repo, "--yes", "--no-backfill"], { env }).code).toBe(0);
+    expect(runSqrl(["init", repo, "--yes", "--no-backfill", "--no-git"], { env }).code).toBe(0);
     claudeTranscript(repo, join(env.CLAUDE_CONFIG_DIR!, "projects", "-repo"));
     const codexName = "rollout-2026-03-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl";
     const codexDir = join(env.CODEX_HOME!, "sessions", "2026", "03", "01");
@@ -81,7 +81,7 @@ describe.skipIf(!haveBin)("sqrl ingest", () => {
   });
 
   test("bad usage exits 2 with a message that says what to do", () => {
-    expect(runSqrl(["init", repo, "--yes", "--no-backfill"], { env }).code).toBe(0);
+    expect(runSqrl(["init", repo, "--yes", "--no-backfill", "--no-git"], { env }).code).toBe(0);
     const none = runSqrl(["ingest"], { env });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("--backfill");
@@ -162,9 +162,9 @@ describe.skipIf(!haveBin)("sqrl init backfill", () => {
 
   test("--no-backfill skips it; without a terminal and without --yes it is not run", () => {
     claudeTranscript(repo, join(env.CLAUDE_CONFIG_DIR!, "projects", "-repo"));
-    const skipped = runSqrl(["init", repo, "--yes", "--no-backfill", "--json"], { env });
+    const skipped = runSqrl(["init", repo, "--yes", "--no-backfill", "--json", "--no-git"], { env });
     expect(JSON.parse(skipped.stdout).backfill).toBeNull();
-    const noTty = runSqrl(["init", repo], { env });
+    const noTty = runSqrl(["init", repo, "--no-git"], { env });
     expect(noTty.code).toBe(0);
     expect(noTty.stdout).not.toContain("Imported history");
     expect(eventCount(repo)).toBe(0);

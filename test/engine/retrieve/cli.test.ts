@@ -18,7 +18,7 @@ beforeAll(() => {
   env = isolatedEnv(tmp.path);
   repo = join(tmp.path, "repo");
   mkdirSync(repo, { recursive: true });
-  expect(runSqrl(["init", repo, "--yes"], { env, cwd: repo }).code).toBe(0);
+  expect(runSqrl(["init", repo, "--yes", "--no-git"], { env, cwd: repo }).code).toBe(0);
   const db = openProjectDb(repo);
   const now = Date.now();
   addItem(
