@@ -43,8 +43,27 @@ function wantsColour(): boolean {
 async function helpText(cmd: CommandDef<any>, path: string[], version: string): Promise<string> {
   const parentName = ["sqrl", ...path.slice(0, -1)].join(" ");
   const parent = path.length === 0 ? undefined : ({ meta: { name: parentName, version } } as CommandDef<any>);
-  const text = await renderUsage(cmd, parent);
+  const text = longAliases(cmd, await renderUsage(cmd, parent));
   return wantsColour() ? text : stripAnsi(text);
+}
+
+/**
+ * citty shows every alias with one dash (`-top`), but a word-long alias is spelt `--top` on the command
+ * line (one dash is for one letter, see flags.ts): show it as it is typed.
+ */
+function longAliases(cmd: CommandDef<any>, text: string): string {
+  const args = (typeof cmd.args === "object" ? cmd.args : {}) as Record<string, { alias?: string | string[] }>;
+  let out = text;
+  for (const def of Object.values(args)) {
+    const aliases = Array.isArray(def.alias) ? def.alias : def.alias ? [def.alias] : [];
+    for (const a of aliases.filter((x) => x.length > 1))
+      out = out.replace(
+        // after a space, a comma or a colour code (citty colours flags even when piped)
+        new RegExp(`(?<=^|[\\s,]|\\u001b\\[[0-9;]*m)-${a.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`, "gm"),
+        `--${a}`,
+      );
+  }
+  return out;
 }
 
 /**

@@ -11,7 +11,7 @@ export default defineCommand({
   meta: { name: "search", description: "Search the project's memory (BM25 + importance + recency)" },
   args: {
     query: { type: "positional", required: true, description: "What to look for" },
-    "top-k": { type: "string", description: "How many results, 1-100 (default 5)" },
+    "top-k": { type: "string", alias: "top", description: "How many results, 1-100 (default 5)" },
     types: { type: "string", description: `Memory types, comma-separated (${MEMORY_TYPES.join(", ")})` },
     paths: { type: "string", description: "Scope paths that bias the ranking, comma-separated" },
     budget: { type: "string", description: "Token budget (default: config budgets.search)" },

@@ -449,7 +449,16 @@ export const ProjectOverview = z.object({
     z.object({ name: z.string(), generated_at: z.string(), stale: z.boolean(), events_since: z.number().int() }),
   ),
   /** Last event captured per source tool. */
-  sources: z.array(z.object({ source_tool: z.string(), events: z.number().int(), last_at: z.string() })),
+  sources: z.array(
+    z.object({
+      source_tool: z.string(),
+      events: z.number().int(),
+      /** The newest event's own date (a backfilled transcript keeps its old dates). */
+      last_at: z.string(),
+      /** When sqrl last took in this source's records for the project; null when not known. */
+      captured_at: z.string().nullable(),
+    }),
+  ),
   /** The configured LLM: provider, model, billing, tokens today of the cap, tokens per session (last 7 days). */
   llm: z.object({
     provider: z.string(),

@@ -58,11 +58,15 @@ test("daemon logs --service with an unknown name exits 2 listing the services", 
   expect(sqrl(["daemon", "logs", "--service", "engine"]).code).toBe(0);
 });
 
-test("search --help lists only flags the command accepts", () => {
+test("search --help lists only flags the command accepts (plain and coloured help alike)", () => {
+  const { NO_COLOR: _n, CI: _c, ...plainEnv } = env;
+  const coloured = runSqrl(["search", "--help"], { env: plainEnv, cwd: repo }).stdout;
+  expect(coloured).not.toMatch(/(^|[\s,]|\u001b\[[0-9;]*m)-top\b/m);
   const help = sqrl(["search", "--help"]).stdout;
   const flags = [...help.matchAll(/(?:^|\s|,)(--?[a-z][\w-]*)/gm)].map((m) => m[1]!);
   expect(flags).toContain("--top-k");
   expect(flags).not.toContain("-top");
+  expect(flags).toContain("--top"); // the word-long alias, as it is typed
   for (const f of flags.filter((x) => x !== "--help" && !x.startsWith("--json"))) {
     const r = sqrl(["search", "x", f === "--json" ? f : `${f}=1`]);
     expect({ f, unknown: r.stderr.includes("Unknown flag") || r.stderr.includes("unknown flag") }).toEqual({

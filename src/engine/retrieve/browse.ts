@@ -21,6 +21,7 @@ import { marksOf } from "../../sql/memory-marks.ts";
 import { countToolCalls, listToolCalls } from "../../sql/tool-calls.ts";
 import { NotFoundError } from "../../shared/errors.ts";
 import { styleDetail, styleRows } from "./browse-user.ts";
+import { captureTimes } from "./capture-times.ts";
 import { eventText, memoryEvidence } from "./event-text.ts";
 import { memoryOutcome, outcomeNotes } from "./memory-outcome.ts";
 import { originLabel, originOf } from "./render/origin.ts";
@@ -328,6 +329,8 @@ export function projectOverview(
       `SELECT source_tool, COUNT(*) AS events, MAX(timestamp) AS last_at FROM events GROUP BY source_tool ORDER BY last_at DESC`,
     )
     .all() as Array<{ source_tool: string; events: number; last_at: string }>;
+  const captured = captureTimes(db, projectId);
+  const sourcesCaptured = sources.map((src) => ({ ...src, captured_at: captured.get(src.source_tool) ?? null }));
   return ProjectOverview.parse({
     type: "project_overview",
     project_id: projectId,
@@ -345,7 +348,7 @@ export function projectOverview(
           ).n
         : 0,
     views,
-    sources,
+    sources: sourcesCaptured,
     llm: opts.llm,
   });
 }

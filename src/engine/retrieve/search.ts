@@ -16,7 +16,7 @@ import { groupOf, SERVED_HEADINGS } from "./render/origin.ts";
 import { scoreItems } from "./rank/relevance.ts";
 import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
-import { asServed, checkRoot, outOfDateLine, statusNote, verificationField, verifyItems } from "./verify/verify.ts";
+import { asServed, checkRoot, outOfDateLine, withStatusNote, verificationField, verifyItems } from "./verify/verify.ts";
 import { ageDays, buildQueryModel, informativeQuery } from "./rank/scoring.ts";
 
 export async function searchMemory(ctx: RetrievalContext, request: SearchQuery): Promise<SearchResponse> {
@@ -68,7 +68,7 @@ export async function searchMemory(ctx: RetrievalContext, request: SearchQuery):
   );
   for (const [i, s] of top.entries()) {
     const v = checks.get(s.item.id);
-    if (v) top[i] = { ...s, item: asServed(s.item, v), reason: `${s.reason}; ${statusNote(v)}` };
+    if (v) top[i] = { ...s, item: asServed(s.item, v), reason: withStatusNote(s.reason, v) };
   }
   const blocks: Block[] = top.map((s) => {
     const v = checks.get(s.item.id);

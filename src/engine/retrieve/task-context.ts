@@ -28,7 +28,7 @@ import { analyzeQuery } from "../../ranker/query.ts";
 import { pinnedIds } from "../../sql/memory-marks.ts";
 import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
-import { asServed, checkRoot, statusNote, verifyItems, type Verification } from "./verify/verify.ts";
+import { asServed, checkRoot, withStatusNote, verifyItems, type Verification } from "./verify/verify.ts";
 
 const log = rootLog.child({ service: "retrieve" });
 
@@ -218,7 +218,7 @@ function heldBackStale(
   for (const s of relevant) {
     const v = checks.get(s.item.id);
     if (v?.status === "stale") continue;
-    out.push(v ? { ...s, item: asServed(s.item, v), reason: `${s.reason}; ${statusNote(v)}`, verification: v } : s);
+    out.push(v ? { ...s, item: asServed(s.item, v), reason: withStatusNote(s.reason, v), verification: v } : s);
   }
   return out;
 }

@@ -43,9 +43,15 @@ function Chart(props: { days: CallLog["per_day"] }) {
   const W = 1100;
   const H = 150;
   const max = Math.max(1, ...props.days.map((d) => d.tokens));
-  const bw = W / props.days.length;
+  const bw = W / Math.max(1, props.days.length);
+  const empty = props.days.every((d) => d.tokens === 0);
   return (
     <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label="Tokens served per day">
+      {empty && (
+        <text x={W / 2} y={H / 2} text-anchor="middle" class="no-data" data-no-data>
+          No data: no MCP tool call served tokens in these days
+        </text>
+      )}
       {props.days.map((d, i) => {
         const h = Math.round(((H - 30) * d.tokens) / max);
         return (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, qs, type MemoryRow } from "../api.ts";
 import { ago, fmt, Loaded, StatusBadge, TypeBadge, useLoad } from "../bits.tsx";
+import { InlineText, subjectOf } from "../readable.tsx";
 import { href, Link, navigate } from "../router.tsx";
 
 /**
@@ -108,7 +109,9 @@ export function MemoriesScreen(props: { project: string; params: URLSearchParams
           <>
             <p class="muted small" data-total={list.total}>
               {list.total === 0
-                ? "No memory matches."
+                ? types.length === 0 && !q && status === "active"
+                  ? "Nothing learned yet: sqrl distils memory from this project's agent sessions and commits once they are captured (sqrl status shows what waits)."
+                  : "No memory matches."
                 : `${fmt(list.offset + 1)}–${fmt(list.offset + list.items.length)} of ${fmt(list.total)}${q && status === "active" ? " best matches" : ""}`}
             </p>
             {list.items.length > 0 && (
@@ -144,7 +147,9 @@ function MemoryItemRow(props: { m: MemoryRow }) {
     <Link to={href(`memories/${encodeURIComponent(m.memory_id)}`)} class="mem">
       <div class="row" data-memory-row={m.memory_id}>
         <TypeBadge type={m.type} />
-        <span class="mono small">{m.key}</span>
+        <span class="small subject" title={`key: ${m.key}`} data-subject>
+          {subjectOf(m.key, m.content)}
+        </span>
         {m.scope === "user" && (
           <span class="badge" title="Global style, shared by all your projects (user.db)">
             global
@@ -155,7 +160,9 @@ function MemoryItemRow(props: { m: MemoryRow }) {
         {m.wrong && <span class="badge bad">marked wrong</span>}
         {m.score !== undefined && <span class="badge">score {m.score.toFixed(2)}</span>}
       </div>
-      <div class="content">{m.content}</div>
+      <div class="content">
+        <InlineText text={m.content} />
+      </div>
       <div class="why">
         {m.evidence.quote && (
           <>

@@ -29,7 +29,7 @@ interface Overview {
   wrong: number;
   global_style: number;
   views: Array<{ name: string; generated_at: string; stale: boolean; events_since: number }>;
-  sources: Array<{ source_tool: string; events: number; last_at: string }>;
+  sources: Array<{ source_tool: string; events: number; last_at: string; captured_at: string | null }>;
   llm: {
     provider: string;
     model: string;
@@ -284,10 +284,12 @@ function ProjectOverview(props: { project: string }) {
                     <table>
                       <tbody>
                         {o.sources.map((s) => (
-                          <tr key={s.source_tool}>
+                          <tr key={s.source_tool} data-source={s.source_tool}>
                             <td>{s.source_tool}</td>
                             <td class="num">{fmt(s.events)} events</td>
-                            <td class="muted">{ago(s.last_at)}</td>
+                            <td class="muted" title={`newest event dated ${when(s.last_at)}`} data-captured>
+                              {s.captured_at ? `captured ${ago(s.captured_at)}` : `newest event ${when(s.last_at)}`}
+                            </td>
                           </tr>
                         ))}
                       </tbody>

@@ -172,6 +172,11 @@ export function statusNote(v: Verification | undefined): string {
   return `not checked against the code: ${v.reason}`;
 }
 
+/** A served item's reason with its check appended as one sentence: "…, updated 2 d ago; checked against the code: …." */
+export function withStatusNote(reason: string, v: Verification): string {
+  return `${reason.replace(/[.;\s]+$/, "")}; ${statusNote(v).replace(/[.;\s]+$/, "")}.`;
+}
+
 export function verificationField(v: Verification | undefined): {
   verification?: { status: VerificationStatus; reason: string };
 } {
