@@ -93,11 +93,11 @@ test.skipIf(!existsSync(SQRL_BIN))(
     const copy = join(home.root, "copied");
     mkdirSync(copy, { recursive: true });
     seed(copy);
-    const init = runSqrl(["init", copy, "--yes", "--no-backfill"], { env: home.env, cwd: copy });
+    const init = runSqrl(["init", copy, "--yes", "--no-backfill", "--no-git"], { env: home.env, cwd: copy });
     expect(init.code).toBe(0);
     expect(init.stdout).toContain("not registered on this machine");
     // registered now: a second init keeps its own data.db
-    const again = runSqrl(["init", copy, "--yes", "--no-backfill"], { env: home.env, cwd: copy });
+    const again = runSqrl(["init", copy, "--yes", "--no-backfill", "--no-git"], { env: home.env, cwd: copy });
     expect(again.stdout).not.toContain("Moved");
     expect(again.stdout).toContain("Found");
   },

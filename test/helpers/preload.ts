@@ -7,12 +7,13 @@
  *   it pass the current one). Tests that want their own homes still set them per child.
  * - The real home's sqrl-relevant paths are fingerprinted before the first test and compared after the
  *   last (test/helpers/real-home.ts): any change fails the run, naming the path.
+ * - Every test and hook gets bunfig.toml's 60 s timeout (set here: Bun does not apply the bunfig key).
  * - In-process log warnings that tests provoke on purpose (an embeddings server that refuses, an LLM
  *   that answers 500) stay quiet: SQRL_LOG_LEVEL=0 keeps errors only. Set it yourself to see them.
  * - When ../shared (real transcripts, LoCoMo) is missing, say so once, with what to do; the tests
  *   that read it skip themselves.
  */
-import { afterAll } from "bun:test";
+import { afterAll, setDefaultTimeout } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,10 @@ import { differences, fingerprint } from "./real-home.ts";
 import { SHARED_DIR } from "./sqrl.ts";
 
 if (!process.env.SQRL_LOG_LEVEL) process.env.SQRL_LOG_LEVEL = "0";
+
+// bunfig.toml's `[test] timeout` is not applied by this Bun (tests and hooks got 5 s): real processes on a
+// loaded machine need the 60 s it asks for.
+setDefaultTimeout(60_000);
 
 if (!existsSync(SHARED_DIR)) {
   process.stderr.write(
