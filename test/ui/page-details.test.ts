@@ -13,7 +13,7 @@ import { openProjectDb } from "../../src/sql/open.ts";
 import { CAPTURE_FIXTURES, rewriteFixture } from "../daemon/capture/helpers.ts";
 import { daemonStatus, projectEvents, transcriptPath, waitFor } from "../daemon/harness.ts";
 import { SQRL_BIN } from "../helpers/sqrl.ts";
-import { chromiumPath, launchBrowser, startUiStore, type UiStore } from "./harness.ts";
+import { chromiumPath, launchBrowser, openLoginFile, readLoginFile, startUiStore, type UiStore } from "./harness.ts";
 
 const ready = existsSync(SQRL_BIN) && chromiumPath() !== undefined;
 if (!ready) console.log("skipping the page-details browser tests: no chromium or no dist/sqrl");
@@ -25,10 +25,9 @@ let browser: Browser;
 let empty: string;
 
 async function open(path: string, project = store.project): Promise<Page> {
-  const url = store.loginUrl();
-  const ctx = await browser.newContext({ baseURL: new URL(url).origin });
-  const page = await ctx.newPage();
-  await page.goto(url);
+  const file = store.loginFile();
+  const ctx = await browser.newContext({ baseURL: new URL(readLoginFile(file).action).origin });
+  const page = await openLoginFile(ctx, file);
   await page.waitForSelector("[data-screen=overview]");
   const u = new URL(`http://x/ui/${path}`);
   u.searchParams.set("project", project);
