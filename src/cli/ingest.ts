@@ -227,7 +227,7 @@ export function problemLines(s: IngestSummary): string[] {
   }
   for (const f of s.unreadable)
     out.push(
-      `${f} holds no Claude Code, Codex or Gemini transcript record (${s.files === 1 && s.malformed > 0 ? `${plural(s.malformed, "line")} not understood` : "nothing sqrl can read"}): pass the agent's own .jsonl/.json session files.`,
+      `${f} holds no agent transcript record (Claude Code, Codex, Gemini, Qwen Code) (${s.files === 1 && s.malformed > 0 ? `${plural(s.malformed, "line")} not understood` : "nothing sqrl can read"}): pass the agent's own .jsonl/.json session files.`,
     );
   for (const g of s.git_errors)
     out.push(`The git history of ${g.project_id} could not be read (${g.error}); its commits were not imported.`);

@@ -63,7 +63,7 @@ test("a file that is no transcript (plain text, JSON of another shape) is said a
   writeFileSync(txt, "just some notes\nnothing to see\n");
   const r = runSqrl(["ingest", txt], { env });
   expect(r.code).toBe(1);
-  expect(r.stderr).toContain(`${txt} holds no Claude Code, Codex or Gemini transcript record`);
+  expect(r.stderr).toContain(`${txt} holds no agent transcript record`);
   const json = join(dir.path, "x.json");
   writeFileSync(json, JSON.stringify({ hello: "world", items: [1, 2, 3] }));
   const j = runSqrl(["ingest", json], { env });

@@ -18,6 +18,7 @@ export const WATCHED = [
   ".claude",
   ".codex",
   ".gemini",
+  ".qwen",
   ".cursor",
   ".mcp.json",
   ".config/systemd/user",
