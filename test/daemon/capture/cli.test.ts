@@ -129,7 +129,7 @@ describe.skipIf(!haveBin)("sqrl init backfill", () => {
     mkdirSync(chats, { recursive: true });
     const text = rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "qwen", "session.jsonl"), "utf8"), repo);
     writeFileSync(join(chats, "5ba6ea76-6781-40be-8985-1a9503537c8b.jsonl"), text);
-    const r = runSqrl(["init", repo, "--yes", "--json"], { env });
+    const r = runSqrl(["init", repo, "--yes", "--json", "--no-git"], { env });
     expect(r.code, r.stderr).toBe(0);
     // The fixture's 12 events (see test/daemon/capture/qwen.test.ts).
     expect(JSON.parse(r.stdout).backfill).toMatchObject({ added: 12, files: 1 });
