@@ -7,6 +7,7 @@ import { plural } from "../shared/plural.ts";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { UsageError } from "../shared/errors.ts";
+import { log } from "../shared/log.ts";
 import { confirm } from "./confirm.ts";
 
 const SOURCES = ["claude", "codex", "gemini", "qwen", "copilot", "opencode", "git"] as const;
@@ -165,6 +166,8 @@ export async function runIngest(opts: RunIngestOptions): Promise<IngestSummary> 
           summary.events += events.length;
           summary.added += res.added;
           summary.duplicates += res.duplicates;
+          summary.skipped += res.skipped;
+          ingest.mergeUnmatched(summary.unmatched, res.unmatched);
           for (const [r, n] of res.addedByProject) summary.by_project[r] = (summary.by_project[r] ?? 0) + n;
         } catch (err) {
           log.warn(`Cannot read OpenCode's store ${path} (${(err as Error).message}); its history was not imported.`);

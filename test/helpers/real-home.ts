@@ -22,6 +22,8 @@ export const WATCHED = [
   ".cursor",
   ".mcp.json",
   ".config/systemd/user",
+  ".config/opencode",
+  ".local/share/opencode",
   "Library/LaunchAgents",
 ] as const;
 

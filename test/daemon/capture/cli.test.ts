@@ -141,7 +141,7 @@ describe.skipIf(!haveBin)("sqrl init backfill", () => {
       rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "opencode", "session.json"), "utf8"), repo),
     ) as OpenCodeRows;
     writeOpenCodeStore(join(env.XDG_DATA_HOME!, "opencode", "opencode.db"), rows).close();
-    const r = runSqrl(["init", repo, "--yes", "--json"], { env });
+    const r = runSqrl(["init", repo, "--yes", "--json", "--no-git"], { env });
     expect(r.code, r.stderr).toBe(0);
     // The fixture's 12 events (see test/daemon/capture/opencode.test.ts).
     expect(JSON.parse(r.stdout).backfill).toMatchObject({ added: 12, files: 1 });
