@@ -1,7 +1,7 @@
 /**
  * `bun test` preload (bunfig.toml): runs once before any test file.
  * - No test can reach the real home: HOME, SQRL_HOME, the agents' config folders (CLAUDE_CONFIG_DIR,
- *   CODEX_HOME, GEMINI_HOME, QWEN_HOME) and the XDG folders point into one temp sandbox, for this process (src/
+ *   CODEX_HOME, GEMINI_HOME, QWEN_HOME, COPILOT_HOME) and the XDG folders point into one temp sandbox, for this process (src/
  *   reads the home through `userHome()`, which follows HOME) and for every child it spawns (Bun.spawn
  *   without `env` would hand a child the environment the process started with, so the preload makes
  *   it pass the current one). Tests that want their own homes still set them per child.
@@ -44,6 +44,7 @@ export const SANDBOX_ENV = {
   CODEX_HOME: join(sandbox, "home", ".codex"),
   GEMINI_HOME: join(sandbox, "home", ".gemini"),
   QWEN_HOME: join(sandbox, "home", ".qwen"),
+  COPILOT_HOME: join(sandbox, "home", ".copilot"),
   XDG_CONFIG_HOME: join(sandbox, "home", ".config"),
   XDG_DATA_HOME: join(sandbox, "home", ".local", "share"),
   XDG_STATE_HOME: join(sandbox, "home", ".local", "state"),

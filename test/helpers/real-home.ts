@@ -19,6 +19,7 @@ export const WATCHED = [
   ".codex",
   ".gemini",
   ".qwen",
+  ".copilot",
   ".cursor",
   ".mcp.json",
   ".config/systemd/user",

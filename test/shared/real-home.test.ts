@@ -9,7 +9,16 @@ import { join, relative } from "node:path";
 import { claudeConfigPath } from "../../src/mcp/hosts/claude.ts";
 import { cursorHost } from "../../src/mcp/hosts/cursor.ts";
 import { launchdPlistPath, systemdUnitPath } from "../../src/daemon/service-install.ts";
-import { claudeHome, codexHome, geminiHome, homePaths, qwenHome, sqrlHome, userHome } from "../../src/shared/paths.ts";
+import {
+  claudeHome,
+  codexHome,
+  copilotHome,
+  geminiHome,
+  homePaths,
+  qwenHome,
+  sqrlHome,
+  userHome,
+} from "../../src/shared/paths.ts";
 import { differences, fingerprint } from "../helpers/real-home.ts";
 import { REPO_ROOT, runSqrl, tempDir } from "../helpers/sqrl.ts";
 
@@ -28,6 +37,7 @@ test("every home path sqrl derives points into the test sandbox, not the real ho
     codexHome(),
     geminiHome(),
     qwenHome(),
+    copilotHome(),
     systemdUnitPath(),
     launchdPlistPath(),
     claudeConfigPath({ scope: "user", projectRoot: "/x" }),

@@ -49,7 +49,8 @@ function captureTimesFrom(db: Database, projectId: string, state: Database): Map
       updated_at: string;
     }>) {
       const name = f.path.slice(f.path.lastIndexOf("/") + 1);
-      const id = (UUID.exec(name)?.[0] ?? GEMINI_SHORT.exec(name)?.[1])?.toLowerCase();
+      // Copilot CLI keeps a session's events in a folder named after it: the id may be in the path.
+      const id = (UUID.exec(name)?.[0] ?? GEMINI_SHORT.exec(name)?.[1] ?? UUID.exec(f.path)?.[0])?.toLowerCase();
       const source = id ? bySession.get(id) : undefined;
       if (source) out.set(source, later(out.get(source), f.updated_at));
     }

@@ -153,7 +153,7 @@ describe.skipIf(!haveBin)("sqrl init backfill", () => {
     mkdirSync(dir, { recursive: true });
     for (const f of ["events.jsonl", "workspace.yaml"])
       writeFileSync(join(dir, f), rewriteFixture(readFileSync(join(CAPTURE_FIXTURES, "copilot", f), "utf8"), repo));
-    const r = runSqrl(["init", repo, "--yes", "--json"], { env });
+    const r = runSqrl(["init", repo, "--yes", "--json", "--no-git"], { env });
     expect(r.code, r.stderr).toBe(0);
     // The fixture's 12 events (see test/daemon/capture/copilot.test.ts).
     expect(JSON.parse(r.stdout).backfill).toMatchObject({ added: 12, files: 1 });
