@@ -162,6 +162,10 @@ export function parseTestCounts(output: string): { passed?: number; failed?: num
       failed: (num(pytest[1], /(\d+) failed/) ?? 0) + (num(pytest[1], /(\d+) errors?/) ?? 0),
     };
   // bun test: " 12 pass\n 1 fail"
+  // node --test: "# pass 1" / "# fail 0" (TAP reporter), "ℹ pass 1" / "ℹ fail 0" (spec reporter)
+  const nodePass = lastMatch(out, /^[#ℹ] pass (\d+)$/gm);
+  const nodeFail = lastMatch(out, /^[#ℹ] fail (\d+)$/gm);
+  if (nodePass && nodeFail) return { passed: Number(nodePass[1]), failed: Number(nodeFail[1]) };
   const bunPass = lastMatch(out, /^\s*(\d+) pass$/gm);
   const bunFail = lastMatch(out, /^\s*(\d+) fail$/gm);
   if (bunPass || bunFail) return { passed: Number(bunPass?.[1] ?? 0), failed: Number(bunFail?.[1] ?? 0) };

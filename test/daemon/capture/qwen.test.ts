@@ -56,9 +56,9 @@ describe("Qwen Code", () => {
     });
     const of = (t: string) => events.filter((e) => e.event_type === t).map((e) => e.content);
     expect(of("user_message")[0]!.text).toBe("The add test fails; fix it and commit.");
-    expect(of("test_run").map((c) => [c.runner, c.exit_code, c.is_error])).toEqual([
-      ["npm test", 1, true],
-      ["npm test", 0, false],
+    expect(of("test_run").map((c) => [c.runner, c.exit_code, c.is_error, c.passed, c.failed])).toEqual([
+      ["npm test", 1, true, 0, 1],
+      ["npm test", 0, false, 1, 0],
     ]);
     expect(of("command_run")[0]).toMatchObject({ command: "git commit -qam 'Fix add: it subtracted'", exit_code: 0 });
     const edit = events.find((e) => e.event_type === "code_change")!;

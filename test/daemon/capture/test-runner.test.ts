@@ -36,6 +36,16 @@ describe("detectTestRunner", () => {
 });
 
 describe("parseTestCounts", () => {
+  test("node --test (TAP and spec reporters)", () => {
+    expect(parseTestCounts("1..1\n# tests 1\n# suites 0\n# pass 0\n# fail 1\n# cancelled 0")).toEqual({
+      passed: 0,
+      failed: 1,
+    });
+    expect(parseTestCounts("ℹ tests 3\nℹ suites 0\nℹ pass 3\nℹ fail 0\nℹ cancelled 0")).toEqual({
+      passed: 3,
+      failed: 0,
+    });
+  });
   test("jest", () =>
     expect(parseTestCounts("Tests:       1 failed, 2 skipped, 5 passed, 8 total")).toEqual({ passed: 5, failed: 1 }));
   test("vitest", () =>
