@@ -31,7 +31,7 @@ import {
 import { type ModelServer, startModelServer } from "./model-server.ts";
 
 if (!COPILOT_INSTALLED)
-  console.log("test/hosts/copilot: skipped: Copilot CLI not installed (npm ci --prefix test/hosts)");
+  console.log("test/hosts/copilot: skipped: Copilot CLI not installed (npm install --prefix test/hosts --no-save)");
 setDefaultTimeout(120_000);
 const suite = COPILOT_INSTALLED ? describe : describe.skip;
 

@@ -1,6 +1,6 @@
 /**
  * The real hosts, headless: Claude Code (`claude -p`) and Codex (`codex exec`) from the pinned npm
- * packages in test/hosts/node_modules (installed by .ci/run: `npm ci --prefix test/hosts`), with
+ * packages in test/hosts/node_modules (installed by .ci/run: `npm install --prefix test/hosts --no-save`), with
  * their homes in temp folders, their model API pointed at the local stand-in (model-server.ts), dummy
  * keys and no network. Helpers read back, from the recorded requests, what each host put in front of
  * the model: the system prompt, each tool result, each ToolSearch answer. The sign-in helpers leave
@@ -21,7 +21,7 @@ export const OPENCODE_BIN = join(HOSTS_DIR, "node_modules", ".bin", "opencode");
 export const OPENCODE_INSTALLED = existsSync(OPENCODE_BIN);
 export const COPILOT_BIN = join(HOSTS_DIR, "node_modules", ".bin", "copilot");
 export const COPILOT_INSTALLED = existsSync(COPILOT_BIN);
-export const SKIP_REASON = "host CLIs not installed (npm ci --prefix test/hosts; .ci/run does it)";
+export const SKIP_REASON = "host CLIs not installed (npm install --prefix test/hosts --no-save; .ci/run does it)";
 
 export interface HostRun {
   code: number;

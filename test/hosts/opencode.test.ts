@@ -29,7 +29,7 @@ import {
 import { type ModelServer, startModelServer } from "./model-server.ts";
 
 if (!OPENCODE_INSTALLED)
-  console.log("test/hosts/opencode: skipped: OpenCode not installed (npm ci --prefix test/hosts)");
+  console.log("test/hosts/opencode: skipped: OpenCode not installed (npm install --prefix test/hosts --no-save)");
 setDefaultTimeout(120_000);
 const suite = OPENCODE_INSTALLED ? describe : describe.skip;
 

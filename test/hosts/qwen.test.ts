@@ -29,7 +29,8 @@ import {
 } from "./harness.ts";
 import { type ModelServer, startModelServer } from "./model-server.ts";
 
-if (!QWEN_INSTALLED) console.log("test/hosts/qwen: skipped: Qwen Code not installed (npm ci --prefix test/hosts)");
+if (!QWEN_INSTALLED)
+  console.log("test/hosts/qwen: skipped: Qwen Code not installed (npm install --prefix test/hosts --no-save)");
 setDefaultTimeout(90_000);
 const suite = QWEN_INSTALLED ? describe : describe.skip;
 

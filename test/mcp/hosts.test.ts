@@ -267,7 +267,7 @@ describe("host names", () => {
 });
 
 describe("Claude Code through its own CLI", () => {
-  // The CLI pinned for test/hosts (npm ci --prefix test/hosts), else one on PATH.
+  // The CLI pinned for test/hosts (npm install --prefix test/hosts --no-save), else one on PATH.
   const pinned = join(import.meta.dir, "..", "hosts", "node_modules", ".bin", "claude");
   const cli = existsSync(pinned) ? pinned : Bun.which("claude");
   test.skipIf(!cli)(
