@@ -79,16 +79,18 @@ let nextJob = 1;
 let idleTimer: ReturnType<typeof setTimeout> | null = null;
 
 /**
- * How many workers a file is read with (0: in the caller's thread). Two, where there are two cores
- * or more and the other processes leave about one of them free; on a busy machine the extra threads
- * only add their own cost (measured: ~35% more CPU for the same rows), so the file is read in-thread.
- * `SQRL_INGEST_WORKERS` (0–8) overrides the choice.
+ * How many workers a file is read with (0: in the caller's thread). Two, where there are three cores
+ * or more (two workers and the inserting thread each get one) and the other processes leave about one
+ * of them free; on a busy machine the extra threads only add their own cost (measured: ~35% more CPU
+ * for the same rows), so the file is read in-thread. On two cores they lose even when the machine is
+ * quiet: `bun run bench ingest` at load 0.7, no other process busy, twice: 11.3k and 11.6k events/s on
+ * 2 workers against 14.0k and 14.3k in one thread (issue 30). `SQRL_INGEST_WORKERS` (0–8) overrides it.
  */
 export function ingestParallelism(): number {
   if (unavailable) return 0;
   const forced = Number.parseInt(sqrlEnv("SQRL_INGEST_WORKERS") ?? "", 10);
   if (Number.isInteger(forced) && forced >= 0) return Math.min(forced, 8);
-  if (availableParallelism() < 2) return 0;
+  if (availableParallelism() < 3) return 0;
   return othersBusyCores() < OTHERS_BUSY_LIMIT ? 2 : 0;
 }
 
