@@ -57,8 +57,12 @@ export async function offerLlm(choice: LlmChoice, opts: { yes: boolean }): Promi
     });
     const billable = a.billing === "subscription" || cfg["llm.billing"] === "api_key";
     if (!a.bin || !a.signedIn || !billable) {
+      // The billing note is about a signed-in account billed another way; a CLI missing or signed out says so alone.
+      const billedElsewhere = a.bin && a.signedIn && !billable;
       notes.push(
-        billable ? describeAccount(a) : `${describeAccount(a)} (llm.billing = subscription: sqrl will not bill that)`,
+        billedElsewhere
+          ? `${describeAccount(a)} (llm.billing = subscription: sqrl will not bill that)`
+          : describeAccount(a),
       );
       continue;
     }

@@ -65,6 +65,9 @@ describe("sqrl init", () => {
     }
     expect(JSON.parse(readFileSync(join(home, "projects.json"), "utf8"))).toEqual({ projects: [repo] });
     expect(readFileSync(join(repo, ".gitignore"), "utf8")).toContain(".ctx/");
+    // A CLI that is missing is said to be missing, without a billing note meant for a signed-in account.
+    expect(r.stdout).toMatch(/^LLM: none turned on/m);
+    expect(r.stdout).not.toMatch(/not installed \(llm\.billing/);
   });
 
   test("is idempotent: a second run changes nothing and registers once", () => {
