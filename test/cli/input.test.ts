@@ -22,7 +22,11 @@ beforeAll(() => {
   Bun.spawnSync(["git", "init", "-q", repo]);
   expect(runSqrl(["init", repo, "--yes", "--no-backfill"], { env }).code).toBe(0);
 });
-afterAll(() => dir.cleanup());
+afterAll(() => {
+  // A read command starts the daemon on demand; stop it, or it outlives the test with its home deleted.
+  runSqrl(["daemon", "stop"], { env });
+  dir.cleanup();
+});
 const sqrl = (args: string[]) => runSqrl(args, { env, cwd: repo });
 
 test.each([[""], ["   "]])("context %p is bad usage that names no internal field", (task) => {
