@@ -4,6 +4,8 @@
  * the whole pipeline run unchanged. Each request is keyed by a hash of its text with the episode id
  * left out (episode ids are random per run; the rendered episode is not).
  *
+ * - stored ids in a request (update decisions name them) are shown by position, `mem_#1` …, and an
+ *   answer's `mem_#n` is sent back as this run's id, so decisions replay like extractions.
  * - record: every extraction request is saved as `<key>.json` ({key, kind, episode, system, prompt,
  *   max_tokens}); with answers as well, every request that had none (an update decision about the
  *   model's own candidates, a retry after an invalid answer), for a next round of answers.
@@ -22,6 +24,32 @@ export type RequestKind = "extraction" | "decision" | "summary" | "other";
 
 /** What an extraction prompt starts with: `Episode <id> (<n> events):`. */
 const EPISODE_HEAD = /^Episode (\S+) \(/;
+
+/** A stored item's id (`mem_0mltciwls009b65c7f227`): random per run, like an episode's. */
+const MEM_ID = /\bmem_[0-9a-z]{8,}\b/g;
+/** How a request names the nth stored id it shows, and an answer refers to it: `mem_#1`, `mem_#2` … */
+const POSITIONAL = /\bmem_#(\d+)\b/g;
+
+/**
+ * An update decision names the stored items it is about by their ids, which change from run to run, so
+ * its text (and key) would never be the same twice and its answer could not be replayed. The stand-in
+ * shows them by position instead (`mem_#1` for the first id the prompt names); an answer written against
+ * that text names `mem_#n`, and `idsBack` turns it into this run's id.
+ */
+export function positionalIds(prompt: string): { text: string; ids: string[] } {
+  const ids: string[] = [];
+  const text = prompt.replace(MEM_ID, (id) => {
+    let i = ids.indexOf(id);
+    if (i < 0) i = ids.push(id) - 1;
+    return `mem_#${i + 1}`;
+  });
+  return { text, ids };
+}
+
+/** An answer's `mem_#n` as this run's ids (one it does not know stays as written: the pipeline refuses it). */
+export function idsBack(answer: string, ids: readonly string[]): string {
+  return answer.replace(POSITIONAL, (m, n: string) => ids[Number(n) - 1] ?? m);
+}
 
 /** The request's key: sha256 of the system prompt and the prompt without the episode id (24 hex digits). */
 export function requestKey(system: string, prompt: string): string {
@@ -70,7 +98,7 @@ export function startAnswerServer(opts: { record?: string; answers?: string }): 
         messages: Array<{ role: string; content: string }>;
       };
       const system = body.messages.find((m) => m.role === "system")?.content ?? "";
-      const prompt = body.messages.find((m) => m.role === "user")?.content ?? "";
+      const { text: prompt, ids } = positionalIds(body.messages.find((m) => m.role === "user")?.content ?? "");
       const key = requestKey(system, prompt);
       const kind = requestKind(system);
       const episode = kind === "extraction" ? (EPISODE_HEAD.exec(prompt)?.[1] ?? null) : null;
@@ -89,7 +117,7 @@ export function startAnswerServer(opts: { record?: string; answers?: string }): 
         seen.push({ key, kind, episode, inputTokens, outputTokens: 0, answered: false });
         return Response.json({ error: { message: "no recorded answer for this request" } }, { status: 404 });
       }
-      const text = readFileSync(answerFile, "utf8");
+      const text = idsBack(readFileSync(answerFile, "utf8"), ids);
       const outputTokens = estimateTokens(text);
       seen.push({ key, kind, episode, inputTokens, outputTokens, answered: true });
       return Response.json({

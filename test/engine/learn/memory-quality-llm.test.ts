@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { requestKey } from "../../../bench/llm-answers.ts";
+import { idsBack, positionalIds, requestKey, startAnswerServer } from "../../../bench/llm-answers.ts";
 import { memoryQuality } from "../../../bench/memory-quality.ts";
 import { SYSTEM_PROMPT } from "../../../src/engine/learn/extract/llm-extractor.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
@@ -20,6 +20,45 @@ describe("memory-quality with a model stand-in", () => {
     const a = requestKey(SYSTEM_PROMPT, "Episode ep_1 (2 events):\n[1] user: x");
     expect(requestKey(SYSTEM_PROMPT, "Episode ep_2 (2 events):\n[1] user: x")).toBe(a);
     expect(requestKey(SYSTEM_PROMPT, "Episode ep_1 (2 events):\n[1] user: y")).not.toBe(a);
+  });
+
+  test("an update decision replays across runs: stored ids are shown by position and given back as this run's", async () => {
+    const system = "You maintain a developer's long-term memory. For each NEW candidate …";
+    const ask = (a: string, b: string) =>
+      `Candidate 0 [pitfall x]: new text\n  existing ${a}: old text\n  existing ${b}: other\nsee ${a}`;
+    const first = positionalIds(ask("mem_0mltciwls009b65c7f227", "mem_0mlrup6kecf99d0bda417"));
+    expect(first.text).toBe(
+      "Candidate 0 [pitfall x]: new text\n  existing mem_#1: old text\n  existing mem_#2: other\nsee mem_#1",
+    );
+    expect(idsBack('{"target_id": "mem_#2", "x": "mem_#9"}', first.ids)).toBe(
+      '{"target_id": "mem_0mlrup6kecf99d0bda417", "x": "mem_#9"}',
+    );
+    // Through the stand-in: recorded in one run, answered against the positional text, replayed in another.
+    const rec = join(t.path, "decisions");
+    const ans = join(t.path, "decision-answers");
+    const call = async (url: string, prompt: string) =>
+      fetch(`${url}/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({
+          messages: [
+            { role: "system", content: system },
+            { role: "user", content: prompt },
+          ],
+        }),
+      });
+    const a = startAnswerServer({ record: rec, answers: ans });
+    expect((await call(a.url, ask("mem_aaaaaaaaaaaa1", "mem_bbbbbbbbbbbb2"))).status).toBe(404);
+    a.stop();
+    const [file] = readdirSync(rec);
+    const recorded = JSON.parse(readFileSync(join(rec, file!), "utf8")) as { prompt: string };
+    expect(recorded.prompt).toContain("existing mem_#1: old text");
+    mkdirSync(ans, { recursive: true });
+    writeFileSync(join(ans, file!), '{"decisions": [{"candidate": 0, "verb": "NOOP", "target_id": "mem_#1"}]}');
+    const b = startAnswerServer({ answers: ans });
+    const res = await call(b.url, ask("mem_cccccccccccc3", "mem_dddddddddddd4"));
+    b.stop();
+    const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
+    expect(JSON.parse(body.choices[0]!.message.content).decisions[0].target_id).toBe("mem_cccccccccccc3");
   });
 
   test("--record saves every extraction request; --answers replays one and lists the others", async () => {
