@@ -10,14 +10,14 @@
  * abstention on sessions that needed nothing, and the replay's own time. `--quick`: the first 12
  * sessions only (CI's smoke run); without ../shared the bench says so and measures nothing.
  *
- * `--answers DIR [--guidance DIR]`: also with model-made memory, on the ten packmind holdout sessions
- * (test/fixtures/memory-quality/labels-holdout.json) extracted by the real openai_compatible provider
+ * `--answers DIR [--guidance DIR] [--record DIR] [--dump FILE]`: also with model-made memory, on every
+ * packmind session (train and holdout) extracted by the real openai_compatible provider
  * against memory-quality's stand-in (bench/llm-answers.ts) replaying blind model answers. Requests are
  * keyed by their text, paths included, so the run uses memory-quality's fixed folder (sqrl-mq-llm in
  * the temp dir) and the same guidance; requests without an answer fall back to the rules, and the
  * section says how many were answered.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_BUDGETS } from "../src/engine/retrieve/retrieval-context.ts";
@@ -59,24 +59,21 @@ const RANKER_NAMES = { sqrl: "sqrl task context", bm25: "plain BM25, same items"
 /** memory-quality's folder for stand-in runs: a request's key holds the transcript's paths. */
 const LLM_TMP = join(tmpdir(), "sqrl-mq-llm");
 
-/** The holdout sessions with model-made memory (see the module comment): markdown lines. */
-async function modelMade(answers: string, guidance: string | undefined): Promise<string[]> {
-  const holdout = (
-    JSON.parse(
-      readFileSync(join(import.meta.dir, "..", "test", "fixtures", "memory-quality", "labels-holdout.json"), "utf8"),
-    ) as { sessions: Array<{ path: string }> }
-  ).sessions
-    .map((x) => x.path)
-    .filter((x) => !x.startsWith("@"));
+/** Every packmind session with model-made memory (see the module comment): markdown lines. */
+async function modelMade(
+  answers: string,
+  guidance: string | undefined,
+  record: string | undefined,
+  dump: string | undefined,
+): Promise<string[]> {
   rmSync(LLM_TMP, { recursive: true, force: true });
   mkdirSync(LLM_TMP, { recursive: true });
-  const server = startAnswerServer({ answers });
+  const server = startAnswerServer({ answers, ...(record ? { record } : {}) });
   try {
     const only = join(LLM_TMP, "origins");
     mkdirSync(only, { recursive: true });
     symlinkSync(join(SHARED_CLAUDE, ORIGIN), join(only, ORIGIN));
     const project: Project = buildProjects(LLM_TMP, false, only).find((p) => p.name === ORIGIN)!;
-    project.files = project.files.filter((f) => holdout.some((h) => f.endsWith(`/${h}`)));
     if (guidance && existsSync(join(guidance, ORIGIN)))
       cpSync(join(guidance, ORIGIN), project.root, { recursive: true });
     const llm = await createProvider(
@@ -93,9 +90,18 @@ async function modelMade(answers: string, guidance: string | undefined): Promise
     const extraction = server.seen.filter((r) => r.kind === "extraction");
     const runs = await replayAll(project.root);
     const sqrl = runs[0]!.report;
+    if (dump)
+      writeFileSync(
+        dump,
+        JSON.stringify(
+          runs.map((r) => r.report),
+          null,
+          1,
+        ),
+      );
     return [
       "",
-      `With model-made memory: the ${project.files.length} packmind holdout sessions extracted by the real openai_compatible provider from blind model answers (memory-quality's stand-in; ${extraction.filter((r) => r.answered).length} of ${extraction.length} extraction requests answered, ${server.seen.length - extraction.length} other calls, ${server.seen.filter((r) => r.kind !== "extraction" && r.answered).length} answered: the rules decided the rest), then the ${sqrl.sessions_evaluated} later sessions replayed the same way (${sqrl.needed_total} needs).`,
+      `With model-made memory: the ${project.files.length} packmind session files extracted by the real openai_compatible provider from blind model answers (memory-quality's stand-in; ${extraction.filter((r) => r.answered).length} of ${extraction.length} extraction requests answered, ${server.seen.length - extraction.length} other calls, ${server.seen.filter((r) => r.kind !== "extraction" && r.answered).length} answered: the rules decided the rest), then the ${sqrl.sessions_evaluated} later sessions replayed the same way (${sqrl.needed_total} needs).`,
       "",
       rankerTable(runs),
       "",
@@ -189,7 +195,14 @@ export default (async (opts) => {
         : "",
       "",
       `Where sqrl's task context loses to plain BM25 on the same items: it serves nothing for ${sqrl.sessions.filter((s) => s.served.length === 0).length} of ${sqrl.sessions_evaluated} sessions (BM25: ${runs[1]!.report.sessions.filter((s) => s.served.length === 0).length}). Many openings are short ("commit this", "continue") or about a UI detail, while the items those sessions then needed are the project's commands (bun, the pre-commit checks): they share no word with the opening, and the relevance gate that keeps unrelated tasks abstaining (replay and retrieval benchmarks) holds them back. Finding why each needed item loses and fixing it, measured here, is issue 27 item 3 (open).`,
-      ...(answers ? await modelMade(answers, flagValue(opts.args, "--guidance")) : []),
+      ...(answers
+        ? await modelMade(
+            answers,
+            flagValue(opts.args, "--guidance"),
+            flagValue(opts.args, "--record"),
+            flagValue(opts.args, "--dump"),
+          )
+        : []),
     ].join("\n");
     const bm25 = runs[1]!.report;
     return {

@@ -26,6 +26,8 @@ import { scoreItems, type Scored } from "./rank/relevance.ts";
 import { buildQueryModel, informativeQuery, itemStems, termCoverage } from "./rank/scoring.ts";
 import { analyzeQuery } from "../../ranker/query.ts";
 import { pinnedIds } from "../../sql/memory-marks.ts";
+import { recurringItems, type Recurring } from "./rank/recurring.ts";
+import { restatements } from "./rank/restatements.ts";
 import { clipQuery } from "./query-text.ts";
 import type { RetrievalContext } from "./retrieval-context.ts";
 import { asServed, checkRoot, withStatusNote, verifyItems, type Verification } from "./verify/verify.ts";
@@ -153,16 +155,21 @@ export async function taskContext(ctx: RetrievalContext, request: TaskContextReq
     return subject ? [{ ...s, reason: ruleReason(s.item, subject) }] : [];
   });
   const omittedSeen = relevant.filter((s) => excluded.has(s.item.id)).length;
-  relevant = heldBackStale(ctx, relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED * 2)).slice(
-    0,
-    MAX_SELECTED,
-  );
+  relevant = relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED * 2);
+  if (relevant.length > 0 || omittedSeen > 0 || req.active_file_paths.length > 0 || onlyWorkWords(taskStems)) {
+    // A recurring item ranks by the larger of its relevance and the share of sessions that met it.
+    relevant.push(...(await recurringFor(ctx, req, relevant, excluded)));
+    relevant.sort((a, b) => b.score - a.score);
+  }
+  relevant = heldBackStale(ctx, relevant).slice(0, MAX_SELECTED);
   if (ctx.noteTaker && relevant.length > 0) relevant = await chainOfNote(ctx, req.task_description, relevant);
 
+  const said = restatements(ctx.db, relevant);
   const blocks: Block[] = relevant.map((s) => ({
     id: s.item.id,
     group: groupOf(s.item),
     text: memoryLine(s.item, ctx.nowMs),
+    ...(said.has(s.item.id) ? { restates: said.get(s.item.id)! } : {}),
   }));
   const hasRelevant = relevant.length > 0 || omittedSeen > 0;
   const packed = packBlocks({
@@ -197,6 +204,65 @@ export async function taskContext(ctx: RetrievalContext, request: TaskContextReq
     memory_ids: selected.map((s) => s.item.id),
     omitted_seen: omittedSeen,
   });
+}
+
+/** Recurring items served beside the relevant ones, at most this many (they come last, so the budget cuts them first). */
+export const MAX_RECURRING = 3;
+
+/**
+ * Words that say only that work goes on in this project ("commit this", "continue", "run the tests
+ * and push"): a task made of them alone is about the project, though no memory shares a word with it.
+ */
+const WORK_STEMS: ReadonlySet<string> = new Set(
+  analyzeQuery(
+    "commit commits push continue proceed resume go ahead next finish done change changes work run tests test lint build check checks fix merge rebase please ok okay yes let",
+  ).map((t) => t.stem),
+);
+
+export function onlyWorkWords(taskStems: ReadonlySet<string>): boolean {
+  return [...taskStems].every((s) => WORK_STEMS.has(s));
+}
+
+/**
+ * The project's recurring items (rank/recurring.ts) for a task that is about this project: something
+ * in memory is relevant to it, it names files, or it only says that work goes on. A task about
+ * something else (no relevant memory, no files, words of its own) still abstains.
+ */
+async function recurringFor(
+  ctx: RetrievalContext,
+  req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types">,
+  relevant: readonly Scored[],
+  excluded: ReadonlySet<string>,
+): Promise<Scored[]> {
+  const have = new Set(relevant.map((s) => s.item.id));
+  const picks = recurringItems(ctx.db, ctx.projectId, ctx.nowMs)
+    .filter((r) => !have.has(r.id) && !excluded.has(r.id))
+    .slice(0, MAX_RECURRING);
+  if (picks.length === 0) return [];
+  const types: MemoryType[] =
+    req.preferred_memory_types && req.preferred_memory_types.length > 0
+      ? req.preferred_memory_types
+      : [...MEMORY_TYPES];
+  const byId = new Map(picks.map((r) => [r.id, r]));
+  const items = loadItems(
+    ctx.db,
+    ctx.projectId,
+    picks.map((r) => r.id),
+    types,
+  );
+  const scored = await scoreItems(ctx, items, {
+    text: req.task_description,
+    paths: req.active_file_paths,
+    similarity: "absolute",
+  });
+  return scored.map((s) => {
+    const r = byId.get(s.item.id)!;
+    return { ...s, score: Math.max(s.score, r.sessions / r.since), reason: recurringReason(r) };
+  });
+}
+
+function recurringReason(r: Recurring): string {
+  return `Came up again in ${r.sessions} of this project's last ${r.since} sessions, whatever their task.`;
 }
 
 /**

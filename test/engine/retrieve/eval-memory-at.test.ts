@@ -64,7 +64,7 @@ function session(id: string, hour: number, episodes: string[], touched: Partial<
   } satisfies ReplaySession;
 }
 
-test("the memory at a moment: items valid from before it and not ended by it, later evidence and its importance taken back", () => {
+test("the memory at a moment: items valid from before it and not ended by it, later evidence and its importance taken back until its time", () => {
   sb = sandbox();
   const s = sb;
   add(s, "a", 1, { evidence: ["e1", "e5"], importance: 0.7 }); // e5 (hour 5) confirmed it later
@@ -91,7 +91,9 @@ test("the memory at a moment: items valid from before it and not ended by it, la
     expect(hits.map((h) => h.memory_id).sort()).toEqual(["a", "b"]);
     mem.advance(T0 + 6 * H);
     expect([...mem.ids()].sort()).toEqual(["a", "c"]);
-    expect(getMemoryItem(mem.db, "a")!.evidence_episode_ids).toEqual(["e1"]); // rows already standing are kept as read
+    // What confirmed a standing item meanwhile comes back with the time (the ranker counts the sessions that met it).
+    expect(getMemoryItem(mem.db, "a")!.evidence_episode_ids).toEqual(["e1", "e5"]);
+    expect(getMemoryItem(mem.db, "a")!.importance).toBe(0.7);
     expect(() => mem.advance(T0)).toThrow();
   } finally {
     mem.close();

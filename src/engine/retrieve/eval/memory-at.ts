@@ -8,12 +8,22 @@
  *
  * What a later session did to an item still standing at t is taken back where the rows say it:
  * evidence episodes that started at or after t are dropped (with the 0.05 importance each
- * confirmation added), and its last-seen time is capped at t. Manifest facts read "now" are valid
- * from when they were read, so a replay of older sessions does not see them.
+ * confirmation added), and its last-seen time is capped at t; as time moves on, the evidence an item
+ * gathered meanwhile comes back (so how many sessions met it is what it was at t). The episodes that
+ * started before t are copied in too, for the ranker's count of sessions (rank/recurring.ts).
+ * Manifest facts read "now" are valid from when they were read, so a replay of older sessions does
+ * not see them.
  */
 import { Database } from "bun:sqlite";
 import { isoToMs, nowIso } from "../../../shared/time.ts";
-import { insertMemoryItem, rowToItem, supersedeMemoryItem, type MemoryItem } from "../../../sql/memory-items.ts";
+import { insertEpisode, type Episode } from "../../../sql/episodes.ts";
+import {
+  insertMemoryItem,
+  rowToItem,
+  supersedeMemoryItem,
+  updateMemoryItem,
+  type MemoryItem,
+} from "../../../sql/memory-items.ts";
 import { migrate } from "../../../sql/migrations.ts";
 
 const SELECT_ALL = `SELECT m.*, mm.confidence, mm.file_paths, mm.evidence_episode_ids, mm.valid_from, mm.valid_to,
@@ -41,6 +51,9 @@ export class MemoryAt {
   readonly db: Database;
   private readonly pending: VersionedItem[];
   private readonly standing = new Map<string, VersionedItem>();
+  /** Evidence episodes each standing row holds now. */
+  private readonly evidenceHeld = new Map<string, number>();
+  private readonly pendingEpisodes: Episode[];
   private atMs = -Infinity;
 
   constructor(
@@ -50,10 +63,13 @@ export class MemoryAt {
     private readonly episodeStart: ReadonlyMap<string, number>,
     /** Items a person pinned, with when (ms). */
     private readonly pins: ReadonlyMap<string, number> = new Map(),
+    /** The project's episodes, copied in once they have started. */
+    episodes: readonly Episode[] = [],
   ) {
     this.db = new Database(":memory:", { strict: true });
     migrate(this.db, "data");
     this.pending = [...versions].sort((a, b) => a.fromMs - b.fromMs);
+    this.pendingEpisodes = [...episodes].sort((a, b) => a.start_ts.localeCompare(b.start_ts));
   }
 
   /** Ids of the items standing now. */
@@ -73,11 +89,27 @@ export class MemoryAt {
             supersedeMemoryItem(this.db, id, null, null, at);
             this.db.query("DELETE FROM memory_marks WHERE memory_id = ?").run(id);
             this.standing.delete(id);
+            this.evidenceHeld.delete(id);
+          } else {
+            // Confirmations since the last step, while it stood.
+            const now = this.asOf(v.item, ms);
+            if (now.evidence_episode_ids.length !== this.evidenceHeld.get(id)) {
+              updateMemoryItem(this.db, id, {
+                evidence_episode_ids: now.evidence_episode_ids,
+                importance: now.importance,
+                updated_at: now.updated_at,
+              });
+              this.evidenceHeld.set(id, now.evidence_episode_ids.length);
+            }
           }
+        while (this.pendingEpisodes.length > 0 && isoToMs(this.pendingEpisodes[0]!.start_ts) < ms)
+          insertEpisode(this.db, { ...this.pendingEpisodes.shift()!, project_id: this.projectId });
         while (this.pending.length > 0 && this.pending[0]!.fromMs < ms) {
           const v = this.pending.shift()!;
           if (v.toMs <= ms) continue;
-          insertMemoryItem(this.db, this.asOf(v.item, ms));
+          const row = this.asOf(v.item, ms);
+          insertMemoryItem(this.db, row);
+          this.evidenceHeld.set(v.item.id, row.evidence_episode_ids.length);
           const pinnedAt = this.pins.get(v.item.id);
           if (pinnedAt !== undefined && pinnedAt < ms) this.pin(v.item);
           this.standing.set(v.item.id, v);

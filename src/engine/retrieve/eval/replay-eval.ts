@@ -131,7 +131,8 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
   const chosen =
     opts.sessions !== undefined ? evaluable.slice(Math.max(0, evaluable.length - opts.sessions)) : evaluable;
   const versions = allVersions(db, projectId);
-  const episodeStart = new Map(listEpisodes(db, projectId, 1_000_000).map((e) => [e.id, isoToMs(e.start_ts)]));
+  const episodes = listEpisodes(db, projectId, 1_000_000);
+  const episodeStart = new Map(episodes.map((e) => [e.id, isoToMs(e.start_ts)]));
   const pins = new Map(
     (
       db.query(`SELECT memory_id, at FROM memory_marks WHERE kind = 'pin'`).all() as Array<{
@@ -141,7 +142,7 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
     ).map((r) => [r.memory_id, isoToMs(r.at)]),
   );
   const needIndex = new NeedIndex(versions, anchorsOf(db, versions));
-  const mem = new MemoryAt(projectId, versions, episodeStart, pins);
+  const mem = new MemoryAt(projectId, versions, episodeStart, pins, episodes);
   const out: EvalSession[] = [];
   const byReason = { met_by_extraction: 0, anchor_touched: 0 };
   const missed = { not_candidate: 0, below_gate: 0, cut: 0 };

@@ -35,6 +35,8 @@ export interface Block {
   order?: number;
   /** A shorter version to use when the full text does not fit (e.g. an event cut to its tail). */
   shorten?: (maxTokens: number, counter: TokenCounter) => string | undefined;
+  /** Ids of earlier blocks this one says again in other words: skipped when any of them is shown. */
+  restates?: readonly string[];
 }
 
 export interface PackInput {
@@ -165,6 +167,7 @@ function fill(input: PackInput, frame: Frame): { shown: Block[]; text: string; t
   const shown: Block[] = [];
   let used = footerCost + headerCost;
   for (const block of input.blocks) {
+    if (block.restates?.some((id) => shown.some((b) => b.id === id))) continue;
     let heading = 0;
     if (frame.headings && block.group !== undefined && groupKeys.has(block.group) && !opened.has(block.group)) {
       if (!headingCost.has(block.group)) headingCost.set(block.group, counter.count(input.groups![block.group]!) + 2);
