@@ -6,6 +6,7 @@ import {
   currentText,
   oneEditApart,
   renamedByEdit,
+  stillNamesOld,
 } from "../../../src/engine/learn/apply/follow-renames.ts";
 import { processEvents } from "../../../src/engine/learn/process-events.ts";
 import { reprocessProject } from "../../../src/engine/learn/reprocess.ts";
@@ -100,6 +101,30 @@ describe("names the later sessions use instead", () => {
     once.cleanup();
     const both = await run(said(RULE), uses(".agents/skills"), uses(".agent/skills"), uses(".agents/skills"));
     expect(rule(both)!.content).toContain('".agent/skills"');
+  });
+
+  test("a memory that names the old spelling on purpose is not rewritten into a contradiction: it becomes history", async () => {
+    const s = await run(
+      said('For AGENTS.md target, the skills should be in ".agent/skills" (singular `.agent`, as I said), always'),
+      renames,
+      uses(".agents/skills"),
+      uses(".agents/skills"),
+    );
+    const now = currentItems(s.db, s.root).map((i) => i.content);
+    expect(now.filter((c) => c.includes("singular"))).toEqual([]);
+    const all = s.db.query("SELECT content FROM memory_items WHERE content LIKE '%singular%'").all() as Array<{
+      content: string;
+    }>;
+    expect(all.length).toBeGreaterThan(0); // kept, as history
+    expect(all.every((r) => r.content.includes('".agent/skills"'))).toBe(true); // never rewritten
+  });
+
+  test("what still names the old spelling after a rewrite", () => {
+    const from = ".agent/skills";
+    const to = ".agents/skills";
+    expect(stillNamesOld("skills go in `.agents/skills/` (singular `.agent`, as specified)", from, to)).toBe(true);
+    expect(stillNamesOld("skills go in `.agents/skills/`, not in .claude/skills", from, to)).toBe(false);
+    expect(stillNamesOld("call summarize(x) before saving", "summarise", "summarize")).toBe(false);
   });
 
   test("what counts as the same name one edit away, and what an edit replaced", () => {

@@ -20,7 +20,7 @@ import { log } from "../../../shared/log.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { pinnedIds } from "../../../sql/memory-marks.ts";
 import { observationsOf, recordObservation } from "../../../sql/observations.ts";
-import { currentItems, replaceWithVersion, type MemoryItem } from "../../../sql/memory-items.ts";
+import { currentItems, replaceWithVersion, supersedeMemoryItem, type MemoryItem } from "../../../sql/memory-items.ts";
 import { renamedOnLine } from "../../anchors/check.ts";
 import { citedIdentifiers } from "../../anchors/cite.ts";
 import { wordRe } from "../../anchors/source-file.ts";
@@ -251,6 +251,18 @@ export function findRenames(db: Database, projectId: string): Rename[] {
 }
 
 /**
+ * After `from` → `to` was written in, the text still names a part of the old name that the new one
+ * changed (`.agent` of `.agent/skills` → `.agents/skills`) as a word of its own.
+ */
+export function stillNamesOld(content: string, from: string, to: string): boolean {
+  const olds = from.split("/");
+  const news = new Set(to.split("/"));
+  return olds
+    .filter((seg) => seg.length >= 2 && !news.has(seg))
+    .some((seg) => new RegExp(`(?<![\\w.-])${seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`).test(content));
+}
+
+/**
  * Observe the episodes just extracted, then give each renamed memory a version with today's name;
  * returns the ids of the new versions.
  */
@@ -261,8 +273,15 @@ export function followRenames(db: Database, projectId: string, episodeIds: reado
     db.transaction(() => {
       observeNames(db, projectId, episodeIds);
       for (const { item, from, to, identifier } of findRenames(db, projectId)) {
+        const content = identifier ? item.content.replace(wordRe(from, "g"), to) : item.content.split(from).join(to);
+        if (stillNamesOld(content, from, to)) {
+          // It names the old spelling on purpose ("singular `.agent`, as the user specified"): a
+          // rewrite would contradict itself, and what it says no longer holds. History, not served.
+          supersedeMemoryItem(db, item.id, null, null, at);
+          continue;
+        }
         const next = replaceWithVersion(db, item, newId("mem", nowMs), at, {
-          content: identifier ? item.content.replace(wordRe(from, "g"), to) : item.content.split(from).join(to),
+          content,
           file_paths: item.file_paths.map((p) => p.split(from).join(to)),
           tags: [...new Set([...item.tags, "renamed-later"])],
           decision: "UPDATE_EXISTING",
