@@ -24,24 +24,29 @@ export const RESTATEMENT_OVERLAP = 0.45;
 export function restatements(db: Database, ranked: ReadonlyArray<{ item: MemoryItem }>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   if (ranked.length < 2) return out;
-  const stems = ranked.map((s) => itemStems(s.item));
+  // Pairs that name the same thing first (a regex per item); words and their rarity only for those.
+  const names = ranked.map((s) => namesIn(s.item.content));
+  const pairs: Array<[number, number]> = [];
+  for (let i = 1; i < ranked.length; i++)
+    for (let k = 0; k < i; k++)
+      if (ranked[k]!.item.type === ranked[i]!.item.type && [...names[i]!].some((x) => names[k]!.has(x)))
+        pairs.push([i, k]);
+  if (pairs.length === 0) return out;
+  const stems = new Map<number, Set<string>>();
+  for (const [i, k] of pairs) for (const x of [i, k]) if (!stems.has(x)) stems.set(x, itemStems(ranked[x]!.item));
   const all = new Set<string>();
-  for (const set of stems) for (const s of set) all.add(s);
+  for (const set of stems.values()) for (const s of set) all.add(s);
   const n = Math.max(1, collectionStats(db, "memory_fts")?.docs ?? 1);
   const dfs = documentFrequencies(db, "memory_fts", [...all]);
   const weight = (s: string) => Math.log(1 + n / Math.max(1, dfs.get(s) ?? 1));
-  const mass = stems.map((set) => [...set].reduce((m, s) => m + weight(s), 0));
-  const names = ranked.map((s) => namesIn(s.item.content));
-  ranked.forEach((s, i) => {
-    const said: string[] = [];
-    for (let k = 0; k < i; k++) {
-      if (ranked[k]!.item.type !== s.item.type || ![...names[i]!].some((x) => names[k]!.has(x))) continue;
-      let shared = 0;
-      for (const x of stems[i]!) if (stems[k]!.has(x)) shared += weight(x);
-      if (shared >= RESTATEMENT_OVERLAP * Math.min(mass[i]!, mass[k]!)) said.push(ranked[k]!.item.id);
-    }
-    if (said.length > 0) out.set(s.item.id, said);
-  });
+  const mass = new Map([...stems].map(([x, set]) => [x, [...set].reduce((m, s) => m + weight(s), 0)]));
+  for (const [i, k] of pairs) {
+    let shared = 0;
+    for (const x of stems.get(i)!) if (stems.get(k)!.has(x)) shared += weight(x);
+    if (shared < RESTATEMENT_OVERLAP * Math.min(mass.get(i)!, mass.get(k)!)) continue;
+    const id = ranked[i]!.item.id;
+    out.set(id, [...(out.get(id) ?? []), ranked[k]!.item.id]);
+  }
   return out;
 }
 
