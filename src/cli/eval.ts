@@ -1,7 +1,8 @@
 /**
  * `sqrl eval`: replay the project's own sessions and measure what memory would have served each one
  * (src/engine/retrieve/eval/). Runs in this process against data.db opened read only: it never
- * changes memory. Progress on stderr; a table on stdout, or `--json` (the EvalReport schema).
+ * changes memory. Progress on stderr; a table on stdout, or `--json` (the EvalReport schema). The
+ * report is kept as the project's last eval (src/shared/last-eval.ts, outside data.db) for `sqrl ui`.
  */
 import { defineCommand } from "citty";
 import { UsageError } from "../shared/errors.ts";
@@ -26,14 +27,21 @@ export default defineCommand({
     const sessions = parseCount(args.sessions);
     const budgetArg = parseBudget(args.budget);
     const root = projectRootFor(args.project);
-    const [{ openProjectDb }, { evaluateProject }, { processConfig }, { loadTokenCounter }, { renderEvalReport }] =
-      await Promise.all([
-        import("../sql/open.ts"),
-        import("../engine/retrieve/eval/replay-eval.ts"),
-        import("../shared/config.ts"),
-        import("../shared/tokens.ts"),
-        import("./eval-table.ts"),
-      ]);
+    const [
+      { openProjectDb },
+      { evaluateProject },
+      { processConfig },
+      { loadTokenCounter },
+      { renderEvalReport },
+      { saveLastEval },
+    ] = await Promise.all([
+      import("../sql/open.ts"),
+      import("../engine/retrieve/eval/replay-eval.ts"),
+      import("../shared/config.ts"),
+      import("../shared/tokens.ts"),
+      import("./eval-table.ts"),
+      import("../shared/last-eval.ts"),
+    ]);
     const cfg = processConfig().get();
     const budget = budgetArg ?? cfg["budgets.task_context"];
     const counter = await loadTokenCounter(cfg["tokens.counter"]);
@@ -52,6 +60,8 @@ export default defineCommand({
         },
       });
       if (report.sessions_evaluated === 0) process.stderr.write("eval: no session to replay (it needs two or more)\n");
+      saveLastEval(root, report, "cli");
+      process.stderr.write("eval: kept as the project's last eval (`sqrl ui` shows it)\n");
       if (args.json) printJson(report);
       else print(renderEvalReport(report));
     } finally {

@@ -20,6 +20,7 @@ import { gitDirs } from "../shared/git.ts";
 import { listProjects, projectForPath } from "../shared/projects.ts";
 import { openProjectDb, openUserDb } from "../sql/open.ts";
 import { VERSION } from "../version.ts";
+import { EvalRuns, evalStatus } from "./eval-runs.ts";
 import { embedderFromConfig } from "./llm/embeddings.ts";
 import { llmNoteTaker } from "./retrieve/chain-of-note.ts";
 import { llmUsageReport } from "./llm/usage-report.ts";
@@ -64,6 +65,8 @@ class EngineState {
   private readonly writers = new Map<string, Database>();
   private userDb: Database | undefined;
   readonly started = Date.now();
+  /** `sqrl eval` runs started from the page. */
+  readonly evals = new EvalRuns();
 
   constructor(private readonly source: ConfigSource) {}
 
@@ -215,6 +218,37 @@ const HANDLERS: { [N in RouteName]?: Handler<(typeof ROUTES)[N]> } = {
     const root = state.projectRoot(input.project_id);
     const { markWrong } = await import("./learn/curate.ts");
     return markWrong(state.db(root), { ...input, project_id: root }, Date.now(), state.user());
+  },
+  eval: async (input, state) => {
+    const root = state.projectRoot(input.project_id);
+    return evalStatus(state.db(root), root, state.evals);
+  },
+  eval_run: async (input, state) => {
+    const root = state.projectRoot(input.project_id);
+    const cfg = state.config();
+    state.evals.start(state.db(root), root, {
+      budget: input.budget ?? cfg["budgets.task_context"],
+      counter: await loadTokenCounter(cfg["tokens.counter"]),
+      userId: cfg.user_id,
+      ...(input.sessions !== undefined ? { sessions: input.sessions } : {}),
+    });
+    return evalStatus(state.db(root), root, state.evals);
+  },
+  eval_forget_unused: async (input, state) => {
+    const root = state.projectRoot(input.project_id);
+    const { readLastEval } = await import("../shared/last-eval.ts");
+    const stored = readLastEval(root);
+    if (!stored)
+      throw new SqrlError(
+        "not_found",
+        "No eval has run for this project: run `sqrl eval` (or the page's button) first.",
+        {
+          status: 404,
+          exitCode: 1,
+        },
+      );
+    const { forgetNeverNeeded } = await import("./learn/eval-forget.ts");
+    return forgetNeverNeeded(state.db(root), root, stored, input.memory_ids, Date.now());
   },
   tool_calls: async (input, state) => {
     const { insertToolCall } = await import("../sql/tool-calls.ts");

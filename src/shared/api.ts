@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { ERROR_CODES } from "./errors.ts";
+import { EvalForgetRequest, EvalForgetResponse, EvalRunRequest, EvalStatus } from "./eval-report.ts";
 import { EventDTO } from "./event.ts";
 
 export const MEMORY_TYPES = ["user_style", "project_fact", "pitfall", "recipe"] as const;
@@ -689,6 +690,29 @@ export const ROUTES = {
     method: "POST",
     request: WrongRequest,
     response: MemoryActionResponse,
+    server: "engine",
+  }),
+  // sqrl ui: the project's last `sqrl eval`, a run of it, and forgetting what it found never needed
+  eval: route({
+    path: "/eval",
+    method: "GET",
+    request: ProjectQuery,
+    response: EvalStatus,
+    server: "engine",
+    query: { arrays: [], numeric: [] },
+  }),
+  eval_run: route({
+    path: "/eval/run",
+    method: "POST",
+    request: EvalRunRequest,
+    response: EvalStatus,
+    server: "engine",
+  }),
+  eval_forget_unused: route({
+    path: "/eval/forget_unused",
+    method: "POST",
+    request: EvalForgetRequest,
+    response: EvalForgetResponse,
     server: "engine",
   }),
   /**

@@ -32,6 +32,8 @@ export const homePaths = {
   logs: () => join(sqrlHome(), "logs"),
   /** Files for this user alone while the daemon runs (0700): `sqrl ui`'s one-time login files. */
   run: () => join(sqrlHome(), "run"),
+  /** Each project's last `sqrl eval` (0700 folder, 0600 files named by a hash of the project root). */
+  evals: () => join(sqrlHome(), "evals"),
 };
 
 export const projectPaths = {

@@ -2,11 +2,12 @@
  * `sqrl eval` on real sessions (issue 27): the packmind project's first sessions ingested into a temp
  * project and distilled offline, then replayed. The time cut is checked item by item — nothing a
  * session or a later one made is ever served for it — and the command runs through the compiled
- * binary: valid JSON on stdout, a progress line on stderr, a table for a person, data.db unchanged.
+ * binary: valid JSON on stdout, a progress line on stderr, a table for a person, data.db unchanged,
+ * the report kept as the project's last eval (for `sqrl ui`).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { processEvents } from "../../src/engine/learn/process-events.ts";
 import { EvalReport, evaluateProject } from "../../src/engine/retrieve/eval/replay-eval.ts";
@@ -14,6 +15,7 @@ import { projectSessions } from "../../src/engine/retrieve/eval/sessions.ts";
 import { retrievalContext } from "../../src/engine/retrieve/retrieval-context.ts";
 import { taskContext } from "../../src/engine/retrieve/task-context.ts";
 import { TaskContextRequest } from "../../src/shared/api.ts";
+import { StoredEval } from "../../src/shared/eval-report.ts";
 import { isoToMs } from "../../src/shared/time.ts";
 import { listEpisodes } from "../../src/sql/episodes.ts";
 import { getMemoryItem } from "../../src/sql/memory-items.ts";
@@ -144,6 +146,16 @@ describe.skipIf(!HAVE_PACKMIND)("sqrl eval on the packmind sessions", () => {
       expect(json.stderr).toMatch(
         new RegExp(`eval: ${parsed.sessions_evaluated}/${parsed.sessions_evaluated} sessions`),
       );
+      // Kept as the project's last eval for `sqrl ui`: one 0600 file under SQRL_HOME/evals, outside data.db.
+      expect(json.stderr).toContain("kept as the project's last eval");
+      const kept = readdirSync(join(home, "evals"));
+      expect(kept).toHaveLength(1);
+      const keptFile = join(home, "evals", kept[0]!);
+      expect(statSync(keptFile).mode & 0o777).toBe(0o600);
+      const stored = StoredEval.parse(JSON.parse(readFileSync(keptFile, "utf8")));
+      expect(stored.by).toBe("cli");
+      expect(stored.project_id).toBe(sb.root);
+      expect(stored.report).toEqual(parsed);
       const text = runSqrl(["eval", "--project", sb.root, "--sessions", "3", "--budget", "300"], { env, cwd: sb.root });
       expect(text.code).toBe(0);
       expect(text.stdout).toContain("served recall of needed items");

@@ -299,6 +299,10 @@ async function api(req: Request, url: URL, deps: UiDeps): Promise<Response> {
   if (head === "episodes" && get && id !== undefined)
     return engine(deps, "/recall", { query: { project_id: project, episode_id: id, context_budget_tokens: 100_000 } });
   if (head === "agent" && req.method === "POST") return agentView(deps, project, await readBody(req));
+  // The last `sqrl eval` (read), a run of it, and forgetting what it found never needed (writes, in the engine).
+  if (head === "eval" && get && id === undefined) return engine(deps, "/eval", { query: { project_id: project } });
+  if (head === "eval" && req.method === "POST" && (id === "run" || id === "forget_unused") && action === undefined)
+    return engine(deps, `/eval/${id}`, { method: "POST", body: { ...(await readBody(req)), project_id: project } });
   return jsonError(404, "not_found", `No page API ${req.method} ${url.pathname}.`);
 }
 

@@ -1,8 +1,12 @@
 import { api, qs } from "../api.ts";
 import { ago, fmt, Loaded, shortPath, TypeBadge, useLoad, when, type Load } from "../bits.tsx";
 import { href, Link } from "../router.tsx";
+import { EvalCard } from "./eval-card.tsx";
 
-/** Screen 1: every registered project, and for the picked one its events, episodes, memory, views, health and LLM spend. */
+/**
+ * Screen 1: every registered project, and for the picked one its events, episodes, memory, views,
+ * health, LLM spend and last eval (eval-card.tsx).
+ */
 export interface Projects {
   version: string;
   home: string;
@@ -298,6 +302,7 @@ function ProjectOverview(props: { project: string }) {
                 </div>
               </div>
             </div>
+            <EvalCard project={o.project_id} />
           </div>
         );
       }}

@@ -6,7 +6,7 @@
  * benchmark: plain BM25 over the same items in the same budget, and serving nothing. Read only.
  */
 import type { Database } from "bun:sqlite";
-import { z } from "zod";
+import { EvalReport, type EvalItem, type EvalRanker, type EvalSession } from "../../../shared/eval-report.ts";
 import { TaskContextRequest } from "../../../shared/api.ts";
 import { defaultCounter, type TokenCounter } from "../../../shared/tokens.ts";
 import { rankLexical } from "../../../ranker/lexical.ts";
@@ -32,83 +32,8 @@ import { anchorsOf, NeedIndex } from "./needed.ts";
 import { projectSessions, type ReplaySession } from "./sessions.ts";
 import { getMemoryItem } from "../../../sql/memory-items.ts";
 
-export const EVAL_RANKERS = ["sqrl", "bm25", "none"] as const;
-export type EvalRanker = (typeof EVAL_RANKERS)[number];
-
-const Ratio = z.number().min(0).max(1).nullable();
-
-export const EvalSession = z.object({
-  session_id: z.string(),
-  started_at: z.string(),
-  /** The opening request, clipped. */
-  request: z.string(),
-  files: z.array(z.string()),
-  /** Items standing when it started (what could be served). */
-  standing: z.number().int().nonnegative(),
-  needed: z.array(z.string()),
-  served: z.array(z.string()),
-  needed_served: z.number().int().nonnegative(),
-  served_tokens: z.number().int().nonnegative(),
-  wasted_tokens: z.number().int().nonnegative(),
-  abstained: z.boolean(),
-});
-export type EvalSession = z.infer<typeof EvalSession>;
-
-export const EvalItem = z.object({
-  memory_id: z.string(),
-  type: z.string(),
-  key: z.string(),
-  content: z.string(),
-  /** Sessions it was served to, needed by, and both (its value), and served without being needed. */
-  served: z.number().int().nonnegative(),
-  needed: z.number().int().nonnegative(),
-  served_needed: z.number().int().nonnegative(),
-  served_unused: z.number().int().nonnegative(),
-});
-export type EvalItem = z.infer<typeof EvalItem>;
-
-/** What `sqrl eval --json` prints. */
-export const EvalReport = z.object({
-  project: z.string(),
-  ranker: z.enum(EVAL_RANKERS),
-  budget: z.number().int().positive(),
-  /** Sessions of the project; evaluated: each later one with an opening request. */
-  sessions_total: z.number().int().nonnegative(),
-  sessions_evaluated: z.number().int().nonnegative(),
-  /** Needed items served, of all needed items (summed over sessions); null when nothing was needed. */
-  served_recall: Ratio,
-  needed_total: z.number().int().nonnegative(),
-  needed_served: z.number().int().nonnegative(),
-  /** Why items were needed (summed over sessions): met by the session's extraction, or anchored to what its failures and fixes touched. */
-  needed_by_reason: z.object({
-    met_by_extraction: z.number().int().nonnegative(),
-    anchor_touched: z.number().int().nonnegative(),
-  }),
-  /**
-   * Why needed items were not served (sqrl's task context only; null for the baselines): never a
-   * candidate (no shared word, not about an active file), scored below the relevance gate, or
-   * relevant but cut (the 20-item cap or the budget).
-   */
-  missed_by_cause: z
-    .object({
-      not_candidate: z.number().int().nonnegative(),
-      below_gate: z.number().int().nonnegative(),
-      cut: z.number().int().nonnegative(),
-    })
-    .nullable(),
-  served_tokens: z.number().int().nonnegative(),
-  /** Tokens of served items the session never needed. */
-  wasted_tokens: z.number().int().nonnegative(),
-  abstention: z.object({
-    /** Sessions that needed nothing standing, and how many of them were served nothing. */
-    sessions_nothing_needed: z.number().int().nonnegative(),
-    abstained: z.number().int().nonnegative(),
-    rate: Ratio,
-  }),
-  sessions: z.array(EvalSession),
-  items: z.array(EvalItem),
-});
-export type EvalReport = z.infer<typeof EvalReport>;
+export { EVAL_RANKERS, EvalItem, EvalReport, EvalSession } from "../../../shared/eval-report.ts";
+export type { EvalRanker } from "../../../shared/eval-report.ts";
 
 export interface EvalOptions {
   /** Only the last N evaluable sessions (default: all). */
