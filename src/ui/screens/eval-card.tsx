@@ -215,8 +215,9 @@ function EvalResult(props: {
         <div data-eval-abstention>
           <div class="big">{pct(sum.abstention.rate)}</div>
           <div class="muted small">
-            abstention: {fmt(sum.abstention.abstained)} of {fmt(sum.abstention.sessions_nothing_needed)} sessions that
-            needed nothing were served nothing
+            abstention: nothing served to {fmt(sum.abstention.abstained)} of{" "}
+            {fmt(sum.abstention.sessions_nothing_needed)}{" "}
+            {sum.abstention.sessions_nothing_needed === 1 ? "session" : "sessions"} that needed nothing
           </div>
         </div>
       </div>
@@ -285,11 +286,11 @@ function EvalResult(props: {
       {asking && (
         <div class="inline-form stack" data-confirm-panel="forget-unused">
           <p>
-            Forget these {fmt(valid.length)} {valid.length === 1 ? "memory" : "memories"}? The last eval served{" "}
-            {valid.length === 1 ? "it" : "them"} and no session needed {valid.length === 1 ? "it" : "them"}.{" "}
-            {valid.length === 1 ? "It leaves" : "They leave"} every view, search and task context and{" "}
-            {valid.length === 1 ? "is" : "are"} not learned again; the history stays.
-            {held.length > 0 && ` ${fmt(held.length)} you pinned or edited ${held.length === 1 ? "is" : "are"} kept.`}
+            {valid.length === 1
+              ? "Forget this memory? The last eval served it and no session needed it. It leaves every view, search and task context and is not learned again; the history stays."
+              : `Forget these ${fmt(valid.length)} memories? The last eval served them and no session needed them. They leave every view, search and task context and are not learned again; the history stays.`}
+            {held.length > 0 &&
+              ` ${fmt(held.length)} that you pinned or edited ${held.length === 1 ? "is" : "are"} kept.`}
             {gone.length > 0 && ` ${fmt(gone.length)} no longer valid ${gone.length === 1 ? "is" : "are"} skipped.`}
           </p>
           <ul class="small scroll" data-forget-list>
