@@ -165,6 +165,9 @@ describe("the page's eval through the engine API", () => {
     const started = await call("/eval/run", { project_id: proj.root });
     expect(started.status).toBe(200);
     let s = EvalStatus.parse(started.json);
+    // Answered at once, with the run in progress (the page polls GET /eval for its progress and result).
+    expect(s.running).not.toBeNull();
+    expect(s.last).toBeNull();
     const deadline = Date.now() + 30_000;
     while (s.last === null || s.running !== null) {
       expect(Date.now()).toBeLessThan(deadline);
