@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { EvalReport } from "../../src/shared/eval-report.ts";
 import { addEpisodeEvents, insertEpisode } from "../../src/sql/episodes.ts";
 import { insertEvents } from "../../src/sql/events.ts";
+import { insertMemoryItem } from "../../src/sql/memory-items.ts";
 import { openProjectDb } from "../../src/sql/open.ts";
 import { SQRL_BIN } from "../helpers/sqrl.ts";
 import {
@@ -35,11 +36,18 @@ if (!ready)
 /** The later session: asks about the JWT check, fails nothing, so what it is served it does not need. */
 const LATER_REQUEST = "Write a short doc comment explaining how verifyToken handles clock tolerance for JWT login";
 
-/** A second session a day after the seed one (which is the first and only replayed as history). */
+/** An item sqrl learned (offline) before the later session, about what that session asks. */
+const DOCS_RECIPE = "mem_eval_docs_recipe";
+
+/**
+ * A second session a day after the seed one (which is the first, only replayed as history), and an
+ * offline recipe learned before it about the same thing.
+ */
 function seedLaterSession(root: string): void {
   const db = openProjectDb(root);
   try {
     const start = Date.now() - 86_400_000;
+    const learned = new Date(start - 2 * 86_400_000).toISOString();
     const t = (min: number) => new Date(start + min * 60_000).toISOString();
     const texts: Array<[string, string, string[]]> = [
       ["user_message", LATER_REQUEST, []],
@@ -59,6 +67,26 @@ function seedLaterSession(root: string): void {
       processed_at: t(10),
     }));
     db.transaction(() => {
+      insertMemoryItem(db, {
+        id: DOCS_RECIPE,
+        project_id: root,
+        user_id: "alice",
+        scope: "project",
+        type: "recipe",
+        key: "auth_docs",
+        content: "After editing the doc comment of verifyToken, rebuild the auth docs with `pnpm run docs:auth`.",
+        tags: ["docs"],
+        importance: 0.6,
+        created_at: learned,
+        updated_at: learned,
+        source_episode_id: null,
+        source_event_ids: [],
+        confidence: 0.8,
+        file_paths: ["src/auth/jwt.ts"],
+        evidence_episode_ids: [],
+        decision: "ADD_NEW",
+        extractor: "offline",
+      });
       insertEvents(db, events);
       insertEpisode(db, {
         id: "ep_later",
@@ -161,8 +189,8 @@ describe.skipIf(!ready)("the last eval on the sqrl ui page", () => {
     const report = EvalReport.parse(JSON.parse(res.stdout));
     expect(report.sessions_evaluated).toBe(1);
     const neverNeeded = report.items.filter((i) => i.served > 0 && i.needed === 0).map((i) => i.memory_id);
-    // The later session was served the JWT pitfall (an offline item) and did not need it.
-    expect(neverNeeded).toContain(UI_SEED.withLineage);
+    // The later session was served the docs recipe (learned offline) and did not need it.
+    expect(neverNeeded).toContain(DOCS_RECIPE);
 
     const { ctx, page } = await loggedIn();
     const card = page.locator("[data-eval]");
@@ -187,7 +215,7 @@ describe.skipIf(!ready)("the last eval on the sqrl ui page", () => {
     const held = await card
       .locator("[data-eval-least] [data-memory][data-state=held]")
       .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-memory")!));
-    expect(valid).toContain(UI_SEED.withLineage);
+    expect(valid).toContain(DOCS_RECIPE);
     expect(valid.length + held.length).toBe(neverNeeded.length);
 
     // Ask first: the list and the count, then confirm.
@@ -216,7 +244,7 @@ describe.skipIf(!ready)("the last eval on the sqrl ui page", () => {
       .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-memory-row")!));
     for (const id of valid) expect(active).not.toContain(id);
     for (const id of held) expect(active).toContain(id);
-    await page.goto(`/ui/memories/${UI_SEED.withLineage}?project=${encodeURIComponent(store.project)}`);
+    await page.goto(`/ui/memories/${DOCS_RECIPE}?project=${encodeURIComponent(store.project)}`);
     await page.waitForSelector("[data-screen=memory][data-status=forgotten]");
     // And the agent is no longer served it.
     const after = store.home.sqrl(["context", LATER_REQUEST, "--project", store.project, "--json"]);
