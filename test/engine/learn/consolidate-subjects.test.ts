@@ -60,7 +60,9 @@ function extraction(prompt: string): unknown {
 function consolidation(prompt: string): unknown {
   const pairs = [...prompt.matchAll(/Pair (\d+):\n {2}OLDER ([^\n]*)\n {2}NEWER ([^\n]*)/g)].map((m) => {
     const [older, newer] = [m[2]!, m[3]!];
-    const replaces = /no longer default/.test(newer) && /default to a generic/.test(older);
+    const replaces =
+      (/no longer default/.test(newer) && /default to a generic/.test(older)) ||
+      (/pushing a `release\/<x\.y\.z>` tag/.test(newer) && /commit only CHANGELOG\.md/.test(older));
     const both = `${older}\n${newer}`;
     const ruleWins = /\[user rule\][^\n]*only HEAD/.test(both) && /every commit, then/.test(both);
     return { pair: Number(m[1]), verdict: replaces ? "REPLACES" : ruleWins ? "RULE_WINS" : "KEEP_BOTH" };
@@ -297,6 +299,29 @@ describe("offline: certain evidence only", () => {
     const done = await consolidateSubjects(sb.db, sb.root, [recipe.id], ["ep_2"], withModel);
     expect(done).toMatchObject([{ goes: recipe.id, verdict: "RULE_WINS", by: "llm" }]);
     expect(received.at(-1)!.prompt).toContain("[user rule]");
+  });
+
+  test("a release recipe and a later session's fact on how releases are cut are one subject: offline both stay, the model picks the newer", async () => {
+    sb = sandbox();
+    const recipe = add(sb, {
+      type: "recipe",
+      key: "recipe:release",
+      content:
+        "Release flow: add a section to CHANGELOG.md, commit only CHANGELOG.md as 'Release version X.Y.Z', then `git tag release/X.Y.Z`.",
+      day: 0,
+    });
+    const fact = add(sb, {
+      type: "project_fact",
+      key: "release_process",
+      content:
+        "Releases are cut by bumping `version` in package.json, adding a CHANGELOG.md entry, committing, and pushing a `release/<x.y.z>` tag.",
+      day: 3,
+    });
+    expect(subjectPairs(sb.db, sb.root, [fact.id], ["ep_3"]).map((p) => p.older.id)).toEqual([recipe.id]);
+    expect(await consolidateSubjects(sb.db, sb.root, [fact.id], ["ep_3"], offline(sb))).toEqual([]);
+    const withModel = { ...offline(sb), llm: await provider() };
+    const done = await consolidateSubjects(sb.db, sb.root, [fact.id], ["ep_3"], withModel);
+    expect(done).toMatchObject([{ goes: recipe.id, stays: fact.id, verdict: "REPLACES", by: "llm" }]);
   });
 
   test("an older item the code now contradicts (its anchor is stale) is replaced by the newer one on its subject", async () => {

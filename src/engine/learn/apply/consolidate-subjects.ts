@@ -73,10 +73,14 @@ function fromManifest(i: MemoryItem): boolean {
   return /\(from [\w./-]+\)\.?$/.test(i.content.trim());
 }
 
-/** Types that can hold one subject: the same type, or a user's rule and a recipe (a contradiction). */
+/**
+ * Types that can hold one subject: the same type, a user's rule and a recipe (a contradiction), or a
+ * recipe and a project fact (one session stores how a release is cut as a recipe, a later one as a fact).
+ */
 function comparable(a: MemoryItem, b: MemoryItem): boolean {
   if (a.type === b.type) return true;
   const pair = new Set([a.type, b.type]);
+  if (pair.has("recipe") && pair.has("project_fact")) return true;
   return pair.has("recipe") && pair.has("user_style") && (isUserRule(a) || isUserRule(b));
 }
 
@@ -155,6 +159,8 @@ export function ruleVerdict(p: Pair, staleOlder: boolean): { verdict: Verdict; r
       };
     return { verdict: "KEEP_BOTH", reason: "not certain offline" };
   }
+  // A recipe and a fact on one subject: which one holds is the model's call.
+  if (!isUserRule(newer) && !isUserRule(older)) return { verdict: "KEEP_BOTH", reason: "not certain offline" };
   // A user's rule against a recipe: the rule forbids outright a command the recipe runs ("Never run
   // `npm install`."). A rule that only limits when or how ("not on every commit") is the model's call.
   const rule = isUserRule(newer) ? newer : older;
