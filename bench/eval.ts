@@ -120,6 +120,7 @@ function rankerTable(runs: ReadonlyArray<{ report: EvalReport; seconds: number }
     [
       "ranker",
       "served recall of needed items",
+      "per lesson (restatements once)",
       "tokens served",
       "tokens never needed (share)",
       "abstained when nothing was needed",
@@ -129,6 +130,7 @@ function rankerTable(runs: ReadonlyArray<{ report: EvalReport; seconds: number }
     runs.map(({ report: r, seconds }) => [
       RANKER_NAMES[r.ranker],
       ratio(r.needed_served, r.needed_total),
+      ratio(r.lessons_served, r.lessons_total),
       String(r.served_tokens),
       `${r.wasted_tokens} (${fmt(r.served_tokens > 0 ? r.wasted_tokens / r.served_tokens : 0)})`,
       ratio(r.abstention.abstained, r.abstention.sessions_nothing_needed),

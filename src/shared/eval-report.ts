@@ -22,6 +22,9 @@ export const EvalSession = z.object({
   needed: z.array(z.string()),
   served: z.array(z.string()),
   needed_served: Count,
+  /** The needed items as lessons: items that restate one another count once, served when any of them is. */
+  needed_lessons: Count.default(0),
+  lessons_served: Count.default(0),
   served_tokens: Count,
   wasted_tokens: Count,
   abstained: z.boolean(),
@@ -53,6 +56,13 @@ export const EvalReport = z.object({
   served_recall: Ratio,
   needed_total: Count,
   needed_served: Count,
+  /**
+   * The same per lesson: needed items that restate one another (two wordings of one pitfall, both
+   * standing) count as one need, met when any of them is served.
+   */
+  lesson_recall: Ratio.default(null),
+  lessons_total: Count.default(0),
+  lessons_served: Count.default(0),
   /** Why items were needed (summed over sessions): met by the session's extraction, or anchored to what its failures and fixes touched. */
   needed_by_reason: z.object({ met_by_extraction: Count, anchor_touched: Count }),
   /**

@@ -7,6 +7,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { retrievalContext } from "../../../src/engine/retrieve/retrieval-context.ts";
 import { recurringItems } from "../../../src/engine/retrieve/rank/recurring.ts";
+import { lessonsOf } from "../../../src/engine/retrieve/rank/restatements.ts";
 import { taskContext } from "../../../src/engine/retrieve/task-context.ts";
 import { TaskContextRequest } from "../../../src/shared/api.ts";
 import { nowIso } from "../../../src/shared/time.ts";
@@ -156,6 +157,8 @@ test("two wordings of one lesson: the better ranked one is served, the other onl
     },
     NOW,
   );
+  // sqrl eval counts the two wordings as one lesson; the limiter log is another.
+  expect(lessonsOf(p.db, [long, short, other]).map((l) => l.length).sort()).toEqual([1, 2]);
   const ctx = retrievalContext(p.db, p.root, { nowMs: NOW, userId: "alice", verify: false });
   const wide = await taskContext(ctx, ask(p.root, "bun test src/ fails on tests from tmp/clones cloned repositories"));
   expect(wide.memory_ids).toContain(long.id);

@@ -15,6 +15,7 @@ import { isoToMs } from "../../../shared/time.ts";
 import { packBlocks } from "../render/budget.ts";
 import { memoryLine } from "../render/markdown.ts";
 import { groupOf, SERVED_HEADINGS } from "../render/origin.ts";
+import { lessonsOf } from "../rank/restatements.ts";
 import { DEFAULT_BUDGETS, retrievalContext } from "../retrieval-context.ts";
 import {
   isRelevant,
@@ -123,6 +124,10 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
           wasted += tokens;
         }
       }
+      const lessons = lessonsOf(
+        mem.db,
+        [...needed.keys()].map((id) => itemOf.get(id)!),
+      );
       out.push({
         session_id: s.sessionId,
         started_at: s.startTs,
@@ -132,6 +137,8 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
         needed: [...needed.keys()],
         served,
         needed_served: neededServed,
+        needed_lessons: lessons.length,
+        lessons_served: lessons.filter((l) => l.some((id) => served.includes(id))).length,
         served_tokens: servedTokens,
         wasted_tokens: wasted,
         abstained: served.length === 0,
@@ -143,6 +150,8 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
   }
   const neededTotal = out.reduce((n, s) => n + s.needed.length, 0);
   const neededServed = out.reduce((n, s) => n + s.needed_served, 0);
+  const lessonsTotal = out.reduce((n, s) => n + s.needed_lessons, 0);
+  const lessonsServed = out.reduce((n, s) => n + s.lessons_served, 0);
   const nothing = out.filter((s) => s.needed.length === 0);
   const abstained = nothing.filter((s) => s.abstained).length;
   return EvalReport.parse({
@@ -154,6 +163,9 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
     served_recall: neededTotal > 0 ? neededServed / neededTotal : null,
     needed_total: neededTotal,
     needed_served: neededServed,
+    lesson_recall: lessonsTotal > 0 ? lessonsServed / lessonsTotal : null,
+    lessons_total: lessonsTotal,
+    lessons_served: lessonsServed,
     needed_by_reason: byReason,
     missed_by_cause: ranker === "sqrl" ? missed : null,
     served_tokens: out.reduce((n, s) => n + s.served_tokens, 0),

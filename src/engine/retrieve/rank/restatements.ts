@@ -50,6 +50,24 @@ export function restatements(db: Database, ranked: ReadonlyArray<{ item: MemoryI
   return out;
 }
 
+/** Items grouped into lessons: each group holds items that restate one another (directly or through another). */
+export function lessonsOf(db: Database, items: readonly MemoryItem[]): string[][] {
+  const parent = new Map(items.map((i) => [i.id, i.id]));
+  const root = (id: string): string => {
+    let r = id;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    return r;
+  };
+  for (const [id, earlier] of restatements(
+    db,
+    items.map((item) => ({ item })),
+  ))
+    for (const e of earlier) parent.set(root(id), root(e));
+  const groups = new Map<string, string[]>();
+  for (const i of items) groups.set(root(i.id), [...(groups.get(root(i.id)) ?? []), i.id]);
+  return [...groups.values()];
+}
+
 /** The code spans and paths an item names, lower-cased, paths without a trailing slash or glob. */
 function namesIn(content: string): Set<string> {
   const out = new Set<string>();
