@@ -103,6 +103,28 @@ test("the memory at a moment: items valid from before it and not ended by it, la
   expect(getMemoryItem(s.db, "b")!.deleted).toBe(true);
 });
 
+test("an item a later episode's item replaced ended with that episode, though the pass that replaced it ran days later (a backfill)", () => {
+  sb = sandbox();
+  const s = sb;
+  add(s, "old", 1, { evidence: ["e1"] });
+  add(s, "new", 5, { evidence: ["e5"] });
+  supersedeMemoryItem(s.db, "old", "new", "e5", nowIso(T0 + 100 * H)); // the pass ran at hour 100
+  const ends = new Map([
+    ["e1", T0 + 1.5 * H],
+    ["e5", T0 + 5.5 * H],
+  ]);
+  const byId = (v: ReturnType<typeof allVersions>) => new Map(v.map((x) => [x.item.id, x.toMs]));
+  expect(byId(allVersions(s.db, s.root, ends)).get("old")).toBe(T0 + 5.5 * H);
+  expect(byId(allVersions(s.db, s.root)).get("old")).toBe(T0 + 100 * H); // without episode ends: the pass time
+  const mem = new MemoryAt(s.root, allVersions(s.db, s.root, ends), new Map());
+  try {
+    mem.advance(T0 + 8 * H);
+    expect([...mem.ids()]).toEqual(["new"]); // not both wordings side by side
+  } finally {
+    mem.close();
+  }
+});
+
 test("needed: met by the session's extraction (evidence, same key, a later version), or anchored to what its failures touched", () => {
   sb = sandbox();
   const s = sb;

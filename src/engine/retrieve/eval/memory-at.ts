@@ -37,12 +37,22 @@ export interface VersionedItem {
   toMs: number;
 }
 
-export function allVersions(db: Database, projectId: string): VersionedItem[] {
+export function allVersions(
+  db: Database,
+  projectId: string,
+  /** When each episode ended (ms): an item replaced by an episode's items ended with that episode. */
+  episodeEnd: ReadonlyMap<string, number> = new Map(),
+): VersionedItem[] {
   return (db.query(SELECT_ALL).all(projectId) as Array<Record<string, unknown>>).map((r) => {
     const item = rowToItem(r);
     const fromMs = isoToMs(item.valid_from) || isoToMs(item.created_at);
     // A row marked deleted without an end time ended at its last update at the latest.
-    const toMs = item.valid_to ? isoToMs(item.valid_to) : item.deleted ? isoToMs(item.updated_at) : Infinity;
+    let toMs = item.valid_to ? isoToMs(item.valid_to) : item.deleted ? isoToMs(item.updated_at) : Infinity;
+    // Replaced by a later episode's item: it ended when that episode did, though the pass that
+    // replaced it may have run later (a backfill processes weeks of sessions at once, so valid_to is
+    // the time of the pass, and two wordings of one lesson would seem to stand side by side).
+    const by = item.superseded_by_episode ? episodeEnd.get(item.superseded_by_episode) : undefined;
+    if (by !== undefined && by > fromMs) toMs = Math.min(toMs, by);
     return { item, fromMs, toMs };
   });
 }

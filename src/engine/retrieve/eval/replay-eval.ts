@@ -56,8 +56,8 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
   const evaluable = sessions.filter((s, i) => i > 0 && s.request.length > 0);
   const chosen =
     opts.sessions !== undefined ? evaluable.slice(Math.max(0, evaluable.length - opts.sessions)) : evaluable;
-  const versions = allVersions(db, projectId);
   const episodes = listEpisodes(db, projectId, 1_000_000);
+  const versions = allVersions(db, projectId, new Map(episodes.map((e) => [e.id, isoToMs(e.end_ts)])));
   const episodeStart = new Map(episodes.map((e) => [e.id, isoToMs(e.start_ts)]));
   const pins = new Map(
     (
