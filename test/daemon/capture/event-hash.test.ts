@@ -7,9 +7,11 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { TRANSCRIPT_SOURCES } from "../../../src/daemon/file-rows.ts";
-import { toEventRow } from "../../../src/daemon/ingest.ts";
+import { timestampBucket } from "../../../src/daemon/dedup.ts";
+import { repoRelativePaths, toEventRow } from "../../../src/daemon/ingest.ts";
+import { isWithin } from "../../../src/shared/projects.ts";
 import { newTailFile, readTail, type TailSource } from "../../../src/daemon/tail.ts";
 import type { NormalizedEvent } from "../../../src/shared/event.ts";
 import { CAPTURE_FIXTURES, SHARED_TRANSCRIPTS } from "./helpers.ts";
@@ -247,5 +249,78 @@ describe("rows of the real Claude Code transcripts are unchanged (hash and store
     }
     for (const [rel, digest] of Object.entries(pinned)) if (rel in got) expect(got[rel]).toBe(digest);
     expect(Object.keys(pinned).length).toBeGreaterThan(0);
+  });
+});
+
+describe("the hand-written fast paths give what the general code gives", () => {
+  /** The bucket as Date computes it (what timestampBucket did for every event before its cache). */
+  const reference = (iso: string) => {
+    const ms = Date.parse(iso);
+    return Number.isFinite(ms) ? new Date(Math.floor(ms / 300_000) * 300_000).toISOString() : iso;
+  };
+
+  test("timestampBucket over sequences that share, cross and break bucket edges", () => {
+    const base = Date.parse("2026-01-19T02:28:00.000Z");
+    const seq: string[] = [];
+    // steps of 7 to 97 seconds across many buckets, hours and a day
+    for (let i = 0, t = base; i < 3000; i++, t += 7_000 + (i % 13) * 7_000) seq.push(new Date(t).toISOString());
+    // odd forms right after a valid timestamp of the same date, hour and minute (the cache's key):
+    // an invalid seconds field, a letter, month 13, day 32, Feb 30, hour 24, an offset, no
+    // milliseconds, four fraction digits, garbage; and valid ones across a bucket edge
+    const pairs: Array<[valid: string, odd: string]> = [
+      ["2026-01-19T02:31:59.000Z", "2026-01-19T02:31:60.000Z"],
+      ["2026-01-19T02:31:59.000Z", "2026-01-19T02:31:6x.000Z"],
+      ["2026-01-19T02:31:59.000Z", "2026-01-19T02:31:59.00xZ"],
+      ["2026-01-19T02:31:59.000Z", "2026-01-19T02:3a:00.000Z"],
+      ["2026-12-19T02:31:00.000Z", "2026-13-19T02:31:00.000Z"],
+      ["2026-01-31T02:31:00.000Z", "2026-01-32T02:31:00.000Z"],
+      ["2026-02-28T00:01:00.000Z", "2026-02-30T00:01:00.000Z"],
+      ["2026-02-28T23:01:00.000Z", "2026-02-28T24:01:00.000Z"],
+      ["2026-01-19T04:31:00.000Z", "2026-01-19T04:31:00.000+02:00"],
+      ["2026-01-19T02:31:00.000Z", "2026-01-19T02:31:00Z"],
+      ["2026-01-19T02:31:00.000Z", "2026-01-19T02:31:00.0000"],
+      ["2026-01-19T02:31:00.000Z", "2026-01-19T02:31:00.000z"],
+      ["2026-01-19T02:31:00.000Z", "not a time"],
+      ["2026-01-19T02:31:00.000Z", ""],
+      ["2026-01-19T02:34:59.999Z", "2026-01-19T02:35:00.000Z"],
+      ["2026-01-19T02:35:00.000Z", "2026-01-19T02:34:59.999Z"],
+      ["2028-02-29T23:59:59.999Z", "2028-02-29T23:55:00.000Z"],
+    ];
+    for (const [valid, odd] of pairs) seq.push(valid, odd, valid, odd, odd);
+    for (const iso of seq) expect(timestampBucket(iso)).toBe(reference(iso));
+  });
+
+  test("repoRelativePaths: the slice of a normal path under the root equals path.relative", () => {
+    const slow = (paths: string[], root: string, cwd: string | null) =>
+      [
+        ...new Set(
+          paths.filter(Boolean).map((p) => {
+            const abs = isAbsolute(p) ? p : resolve(cwd ?? root, p);
+            return isWithin(abs, root) ? relative(root, abs) || "." : p;
+          }),
+        ),
+      ].sort();
+    const root = "/home/dev/proj";
+    const paths = [
+      `${root}/src/a.ts`,
+      `${root}/src/a.ts`,
+      `${root}/`,
+      `${root}//x`,
+      `${root}/./x`,
+      `${root}/../x`,
+      `${root}/x/..`,
+      `${root}/x/.`,
+      `${root}/x/`,
+      `${root}/.hidden/..x/...`,
+      `${root}/.env`,
+      `${root}x/y`,
+      root,
+      "rel/b.ts",
+      "./c.ts",
+      "/elsewhere/d.ts",
+      "",
+    ];
+    for (const r of [root, `${root}/`, "/home/dev/../dev/proj", "/"])
+      expect([...repoRelativePaths(paths, r, root)].sort()).toEqual(slow(paths, r, root));
   });
 });
