@@ -75,7 +75,7 @@ export function timestampBucket(iso: string): string {
  */
 export function contentSignature(content: EventContent): string {
   let text = "";
-  const keys = Object.keys(content).sort();
+  const keys = sortKeys(Object.keys(content));
   for (const k of keys) {
     if (k === "raw") continue;
     const v = (content as Record<string, unknown>)[k];
@@ -83,6 +83,24 @@ export function contentSignature(content: EventContent): string {
     text += `${k}=${typeof v === "string" ? v.trim() : (JSON.stringify(v) ?? "")}\u001f`;
   }
   return sha256Hex(text);
+}
+
+/**
+ * The order of `keys.sort()` (UTF-16 code units; keys are distinct) by insertion: a content has a
+ * dozen keys at most, and the built-in sort of so few strings cost ~15 ms per 30k events in a fresh
+ * process (ingest bench, cold row), this ~3 ms.
+ */
+function sortKeys(keys: string[]): string[] {
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > k) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+  return keys;
 }
 
 /**

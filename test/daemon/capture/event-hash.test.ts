@@ -116,6 +116,27 @@ const CASES: Array<[name: string, e: NormalizedEvent, hash: string]> = [
   ],
 ];
 
+// content keys in an order the signature's own sort must put right (case, `_`, non-ASCII, integer-like keys)
+CASES.push([
+  "content keys of every kind",
+  event({
+    content: {
+      tool: "Read",
+      Zeta: "z",
+      alpha: 1,
+      _x: [1],
+      é: "e",
+      a: "a",
+      ab: { b: 1 },
+      A: null,
+      "10": "ten",
+      "9": "nine",
+      record_id: "r",
+    } as never,
+  }),
+  "fef20a767c99c54593787c72fceee14ff2b0350db7cdcdbc8b5c950c0fbbfbc5",
+]);
+
 describe("events.hash stays what existing databases hold", () => {
   for (const [name, e, hash] of CASES)
     test(name, () => {
