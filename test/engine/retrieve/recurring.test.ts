@@ -158,7 +158,11 @@ test("two wordings of one lesson: the better ranked one is served, the other onl
     NOW,
   );
   // sqrl eval counts the two wordings as one lesson; the limiter log is another.
-  expect(lessonsOf(p.db, [long, short, other]).map((l) => l.length).sort()).toEqual([1, 2]);
+  expect(
+    lessonsOf(p.db, [long, short, other])
+      .map((l) => l.length)
+      .sort(),
+  ).toEqual([1, 2]);
   const ctx = retrievalContext(p.db, p.root, { nowMs: NOW, userId: "alice", verify: false });
   const wide = await taskContext(ctx, ask(p.root, "bun test src/ fails on tests from tmp/clones cloned repositories"));
   expect(wide.memory_ids).toContain(long.id);
