@@ -1,6 +1,6 @@
 /**
- * What the MCP tools depend on (bridge, session de-dup, tracer, cwd, budgets), wired by createServer or by
- * tests.
+ * What the MCP tools depend on (bridge, session de-dup, tracer, cwd, budgets, the host's clientInfo), wired
+ * by createServer or by tests.
  */
 import type { DaemonBridge } from "./daemon-bridge.ts";
 import type { SessionDedup } from "./session-dedup.ts";
@@ -27,4 +27,9 @@ export interface McpDeps {
   projects?: () => string[];
   /** Default budgets (default: config.toml `budgets.*`, read on each call). */
   budgets?: () => ToolBudgets | Promise<ToolBudgets>;
+  /**
+   * The `clientInfo` the host sent in `initialize` (unchecked: src/mcp/hosts/forwarding.ts parses
+   * it); createServer wires the SDK's record of it. Undefined: an unknown host.
+   */
+  clientInfo?: () => unknown;
 }

@@ -40,11 +40,13 @@ export function defaultDeps(overrides: Partial<McpDeps> = {}): McpDeps {
 }
 
 /** The sqrl MCP server with its seven tools; connect it to any transport (stdio, in-memory). */
-export function createServer(deps: McpDeps = defaultDeps()): McpServer {
+export function createServer(given: McpDeps = defaultDeps()): McpServer {
   const server = new McpServer(
     { name: "sqrl", title: "sqrl memory", version: VERSION },
     { instructions: SERVER_INSTRUCTIONS },
   );
+  // Which host this is (its initialize clientInfo) decides what its model is handed of each answer.
+  const deps: McpDeps = { ...given, clientInfo: given.clientInfo ?? (() => server.server.getClientVersion()) };
   redactToolArguments(server);
   registerGetTaskContextTool(server, deps);
   registerGetUserStyleViewTool(server, deps);

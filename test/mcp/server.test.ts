@@ -9,7 +9,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { initProject } from "../../src/cli/init-project.ts";
 import { startEngineServer, type EngineServer } from "../../src/engine/server.ts";
-import { estimateTokens } from "../../src/shared/tokens.ts";
+import { estimateTokens, loadTokenCounter } from "../../src/shared/tokens.ts";
+import { forwardingOf } from "../../src/mcp/hosts/forwarding.ts";
 import { DaemonBridge } from "../../src/mcp/daemon-bridge.ts";
 import { serverManifest } from "../../src/mcp/manifest.ts";
 import { buildSessionStartContext } from "../../src/mcp/session-start-hook.ts";
@@ -17,7 +18,7 @@ import { createServer, SERVER_INSTRUCTIONS } from "../../src/mcp/server.ts";
 import { SessionDedup } from "../../src/mcp/session-dedup.ts";
 import { Tracer } from "../../src/mcp/trace.ts";
 import { NO_RELEVANT_MEMORY } from "../../src/shared/api.ts";
-import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
+import { forwardedText, ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
 import { openProjectDb } from "../../src/sql/open.ts";
 import { listToolCalls } from "../../src/sql/tool-calls.ts";
 import { tempDir } from "../helpers/sqrl.ts";
@@ -53,14 +54,14 @@ function bridge(): DaemonBridge {
   });
 }
 
-async function connect(opts: { cwd?: string; dedup?: SessionDedup } = {}): Promise<Client> {
+async function connect(opts: { cwd?: string; dedup?: SessionDedup; clientName?: string } = {}): Promise<Client> {
   const server = createServer({
     bridge: bridge(),
     dedup: opts.dedup ?? new SessionDedup(),
     tracer,
     cwd: opts.cwd ?? root,
   });
-  const client = new Client({ name: "test", version: "1" });
+  const client = new Client({ name: opts.clientName ?? "test", version: "1" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   await client.connect(b);
@@ -204,6 +205,82 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     });
     expect(enough.isError, text(enough)).toBeFalsy();
     expect(estimateTokens(JSON.stringify(enough.structuredContent))).toBeLessThanOrEqual(needed);
+    await client.close();
+  });
+
+  test("a host that forwards the JSON and the markdown both (Qwen Code, Copilot CLI): every tool keeps the two together within the budget", async () => {
+    const o200k = await loadTokenCounter("o200k");
+    expect(o200k.name).toBe("o200k");
+    const task = {
+      task_description: "Add a delete endpoint for inventory items",
+      active_file_paths: ["src/routes/inventory.ts"],
+    };
+    const calls: Array<[string, Record<string, unknown>, number]> = [
+      ["get_task_context", task, 170],
+      ["get_task_context", task, 400],
+      ["get_user_style_view", { mode: "full" }, 200],
+      ["get_project_brief_view", { mode: "full" }, 200],
+      ["get_pitfalls_view", { scope_paths: ["src/routes/inventory.ts"] }, 200],
+      ["search_project_memory", { query: "drizzle migrations", top_k: 5 }, 160],
+      ["get_memory_timeline", { since: "2020-01-01" }, 200],
+      ["recall_episode", { episode_id: SEED_EPISODE_ID }, 200],
+    ];
+    for (const clientName of ["qwen-cli-mcp-client-sqrl", "copilot-cli"]) {
+      const forwarding = forwardingOf({ name: clientName });
+      expect(forwarding.parts).toHaveLength(2);
+      const client = await connect({ clientName });
+      for (const [name, args, budget] of calls) {
+        const res = await client.callTool({
+          name,
+          arguments: { ...args, context_budget_tokens: budget, include_seen: true },
+        });
+        expect(res.isError, `${clientName} ${name}: ${text(res)}`).toBeFalsy();
+        const a = answer(res);
+        expect(text(res)).toBe(a.markdown);
+        const forwarded = forwardedText(a, forwarding);
+        expect(o200k.count(forwarded), `${clientName} ${name} ${budget}`).toBeLessThanOrEqual(budget);
+        // The footer reports what this host forwards, both parts.
+        expect(footerFigure(a.markdown)).toEqual({ n: estimateTokens(forwarded), budget });
+      }
+      await client.close();
+    }
+  });
+
+  test("the budget a host that forwards both parts needs: an unknown host's answer would be over it there, the host's own is not", async () => {
+    const args = {
+      task_description: "Add a delete endpoint for inventory items",
+      active_file_paths: ["src/routes/inventory.ts"],
+      context_budget_tokens: 170,
+      include_seen: true,
+    };
+    const unknown = await connect();
+    const plain = answer(await unknown.callTool({ name: "get_task_context", arguments: args }));
+    await unknown.close();
+    const qwen = await connect({ clientName: "qwen-cli-mcp-client-sqrl" });
+    const both = answer(await qwen.callTool({ name: "get_task_context", arguments: args }));
+    await qwen.close();
+    const forwarding = forwardingOf({ name: "qwen-cli-mcp-client-sqrl" });
+    // Unknown hosts keep the JSON-only packing: within 170 alone, over it once forwarded twice.
+    expect(estimateTokens(JSON.stringify(plain))).toBeLessThanOrEqual(170);
+    expect(estimateTokens(forwardedText(plain, forwarding))).toBeGreaterThan(170);
+    expect(estimateTokens(forwardedText(both, forwarding))).toBeLessThanOrEqual(170);
+    expect(both.markdown).toContain("soft delete");
+  });
+
+  test("a budget too small for a host that forwards both parts names the budget that would do there, and that budget does", async () => {
+    const client = await connect({ clientName: "copilot-cli" });
+    const forwarding = forwardingOf({ name: "copilot-cli" });
+    const args = { task_description: "Fix the JWT login tests that fail with token not yet valid", include_seen: true };
+    const small = await client.callTool({ name: "get_task_context", arguments: { ...args, context_budget_tokens: 5 } });
+    expect(small.isError).toBe(true);
+    const needed = Number(/the smallest needs (\d+) tokens/.exec(text(small))?.[1]);
+    expect(needed).toBeGreaterThan(5);
+    const enough = await client.callTool({
+      name: "get_task_context",
+      arguments: { ...args, context_budget_tokens: needed },
+    });
+    expect(enough.isError, text(enough)).toBeFalsy();
+    expect(estimateTokens(forwardedText(answer(enough), forwarding))).toBeLessThanOrEqual(needed);
     await client.close();
   });
 

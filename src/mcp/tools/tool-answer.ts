@@ -3,13 +3,15 @@
  * `JSON.stringify(structuredContent)` to the model, not the text content, so the structured result
  * IS the answer the budget is about. It is kept compact: the rendered markdown once (each memory
  * once), the project by name, and whether anything relevant was found; no ids, timestamps or
- * absolute paths. Its tokens — counted on that JSON text — stay within the caller's budget, and the
- * markdown's footer reports that count.
+ * absolute paths. What the host forwards — that JSON, or for the hosts that forward the JSON and the
+ * markdown both (src/mcp/hosts/forwarding.ts), the two together — stays within the caller's budget,
+ * and the markdown's footer reports its count.
  */
 import { basename } from "node:path";
 import { z } from "zod";
 import { userHome } from "../../shared/paths.ts";
 import type { TokenCounter } from "../../shared/tokens.ts";
+import { DEFAULT_FORWARDING, forwardedParts, type HostForwarding } from "../hosts/forwarding.ts";
 
 export const ToolAnswer = z.object({
   project: z.string().describe("The project's name (its folder)."),
@@ -18,9 +20,9 @@ export const ToolAnswer = z.object({
 });
 export type ToolAnswer = z.infer<typeof ToolAnswer>;
 
-/** The text the host forwards to the model for this answer. */
-export function forwardedText(answer: ToolAnswer): string {
-  return JSON.stringify(answer);
+/** The text the host forwards to the model for this answer (default: the JSON alone). */
+export function forwardedText(answer: ToolAnswer, forwarding: HostForwarding = DEFAULT_FORWARDING): string {
+  return forwardedParts({ json: JSON.stringify(answer), text: answer.markdown }, forwarding);
 }
 
 const FOOTER = /Budget: ~(\d+)\/(\d+) tokens/g;
@@ -69,7 +71,8 @@ export function hasFooter(markdown: string): boolean {
 }
 
 /**
- * The answer with its footer made true: `~N` is the token count of the forwarded JSON itself.
+ * The answer with its footer made true: `~N` is the token count of what the host forwards (by
+ * default the JSON itself).
  * Changing the figure can change the count by a token, so it is settled by repeating; if it never
  * settles the larger figure is kept (the footer must not understate). Returns the final count.
  */
@@ -77,17 +80,19 @@ export function settleFooter(
   answer: ToolAnswer,
   budget: number,
   counter: TokenCounter,
+  forwarding: HostForwarding = DEFAULT_FORWARDING,
 ): { answer: ToolAnswer; tokens: number } {
-  if (!hasFooter(answer.markdown)) return { answer, tokens: counter.count(forwardedText(answer)) };
-  let figure = counter.count(forwardedText({ ...answer, markdown: withFooter(answer.markdown, budget, budget) }));
+  const count = (a: ToolAnswer) => counter.count(forwardedText(a, forwarding));
+  if (!hasFooter(answer.markdown)) return { answer, tokens: count(answer) };
+  let figure = count({ ...answer, markdown: withFooter(answer.markdown, budget, budget) });
   for (let i = 0; i < 4; i++) {
     const next = { ...answer, markdown: withFooter(answer.markdown, figure, budget) };
-    const n = counter.count(forwardedText(next));
+    const n = count(next);
     if (n === figure) return { answer: next, tokens: n };
     figure = Math.max(figure, n);
   }
   const next = { ...answer, markdown: withFooter(answer.markdown, figure, budget) };
-  return { answer: next, tokens: counter.count(forwardedText(next)) };
+  return { answer: next, tokens: count(next) };
 }
 
 /** The configured token counter (`tokens.counter`), the same one the engine packs with. */

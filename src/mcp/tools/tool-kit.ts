@@ -11,6 +11,7 @@ import { configBudgets } from "../budgets.ts";
 import type { McpDeps, ToolBudgets } from "../deps.ts";
 import { resolveProjectRoot } from "../project-root.ts";
 import type { TokenCounter } from "../../shared/tokens.ts";
+import { forwardingOf, type HostForwarding } from "../hosts/forwarding.ts";
 import {
   configCounter,
   forwardedText,
@@ -93,10 +94,12 @@ const FIT_ATTEMPTS = 5;
 
 /**
  * The shape every sqrl tool shares: resolve the project, default the budget, exclude memories this
- * session already delivered, call the daemon, and hand back a compact `ToolAnswer` whose forwarded
- * JSON fits the budget (the engine is asked for less until it does; its footer then reports the
- * JSON's own count), remember what it delivered, trace the call. Failures become `isError` results
- * whose text says what to do; they never throw into the SDK. Paths of this machine never leave.
+ * session already delivered, call the daemon, and hand back a compact `ToolAnswer` such that what the
+ * host forwards fits the budget: the JSON, or for a host that forwards the JSON and the markdown both
+ * (src/mcp/hosts/forwarding.ts) the two together, so the engine gets about half. The engine is asked
+ * for less until it fits; the footer then reports what is forwarded. Remember what it delivered, trace
+ * the call. Failures become `isError` results whose text says what to do; they never throw into the
+ * SDK. Paths of this machine never leave.
  */
 export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun<T>): Promise<CallToolResult> {
   const started = performance.now();
@@ -110,9 +113,12 @@ export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun
       linkedWorkTree(resolve(deps.cwd, run.args.project_root ?? "."), deps.projects?.() ?? listProjects()) ?? undefined;
     const counter = await configCounter();
     const project = projectName(projectId);
+    const forwarding = forwardingOf(deps.clientInfo?.());
+    // Each forwarded part (the JSON, the markdown) carries the markdown once.
+    const copies = forwarding.parts.length;
     const target = fitTarget(budget, counter);
-    const wrapper = counter.count(forwardedText({ project, has_relevant_memory: true, markdown: "" }));
-    const askFor = (b: number) => Math.max(1, fitTarget(b, counter) - wrapper);
+    const wrapper = counter.count(forwardedText({ project, has_relevant_memory: true, markdown: "" }, forwarding));
+    const askFor = (b: number) => Math.max(1, Math.floor((fitTarget(b, counter) - wrapper) / copies));
     let ask = askFor(budget);
     let fitted: { answer: ToolAnswer; tokens: number; ids: string[] } | undefined;
     for (let attempt = 0; attempt < FIT_ATTEMPTS; attempt++) {
@@ -129,12 +135,12 @@ export async function runTool<T extends AnswerShape>(deps: McpDeps, run: ToolRun
         has_relevant_memory: run.relevant(raw),
         markdown: scrubPaths(raw.markdown, projectId),
       };
-      const settled = settleFooter(compact, budget, counter);
+      const settled = settleFooter(compact, budget, counter, forwarding);
       fitted = { ...settled, ids: raw.memory_ids ?? [] };
       if (settled.tokens <= target || ask <= 1) break;
-      ask = Math.max(1, ask - (settled.tokens - target) - Math.ceil(ask * 0.05));
+      ask = Math.max(1, ask - Math.ceil((settled.tokens - target) / copies) - Math.ceil(ask * 0.05));
     }
-    const { answer, tokens, ids } = cutToBudget(fitted!, target, counter);
+    const { answer, tokens, ids } = cutToBudget(fitted!, target, counter, forwarding);
     const structured = ToolAnswer.parse(answer);
     deps.dedup.record(ids);
     trace(deps, projectId, run, started, ids, tokens, null);
@@ -170,12 +176,13 @@ function tooSmall(budget: number, err: SqrlError, askFor: (b: number) => number)
 
 /**
  * Last resort when the engine cannot pack small enough (a budget near the JSON's own size): drop
- * whole lines above the footer, last first, until the forwarded JSON fits.
+ * whole lines above the footer, last first, until what the host forwards fits.
  */
 function cutToBudget(
   fitted: { answer: ToolAnswer; tokens: number; ids: string[] },
   budget: number,
   counter: TokenCounter,
+  forwarding: HostForwarding,
 ): { answer: ToolAnswer; tokens: number; ids: string[] } {
   if (fitted.tokens <= budget) return fitted;
   const lines = fitted.answer.markdown.split("\n");
@@ -187,7 +194,7 @@ function cutToBudget(
     if (lines.length > 0) lines.pop();
     const markdown =
       lines.length > 0 ? [...lines, ...(footer ? ["", footer] : [])].join("\n").replace(/\n{3,}/g, "\n\n") : "";
-    current = { ...settleFooter({ ...current.answer, markdown }, budget, counter), ids: [] };
+    current = { ...settleFooter({ ...current.answer, markdown }, budget, counter, forwarding), ids: [] };
     if (lines.length === 0) break;
   }
   return current;
