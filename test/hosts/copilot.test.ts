@@ -4,14 +4,18 @@
  * git repo, with sqrl registered the way a user does it (`sqrl init --hosts=copilot`) and its daemon
  * capturing `session-state/<id>/events.jsonl`. The scripted work (request, read, failing test, edit,
  * green test, commit) must arrive as events, once (also after a daemon restart), and a later session
- * must arrive too; a torn line loses nothing after it. Serving: `copilot mcp list` lists sqrl and a model turn's `get_task_context`
- * answer reaches the model within its budget (read from the recorded request). Skips with one line
- * when Copilot CLI is not installed.
+ * must arrive too; a torn line loses nothing after it. Serving: `copilot mcp list` lists sqrl, and a
+ * model turn's budget-filling `get_task_context` answer reaches the model within its budget, the
+ * markdown and the JSON Copilot CLI forwards counted together (read from the recorded request; the
+ * clientInfo it introduces itself with, from a copy of what it sends sqrl). Skips with one line when
+ * Copilot CLI is not installed.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { appendFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { estimateTokens } from "../../src/shared/tokens.ts";
+import { forwardingOf } from "../../src/mcp/hosts/forwarding.ts";
+import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
+import { estimateTokens, loadTokenCounter } from "../../src/shared/tokens.ts";
 import { type DaemonHome, makeHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
 import { runSqrl } from "../helpers/sqrl.ts";
 import { seedProject } from "../mcp/fixtures.ts";
@@ -24,6 +28,8 @@ import {
   copilotEnv,
   copilotWorkSteps,
   offeredTools,
+  recordedClientInfo,
+  recordServerInput,
   runHost,
   WORK_COMMIT,
   WORK_PROMPT,
@@ -34,6 +40,11 @@ if (!COPILOT_INSTALLED)
   console.log("test/hosts/copilot: skipped: Copilot CLI not installed (npm install --prefix test/hosts --no-save)");
 setDefaultTimeout(120_000);
 const suite = COPILOT_INSTALLED ? describe : describe.skip;
+/**
+ * A budget the seeded answer fills: its JSON alone (132 tokens by sqrl's count, both relevant memories)
+ * takes most of it, and both parts together (243) are well over it.
+ */
+const FILLING_BUDGET = 170;
 
 let home: DaemonHome;
 let repo: string;
@@ -126,7 +137,7 @@ suite("Copilot CLI: serving sqrl", () => {
     expect(list.stdout).toMatch(/^\s+sqrl \(local\)$/m);
   });
 
-  test("a model turn's get_task_context reaches the model within its budget", async () => {
+  test("a budget-filling get_task_context reaches the model within its budget: the markdown and the JSON together", async () => {
     seedProject(repo);
     model.play([{ text: "probe" }]);
     await runHost(copilotArgs("probe"), { env, cwd: repo });
@@ -139,19 +150,44 @@ suite("Copilot CLI: serving sqrl", () => {
         input: {
           task_description: "Add a delete endpoint for inventory items",
           active_file_paths: ["src/routes/inventory.ts"],
+          context_budget_tokens: FILLING_BUDGET,
         },
       },
       { text: "done" },
     ]);
-    const run = await runHost(copilotArgs("Add a delete endpoint for inventory items"), { env, cwd: repo });
+    const record = join(home.root, "copilot-mcp-input.jsonl");
+    const restore = recordServerInput(join(home.env.COPILOT_HOME!, "mcp-config.json"), record);
+    let run: Awaited<ReturnType<typeof runHost>>;
+    try {
+      run = await runHost(copilotArgs("Add a delete endpoint for inventory items"), { env, cwd: repo });
+    } finally {
+      restore();
+    }
     expect(run.code, run.stderr).toBe(0);
+    // What the pinned Copilot CLI says it is (sqrl's host table knows it by this name).
+    const client = recordedClientInfo(record);
+    expect(client.name).toBe("copilot-cli");
+    expect(forwardingOf(client).host).toBe("copilot");
     const result = anthropicResults(model.requests).find((r) => r.tool === name);
     expect(result, JSON.stringify(anthropicResults(model.requests)).slice(0, 1500)).toBeDefined();
     const text = result!.text;
     expect(text).toContain("soft delete");
-    expect(estimateTokens(text)).toBeLessThanOrEqual(400);
-    expect(text).toMatch(/Budget: ~\d+\/400 tokens/);
+    // Copilot CLI forwards the text content (the markdown), a blank line, then the structured answer as JSON.
+    const json = text.slice(text.lastIndexOf("\n\n{") + 2);
+    const answer = ToolAnswer.parse(JSON.parse(json));
+    expect(json).toBe(JSON.stringify(answer));
+    expect(text).toBe(`${answer.markdown}\n\n${json}`);
+    // Both parts together, by the real tokenizer, stay within the budget.
+    const o200k = await loadTokenCounter("o200k");
+    expect(o200k.name).toBe("o200k");
+    const forwarded = o200k.count(text);
+    expect(forwarded).toBeLessThanOrEqual(FILLING_BUDGET);
+    // The footer reports what Copilot CLI forwards (sqrl's own counter on the whole text).
+    const footer = [...answer.markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
+    expect([Number(footer![1]), Number(footer![2])]).toEqual([estimateTokens(text), FILLING_BUDGET]);
     expect(text).not.toContain(home.root);
-    console.log(`copilot get_task_context: ${estimateTokens(text)} tokens forwarded (budget 400)`);
+    console.log(
+      `copilot get_task_context (budget ${FILLING_BUDGET}): ${forwarded} tokens forwarded (o200k; ${estimateTokens(text)} by sqrl's estimator)`,
+    );
   });
 });

@@ -476,3 +476,33 @@ export function copilotWorkSteps(repo: string): Step[] {
     };
   });
 }
+
+// ---- What a host sends sqrl's MCP server ----------------------------------------------------------
+
+/**
+ * Put a copy of everything the host writes to sqrl's MCP server into `record` (one JSON-RPC message
+ * a line): the `mcpServers.sqrl` entry of the host's config file at `configPath` runs the same
+ * command behind `tee`. Returns the function that puts the entry back as it was.
+ */
+export function recordServerInput(configPath: string, record: string): () => void {
+  const before = readFileSync(configPath, "utf8");
+  const config = JSON.parse(before) as { mcpServers: Record<string, { command: string; args?: string[] }> };
+  const entry = config.mcpServers.sqrl!;
+  config.mcpServers.sqrl = {
+    ...entry,
+    command: "/bin/sh",
+    args: ["-c", 'tee -a "$0" | exec "$@"', record, entry.command, ...(entry.args ?? [])],
+  };
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  return () => writeFileSync(configPath, before);
+}
+
+/** The `clientInfo` of the first `initialize` request in a record made by `recordServerInput`. */
+export function recordedClientInfo(record: string): Json {
+  for (const line of readFileSync(record, "utf8").split("\n")) {
+    if (!line.trim()) continue;
+    const msg = JSON.parse(line) as Json;
+    if (msg.method === "initialize") return (msg.params as Json).clientInfo as Json;
+  }
+  throw new Error("the host sent no initialize request");
+}

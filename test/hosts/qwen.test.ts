@@ -3,15 +3,18 @@
  * stand-in in a temp git repo, with sqrl registered the way a user does it (`sqrl init --hosts=qwen`)
  * and its daemon capturing. The scripted work (request, read, failing test, edit, green test, commit)
  * must arrive as events, once (also after a daemon restart); a line appended to the live chat
- * arrives; a half-written line loses nothing after it. Serving: `qwen mcp list` says Connected and a
- * model turn's `get_task_context` answer reaches the model within its budget (read from the recorded
- * request). Skips with one line when Qwen Code is not installed.
+ * arrives; a half-written line loses nothing after it. Serving: `qwen mcp list` says Connected, and a
+ * model turn's budget-filling `get_task_context` answer reaches the model within its budget, the JSON
+ * and the markdown Qwen Code forwards counted together (read from the recorded request; the
+ * clientInfo it introduces itself with, from a copy of what it sends sqrl). Skips with one line when
+ * Qwen Code is not installed.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
-import { estimateTokens } from "../../src/shared/tokens.ts";
+import { forwardingOf } from "../../src/mcp/hosts/forwarding.ts";
+import { estimateTokens, loadTokenCounter } from "../../src/shared/tokens.ts";
 import { type DaemonHome, makeHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
 import { runSqrl } from "../helpers/sqrl.ts";
 import { seedProject } from "../mcp/fixtures.ts";
@@ -22,6 +25,8 @@ import {
   QWEN_INSTALLED,
   qwenArgs,
   qwenEnv,
+  recordedClientInfo,
+  recordServerInput,
   runHost,
   WORK_COMMIT,
   WORK_PROMPT,
@@ -33,6 +38,11 @@ if (!QWEN_INSTALLED)
   console.log("test/hosts/qwen: skipped: Qwen Code not installed (npm install --prefix test/hosts --no-save)");
 setDefaultTimeout(90_000);
 const suite = QWEN_INSTALLED ? describe : describe.skip;
+/**
+ * A budget the seeded answer fills: its JSON alone (132 tokens by sqrl's count, both relevant memories)
+ * takes most of it, and both parts together (243) are well over it.
+ */
+const FILLING_BUDGET = 170;
 
 let home: DaemonHome;
 let repo: string;
@@ -174,7 +184,7 @@ suite("Qwen Code: serving sqrl", () => {
     expect(sent).toContain(JSON.stringify(context).slice(1, -1));
   });
 
-  test("a model turn's get_task_context reaches the model within its budget", async () => {
+  test("a budget-filling get_task_context reaches the model within its budget: the JSON and the markdown together", async () => {
     const name = "mcp__sqrl__get_task_context";
     model.play([
       { tool: "tool_search", input: { query: `select:${name}` } },
@@ -185,26 +195,44 @@ suite("Qwen Code: serving sqrl", () => {
           arguments: {
             task_description: "Add a delete endpoint for inventory items",
             active_file_paths: ["src/routes/inventory.ts"],
+            context_budget_tokens: FILLING_BUDGET,
           },
         },
       },
       { text: "done" },
     ]);
-    const run = await runHost(qwenArgs(model, "Fix the add function"), { env, cwd: repo });
+    const record = join(home.root, "qwen-mcp-input.jsonl");
+    const restore = recordServerInput(join(home.env.QWEN_HOME!, "settings.json"), record);
+    let run: Awaited<ReturnType<typeof runHost>>;
+    try {
+      run = await runHost(qwenArgs(model, "Fix the add function"), { env, cwd: repo });
+    } finally {
+      restore();
+    }
     expect(run.code, run.stderr).toBe(0);
+    // What the pinned Qwen Code says it is (sqrl's host table knows it by this name).
+    const client = recordedClientInfo(record);
+    expect(client.name).toBe("qwen-cli-mcp-client-sqrl");
+    expect(forwardingOf(client).host).toBe("qwen");
     const result = openaiResults(model.requests).find((r) => r.tool === "tool_call");
     expect(result, JSON.stringify(openaiResults(model.requests)).slice(0, 2000)).toBeDefined();
     // Qwen Code forwards the structured answer (one JSON line), then the text content again.
     const [json, ...rest] = result!.text.split("\n");
     const answer = ToolAnswer.parse(JSON.parse(json!));
+    expect(json).toBe(JSON.stringify(answer));
     expect(rest.join("\n")).toBe(answer.markdown);
     expect(answer.has_relevant_memory).toBe(true);
-    const tokens = estimateTokens(json!);
-    expect(tokens).toBeLessThanOrEqual(400);
+    expect(answer.markdown).toContain("soft delete");
+    // Both parts together, by the real tokenizer, stay within the budget.
+    const o200k = await loadTokenCounter("o200k");
+    expect(o200k.name).toBe("o200k");
+    const forwarded = o200k.count(result!.text);
+    expect(forwarded).toBeLessThanOrEqual(FILLING_BUDGET);
+    // The footer reports what Qwen Code forwards (sqrl's own counter on the whole text).
     const footer = [...answer.markdown.matchAll(/Budget: ~(\d+)\/(\d+) tokens/g)].at(-1);
-    expect([Number(footer![1]), Number(footer![2])]).toEqual([tokens, 400]);
+    expect([Number(footer![1]), Number(footer![2])]).toEqual([estimateTokens(result!.text), FILLING_BUDGET]);
     console.log(
-      `qwen get_task_context: ${tokens} tokens answered (budget 400), ${estimateTokens(result!.text)} forwarded`,
+      `qwen get_task_context (budget ${FILLING_BUDGET}): ${forwarded} tokens forwarded (o200k; ${estimateTokens(result!.text)} by sqrl's estimator)`,
     );
     expect(result!.text).not.toContain(home.root);
   });
