@@ -192,21 +192,34 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     await client.close();
   });
 
-  test("a budget too small for any answer names the budget that would do, and that budget does", async () => {
-    const client = await connect();
-    const args = { task_description: "Fix the JWT login tests that fail with token not yet valid", include_seen: true };
-    const small = await client.callTool({ name: "get_task_context", arguments: { ...args, context_budget_tokens: 5 } });
-    expect(small.isError).toBe(true);
-    const needed = Number(/the smallest needs (\d+) tokens/.exec(text(small))?.[1]);
-    expect(needed).toBeGreaterThan(5);
-    const enough = await client.callTool({
-      name: "get_task_context",
-      arguments: { ...args, context_budget_tokens: needed },
+  for (const host of [
+    { name: "any answer", clientName: undefined },
+    { name: "a host that forwards both parts (Copilot CLI)", clientName: "copilot-cli" },
+  ])
+    test(`a budget too small for ${host.name} names the budget that would do there, and that budget does`, async () => {
+      const client = await connect(host.clientName ? { clientName: host.clientName } : undefined);
+      const args = {
+        task_description: "Fix the JWT login tests that fail with token not yet valid",
+        include_seen: true,
+      };
+      const small = await client.callTool({
+        name: "get_task_context",
+        arguments: { ...args, context_budget_tokens: 5 },
+      });
+      expect(small.isError).toBe(true);
+      const needed = Number(/the smallest needs (\d+) tokens/.exec(text(small))?.[1]);
+      expect(needed).toBeGreaterThan(5);
+      const enough = await client.callTool({
+        name: "get_task_context",
+        arguments: { ...args, context_budget_tokens: needed },
+      });
+      expect(enough.isError, text(enough)).toBeFalsy();
+      const forwarded = host.clientName
+        ? forwardedText(answer(enough), forwardingOf({ name: host.clientName }))
+        : JSON.stringify(enough.structuredContent);
+      expect(estimateTokens(forwarded)).toBeLessThanOrEqual(needed);
+      await client.close();
     });
-    expect(enough.isError, text(enough)).toBeFalsy();
-    expect(estimateTokens(JSON.stringify(enough.structuredContent))).toBeLessThanOrEqual(needed);
-    await client.close();
-  });
 
   test("a host that forwards the JSON and the markdown both (Qwen Code, Copilot CLI): every tool keeps the two together within the budget", async () => {
     const o200k = await loadTokenCounter("o200k");
@@ -265,23 +278,6 @@ describe("sqrl MCP server in memory, real engine behind it", () => {
     expect(estimateTokens(forwardedText(plain, forwarding))).toBeGreaterThan(170);
     expect(estimateTokens(forwardedText(both, forwarding))).toBeLessThanOrEqual(170);
     expect(both.markdown).toContain("soft delete");
-  });
-
-  test("a budget too small for a host that forwards both parts names the budget that would do there, and that budget does", async () => {
-    const client = await connect({ clientName: "copilot-cli" });
-    const forwarding = forwardingOf({ name: "copilot-cli" });
-    const args = { task_description: "Fix the JWT login tests that fail with token not yet valid", include_seen: true };
-    const small = await client.callTool({ name: "get_task_context", arguments: { ...args, context_budget_tokens: 5 } });
-    expect(small.isError).toBe(true);
-    const needed = Number(/the smallest needs (\d+) tokens/.exec(text(small))?.[1]);
-    expect(needed).toBeGreaterThan(5);
-    const enough = await client.callTool({
-      name: "get_task_context",
-      arguments: { ...args, context_budget_tokens: needed },
-    });
-    expect(enough.isError, text(enough)).toBeFalsy();
-    expect(estimateTokens(forwardedText(answer(enough), forwarding))).toBeLessThanOrEqual(needed);
-    await client.close();
   });
 
   test("abstention on an unrelated task", async () => {
