@@ -14,7 +14,7 @@ import { basename } from "node:path";
 import type { EventContent, EventType, NormalizedEvent } from "../../shared/event.ts";
 import { summarizeEditTool } from "./diff-summary.ts";
 import { compactToolUse, type SliceAssumptions, type SliceAware, type SliceSeed, type SliceState } from "./slice.ts";
-import { testRunInfo } from "./test-runner.ts";
+import { shellEvent } from "./test-runner.ts";
 import { asRecord, asString, isoOr, type LineNormalizer, type NormalizerOptions, type ToolUseInfo } from "./types.ts";
 
 export const CLAUDE_EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
@@ -332,8 +332,7 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
     if (CLAUDE_SHELL_TOOLS.has(tool)) {
       const command = asString(asRecord(info?.input)?.command) ?? "";
       const exit_code = bashExitCode(output, isError, tur?.interrupted === true);
-      const test = command ? testRunInfo(command, output) : undefined;
-      const content: EventContent = {
+      const shell = shellEvent({
         tool,
         tool_use_id: id,
         command,
@@ -342,9 +341,8 @@ export class ClaudeCodeNormalizer implements LineNormalizer, SliceAware {
         is_error: isError || exit_code === null,
         record_id,
         raw,
-      };
-      if (test) Object.assign(content, test);
-      return this.make(b, test ? "test_run" : "command_run", content);
+      });
+      return this.make(b, shell.type, shell.content);
     }
     const paths = info ? inputPaths(info.input) : [];
     if (isError)

@@ -11,7 +11,7 @@
 import { basename } from "node:path";
 import type { EventContent, EventType, NormalizedEvent } from "../../shared/event.ts";
 import { patchFromShell, summarizePatch } from "./diff-summary.ts";
-import { testRunInfo } from "./test-runner.ts";
+import { shellEvent } from "./test-runner.ts";
 import { asRecord, asString, isoOr, type LineNormalizer, type NormalizerOptions, type ToolUseInfo } from "./types.ts";
 
 const SHELL_NAMES = new Set([
@@ -223,8 +223,7 @@ export class CodexNormalizer implements LineNormalizer {
     if (info?.kind === "shell") {
       const command = info.command ?? "";
       const isError = exitCode !== 0;
-      const test = command ? testRunInfo(command, text) : undefined;
-      const content: EventContent = {
+      const shell = shellEvent({
         tool,
         tool_use_id: callId,
         command,
@@ -233,9 +232,8 @@ export class CodexNormalizer implements LineNormalizer {
         is_error: isError,
         record_id,
         raw: r,
-      };
-      if (test) Object.assign(content, test);
-      return this.make(r, test ? "test_run" : "command_run", content);
+      });
+      return this.make(r, shell.type, shell.content);
     }
     const isError =
       (exitCode !== null && exitCode !== 0) || /^(error|failed|apply_patch verification failed)/i.test(text.trim());

@@ -13,7 +13,7 @@
 import { basename, dirname } from "node:path";
 import type { EventContent, EventType, NormalizedEvent } from "../../shared/event.ts";
 import { summarizeEditTool } from "./diff-summary.ts";
-import { testRunInfo } from "./test-runner.ts";
+import { shellEvent } from "./test-runner.ts";
 import { asRecord, asString, isoOr, type LineNormalizer, type NormalizerOptions, type ToolUseInfo } from "./types.ts";
 
 type Rec = Record<string, unknown>;
@@ -129,10 +129,8 @@ export class CopilotNormalizer implements LineNormalizer {
       const exit = asRecord(data.shellExecution)?.exitCode;
       const exit_code = typeof exit === "number" ? exit : success ? 0 : null;
       const is_error = !success || (exit_code !== null && exit_code !== 0);
-      const test = command ? testRunInfo(command, output) : undefined;
-      const content: EventContent = { tool, tool_use_id: callId, command, exit_code, output, is_error, record_id, raw };
-      if (test) Object.assign(content, test);
-      return [this.make(r, test ? "test_run" : "command_run", content)];
+      const shell = shellEvent({ tool, tool_use_id: callId, command, exit_code, output, is_error, record_id, raw });
+      return [this.make(r, shell.type, shell.content)];
     }
     if (!success)
       return [

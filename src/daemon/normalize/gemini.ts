@@ -16,7 +16,7 @@ import { basename } from "node:path";
 import type { EventContent, EventType, NormalizedEvent } from "../../shared/event.ts";
 import { inputPaths } from "./claude-code.ts";
 import { summarizeEditTool } from "./diff-summary.ts";
-import { testRunInfo } from "./test-runner.ts";
+import { shellEvent } from "./test-runner.ts";
 import { asRecord, asString, isoOr, type LineNormalizer, type NormalizerOptions } from "./types.ts";
 
 export const GEMINI_EDIT_TOOLS = new Set(["replace", "write_file", "edit", "smart_edit", "edit_file", "create_file"]);
@@ -215,10 +215,8 @@ export class GeminiNormalizer implements LineNormalizer {
       const m2 = /^Exit Code: (-?\d+)/m.exec(output);
       const exit_code = m2 ? Number(m2[1]) : status === "success" ? 0 : null;
       const is_error = status !== "success" || (exit_code !== null && exit_code !== 0);
-      const test = command ? testRunInfo(command, output) : undefined;
-      const content: EventContent = { tool, tool_use_id: callId, command, exit_code, output, is_error, record_id, raw };
-      if (test) Object.assign(content, test);
-      return [callEvent, this.make(m, test ? "test_run" : "command_run", content)];
+      const shell = shellEvent({ tool, tool_use_id: callId, command, exit_code, output, is_error, record_id, raw });
+      return [callEvent, this.make(m, shell.type, shell.content)];
     }
     if (status !== "success")
       return [

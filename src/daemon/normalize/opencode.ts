@@ -12,7 +12,7 @@
  */
 import type { EventContent, EventType, NormalizedEvent } from "../../shared/event.ts";
 import { summarizeEditTool } from "./diff-summary.ts";
-import { testRunInfo } from "./test-runner.ts";
+import { shellEvent } from "./test-runner.ts";
 import { asRecord, asString, isoOr } from "./types.ts";
 
 export interface OpenCodeRow {
@@ -125,8 +125,7 @@ export function openCodePartEvents(row: OpenCodeRow): NormalizedEvent[] {
     const command = asString(asRecord(input)?.command) ?? "";
     const exit_code = typeof metadata?.exit === "number" ? metadata.exit : status === "completed" ? 0 : null;
     const is_error = status !== "completed" || (exit_code !== null && exit_code !== 0);
-    const test = command ? testRunInfo(command, output) : undefined;
-    const content: EventContent = {
+    const shell = shellEvent({
       tool,
       tool_use_id: callId,
       command,
@@ -135,9 +134,8 @@ export function openCodePartEvents(row: OpenCodeRow): NormalizedEvent[] {
       is_error,
       record_id: resultRecord,
       raw,
-    };
-    if (test) Object.assign(content, test);
-    out.push(make(test ? "test_run" : "command_run", content));
+    });
+    out.push(make(shell.type, shell.content));
   } else if (status === "error")
     out.push(
       make(

@@ -13,7 +13,7 @@ import type { EventContent, EventType, NormalizedEvent } from "../../shared/even
 import { inputPaths } from "./claude-code.ts";
 import { summarizeEditTool } from "./diff-summary.ts";
 import { GEMINI_EDIT_TOOLS, GEMINI_SHELL_TOOLS } from "./gemini.ts";
-import { testRunInfo } from "./test-runner.ts";
+import { shellEvent } from "./test-runner.ts";
 import { asRecord, asString, isoOr, type LineNormalizer, type NormalizerOptions, type ToolUseInfo } from "./types.ts";
 
 type Rec = Record<string, unknown>;
@@ -140,19 +140,8 @@ export class QwenNormalizer implements LineNormalizer {
         const exit_code =
           typeof display?.exitCode === "number" ? display.exitCode : m ? Number(m[1]) : status === "success" ? 0 : null;
         const is_error = status !== "success" || (exit_code !== null && exit_code !== 0);
-        const test = command ? testRunInfo(command, output) : undefined;
-        const content: EventContent = {
-          tool,
-          tool_use_id: callId,
-          command,
-          exit_code,
-          output,
-          is_error,
-          record_id,
-          raw,
-        };
-        if (test) Object.assign(content, test);
-        out.push(this.make(r, test ? "test_run" : "command_run", content));
+        const shell = shellEvent({ tool, tool_use_id: callId, command, exit_code, output, is_error, record_id, raw });
+        out.push(this.make(r, shell.type, shell.content));
       } else if (status !== "success")
         out.push(
           this.make(

@@ -1,6 +1,7 @@
 /**
  * Recognise test commands in shell commands and read pass/fail counts from their output.
  */
+import type { EventContent } from "../../shared/event.ts";
 
 export interface TestRunInfo {
   runner: string;
@@ -218,4 +219,22 @@ export function testRunInfo(command: string, output: string): TestRunInfo | unde
   if (counts.passed !== undefined && counts.passed >= 0) info.passed = counts.passed;
   if (counts.failed !== undefined && counts.failed >= 0) info.failed = counts.failed;
   return info;
+}
+
+/** What every normalizer knows of a finished shell command. */
+export interface ShellResult {
+  tool: string;
+  tool_use_id: string | undefined;
+  command: string;
+  exit_code: number | null;
+  output: string;
+  is_error: boolean;
+  record_id: string | undefined;
+  raw: unknown;
+}
+
+/** A finished shell command as an event: a `test_run` (with runner and counts) when it ran tests, else a `command_run`. */
+export function shellEvent(r: ShellResult): { type: "test_run" | "command_run"; content: EventContent } {
+  const test = r.command ? testRunInfo(r.command, r.output) : undefined;
+  return test ? { type: "test_run", content: { ...r, ...test } } : { type: "command_run", content: { ...r } };
 }
