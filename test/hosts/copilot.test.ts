@@ -16,12 +16,11 @@ import { join } from "node:path";
 import { forwardingOf } from "../../src/mcp/hosts/forwarding.ts";
 import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
 import { estimateTokens, loadTokenCounter } from "../../src/shared/tokens.ts";
-import { type DaemonHome, makeHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
+import { type DaemonHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
 import { runSqrl } from "../helpers/sqrl.ts";
 import { seedProject } from "../mcp/fixtures.ts";
 import {
   anthropicResults,
-  buggyRepo,
   COPILOT_BIN,
   COPILOT_INSTALLED,
   copilotArgs,
@@ -33,8 +32,14 @@ import {
   runHost,
   WORK_COMMIT,
   WORK_PROMPT,
+  type EventRow,
+  type HostSetup,
+  rowContent,
+  setUpHost,
+  sourceRows,
+  tearDownHost,
 } from "./harness.ts";
-import { type ModelServer, startModelServer } from "./model-server.ts";
+import type { ModelServer } from "./model-server.ts";
 
 if (!COPILOT_INSTALLED)
   console.log("test/hosts/copilot: skipped: Copilot CLI not installed (npm install --prefix test/hosts --no-save)");
@@ -51,32 +56,21 @@ let repo: string;
 let model: ModelServer;
 let env: Record<string, string>;
 
-interface Row {
-  event_type: string;
-  content_json: string;
-}
+const rows = () => sourceRows(repo, "copilot_cli");
+const content = rowContent;
 
-const rows = () =>
-  queryProject<Row>(repo, "SELECT event_type, content_json FROM events WHERE source_tool = 'copilot_cli'");
-const content = (r: Row) => JSON.parse(r.content_json) as Record<string, unknown>;
-
+let setup: HostSetup | undefined;
 beforeAll(async () => {
   if (!COPILOT_INSTALLED) return;
-  home = makeHome("[watch]\nclaude = false\ncodex = false\ngemini = false\nqwen = false\nopencode = false\n");
-  repo = join(home.root, "repo");
-  buggyRepo(repo);
-  model = startModelServer();
-  const init = runSqrl(["init", repo, "--yes", "--hosts=copilot"], { env: home.env });
-  expect(init.code, init.stderr).toBe(0);
-  env = copilotEnv(home.env, model);
-  startDaemon(home);
+  setup = setUpHost({
+    host: "copilot",
+    watch: "[watch]\nclaude = false\ncodex = false\ngemini = false\nqwen = false\nopencode = false\n",
+    env: copilotEnv,
+  });
+  ({ home, repo, model, env } = setup);
 });
 
-afterAll(async () => {
-  if (!COPILOT_INSTALLED) return;
-  model.stop();
-  await home.cleanup();
-});
+afterAll(() => tearDownHost(setup));
 
 suite("Copilot CLI: capture of a real session", () => {
   test("the scripted work arrives as events: request, edit, failing and green runs, commit", async () => {
@@ -98,7 +92,7 @@ suite("Copilot CLI: capture of a real session", () => {
     expect(all.some((r) => r.event_type === "tool_result" && content(r).tool === "view")).toBe(true);
     expect(all.some((r) => r.event_type === "assistant_response")).toBe(true);
     await waitFor("the git commit event", () =>
-      queryProject<Row>(repo, "SELECT content_json FROM events WHERE event_type = 'git_commit'").some((r) =>
+      queryProject<EventRow>(repo, "SELECT content_json FROM events WHERE event_type = 'git_commit'").some((r) =>
         r.content_json.includes(WORK_COMMIT),
       ),
     );

@@ -8,7 +8,10 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelServer, RecordedRequest, Step } from "./model-server.ts";
+import { expect } from "bun:test";
+import { type DaemonHome, makeHome, queryProject, startDaemon } from "../daemon/harness.ts";
+import { runSqrl } from "../helpers/sqrl.ts";
+import { type ModelServer, type RecordedRequest, type Step, startModelServer } from "./model-server.ts";
 
 export const HOSTS_DIR = import.meta.dir;
 export const CLAUDE_BIN = join(HOSTS_DIR, "node_modules", ".bin", "claude");
@@ -506,3 +509,58 @@ export function recordedClientInfo(record: string): Json {
   }
   throw new Error("the host sent no initialize request");
 }
+
+/** What a host suite runs against: sqrl's home, the registered repo, the model stand-in and the host's environment. */
+export interface HostSetup {
+  home: DaemonHome;
+  repo: string;
+  model: ModelServer;
+  env: Record<string, string>;
+}
+
+/**
+ * The setup every host suite shares: a sqrl home whose config (`watch`) leaves only this host's capture
+ * on, the buggy git repo (`buggyRepo`), the model stand-in, the host's environment, the repo registered
+ * the way a user does it (`sqrl init --yes --hosts=<host>`, over the host's own config files), and the
+ * daemon capturing. `seed` stores the MCP fixtures' memories before the daemon starts.
+ */
+export function setUpHost(o: {
+  host: string;
+  watch: string;
+  env: (base: Record<string, string>, model: ModelServer) => Record<string, string>;
+  seed?: (repo: string) => void;
+}): HostSetup {
+  const home = makeHome(o.watch);
+  const repo = join(home.root, "repo");
+  buggyRepo(repo);
+  const model = startModelServer();
+  const env = o.env(home.env, model);
+  const init = runSqrl(["init", repo, "--yes", `--hosts=${o.host}`], { env });
+  expect(init.code, init.stderr).toBe(0);
+  o.seed?.(repo);
+  startDaemon(home);
+  return { home, repo, model, env };
+}
+
+export async function tearDownHost(s: HostSetup | undefined): Promise<void> {
+  s?.model.stop();
+  await s?.home.cleanup();
+}
+
+/** An event row as the host suites read it. */
+export interface EventRow {
+  event_type: string;
+  content_json: string;
+  source_tool: string;
+}
+
+/** The events one source stored in the repo's data.db. */
+export function sourceRows(repo: string, sourceTool: string): EventRow[] {
+  return queryProject<EventRow>(
+    repo,
+    "SELECT event_type, content_json, source_tool FROM events WHERE source_tool = ?",
+    sourceTool,
+  );
+}
+
+export const rowContent = (r: EventRow) => JSON.parse(r.content_json) as Record<string, unknown>;

@@ -9,14 +9,12 @@
  * Skips with one line when OpenCode is not installed.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { join } from "node:path";
 import { estimateTokens } from "../../src/shared/tokens.ts";
-import { type DaemonHome, makeHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
+import { type DaemonHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
 import { runSqrl } from "../helpers/sqrl.ts";
 import { seedProject } from "../mcp/fixtures.ts";
 import {
   anthropicResults,
-  buggyRepo,
   OPENCODE_BIN,
   OPENCODE_INSTALLED,
   opencodeArgs,
@@ -25,8 +23,14 @@ import {
   runHost,
   WORK_COMMIT,
   WORK_PROMPT,
+  type EventRow,
+  type HostSetup,
+  rowContent,
+  setUpHost,
+  sourceRows,
+  tearDownHost,
 } from "./harness.ts";
-import { type ModelServer, startModelServer } from "./model-server.ts";
+import type { ModelServer } from "./model-server.ts";
 
 if (!OPENCODE_INSTALLED)
   console.log("test/hosts/opencode: skipped: OpenCode not installed (npm install --prefix test/hosts --no-save)");
@@ -38,32 +42,21 @@ let repo: string;
 let model: ModelServer;
 let env: Record<string, string>;
 
-interface Row {
-  event_type: string;
-  content_json: string;
-}
+const rows = () => sourceRows(repo, "opencode");
+const content = rowContent;
 
-const rows = () =>
-  queryProject<Row>(repo, "SELECT event_type, content_json FROM events WHERE source_tool = 'opencode'");
-const content = (r: Row) => JSON.parse(r.content_json) as Record<string, unknown>;
-
+let setup: HostSetup | undefined;
 beforeAll(async () => {
   if (!OPENCODE_INSTALLED) return;
-  home = makeHome("[watch]\nclaude = false\ncodex = false\ngemini = false\nqwen = false\n");
-  repo = join(home.root, "repo");
-  buggyRepo(repo);
-  model = startModelServer();
-  const init = runSqrl(["init", repo, "--yes", "--hosts=opencode"], { env: home.env });
-  expect(init.code, init.stderr).toBe(0);
-  env = opencodeEnv(home.env, model);
-  startDaemon(home);
+  setup = setUpHost({
+    host: "opencode",
+    watch: "[watch]\nclaude = false\ncodex = false\ngemini = false\nqwen = false\n",
+    env: opencodeEnv,
+  });
+  ({ home, repo, model, env } = setup);
 });
 
-afterAll(async () => {
-  if (!OPENCODE_INSTALLED) return;
-  model.stop();
-  await home.cleanup();
-});
+afterAll(() => tearDownHost(setup));
 
 suite("OpenCode: capture from its live SQLite store", () => {
   test("the scripted work arrives as events: request, edit, failing and green runs, commit", async () => {
@@ -87,7 +80,7 @@ suite("OpenCode: capture from its live SQLite store", () => {
     expect(all.some((r) => r.event_type === "tool_result" && content(r).tool === "read")).toBe(true);
     expect(all.some((r) => r.event_type === "assistant_response")).toBe(true);
     await waitFor("the git commit event", () =>
-      queryProject<Row>(repo, "SELECT content_json FROM events WHERE event_type = 'git_commit'").some((r) =>
+      queryProject<EventRow>(repo, "SELECT content_json FROM events WHERE event_type = 'git_commit'").some((r) =>
         r.content_json.includes(WORK_COMMIT),
       ),
     );

@@ -15,11 +15,10 @@ import { join } from "node:path";
 import { ToolAnswer } from "../../src/mcp/tools/tool-answer.ts";
 import { forwardingOf } from "../../src/mcp/hosts/forwarding.ts";
 import { estimateTokens, loadTokenCounter } from "../../src/shared/tokens.ts";
-import { type DaemonHome, makeHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
+import { type DaemonHome, queryProject, startDaemon, waitFor } from "../daemon/harness.ts";
 import { runSqrl } from "../helpers/sqrl.ts";
 import { seedProject } from "../mcp/fixtures.ts";
 import {
-  buggyRepo,
   openaiResults,
   QWEN_BIN,
   QWEN_INSTALLED,
@@ -31,8 +30,14 @@ import {
   WORK_COMMIT,
   WORK_PROMPT,
   workSteps,
+  type EventRow,
+  type HostSetup,
+  rowContent,
+  setUpHost,
+  sourceRows,
+  tearDownHost,
 } from "./harness.ts";
-import { type ModelServer, startModelServer } from "./model-server.ts";
+import type { ModelServer } from "./model-server.ts";
 
 if (!QWEN_INSTALLED)
   console.log("test/hosts/qwen: skipped: Qwen Code not installed (npm install --prefix test/hosts --no-save)");
@@ -49,15 +54,8 @@ let repo: string;
 let model: ModelServer;
 let env: Record<string, string>;
 
-interface Row {
-  event_type: string;
-  content_json: string;
-  source_tool: string;
-}
-
-const qwenRows = () =>
-  queryProject<Row>(repo, "SELECT event_type, content_json, source_tool FROM events WHERE source_tool = 'qwen_code'");
-const content = (r: Row) => JSON.parse(r.content_json) as Record<string, unknown>;
+const qwenRows = () => sourceRows(repo, "qwen_code");
+const content = rowContent;
 
 function chatFile(): string {
   const projects = join(home.env.QWEN_HOME!, "projects");
@@ -73,24 +71,19 @@ function chatFile(): string {
   throw new Error("Qwen Code wrote no chat file");
 }
 
+let setup: HostSetup | undefined;
 beforeAll(async () => {
   if (!QWEN_INSTALLED) return;
-  home = makeHome("[watch]\nclaude = false\ncodex = false\ngemini = false\n");
-  repo = join(home.root, "repo");
-  buggyRepo(repo);
-  model = startModelServer();
-  env = qwenEnv(home.env);
-  const init = runSqrl(["init", repo, "--yes", "--hosts=qwen"], { env });
-  expect(init.code, init.stderr).toBe(0);
-  seedProject(repo);
-  startDaemon(home);
+  setup = setUpHost({
+    host: "qwen",
+    watch: "[watch]\nclaude = false\ncodex = false\ngemini = false\n",
+    env: qwenEnv,
+    seed: seedProject,
+  });
+  ({ home, repo, model, env } = setup);
 });
 
-afterAll(async () => {
-  if (!QWEN_INSTALLED) return;
-  model.stop();
-  await home.cleanup();
-});
+afterAll(() => tearDownHost(setup));
 
 suite("Qwen Code: capture of a real session", () => {
   test("the scripted work arrives as events: request, edit, failing and green runs, commit", async () => {
@@ -118,7 +111,7 @@ suite("Qwen Code: capture of a real session", () => {
     expect(rows.some((r) => r.event_type === "assistant_response")).toBe(true);
     // The commit itself, from git.
     await waitFor("the git commit event", () =>
-      queryProject<Row>(repo, "SELECT content_json FROM events WHERE event_type = 'git_commit'").some((r) =>
+      queryProject<EventRow>(repo, "SELECT content_json FROM events WHERE event_type = 'git_commit'").some((r) =>
         r.content_json.includes(WORK_COMMIT),
       ),
     );
