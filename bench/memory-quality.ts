@@ -16,7 +16,8 @@
  * `--review FILE`: a reviewer's packet (memory-review.ts): each stored item of the real sessions with the
  * events it was drawn from, for a fresh reader to judge. `--labels DIR --transcripts DIR`: another
  * labelled set (sessions no rule was tuned on) instead of the shared one. `--origin NAME`, `--split
- * train|holdout`: only those labelled sessions (and only their transcripts) are run.
+ * train|holdout`: only those labelled sessions (and only their transcripts) are run. `SQRL_MQ_KEEP=1`
+ * keeps the run's folder (its homes and data.db files, to trace where a candidate went).
  *
  * The LLM path, measured without a model API (issue 25; llm-answers.ts): `--record DIR` runs the real
  * `openai_compatible` provider against a local stand-in that saves each request as DIR/<key>.json (key:
@@ -256,7 +257,12 @@ export async function memoryQuality(
   guidance?: string,
 ): Promise<QualityResult> {
   const filtered = filter.origin !== undefined || filter.split !== undefined;
-  const labels = (set ? loadLabels(set.labels) : [...scenarioLabels(), ...(quick ? [] : loadLabels())]).filter(
+  // --origin/--split pick real labelled sessions: the synthetic scenarios join the whole run only (their
+  // labels once stayed in a filtered run's recall while their transcripts were left out: 19 of train's 79
+  // labels counted as missed without a session behind them).
+  const labels = (
+    set ? loadLabels(set.labels) : [...(filtered ? [] : scenarioLabels()), ...(quick ? [] : loadLabels())]
+  ).filter(
     (l) => !filtered || ((!filter.origin || l.origin === filter.origin) && (!filter.split || l.split === filter.split)),
   );
   let tmp: string;
@@ -430,7 +436,7 @@ export async function memoryQuality(
     return { labels, stored, recall, tasks, ...(llmRun ? { llm: llmRun } : {}) };
   } finally {
     server?.stop();
-    rmSync(tmp, { recursive: true, force: true });
+    if (!process.env.SQRL_MQ_KEEP) rmSync(tmp, { recursive: true, force: true });
   }
 }
 

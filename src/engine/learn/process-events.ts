@@ -35,7 +35,7 @@ import { withoutWhatRepoSays } from "./apply/repo-says.ts";
 import { guidanceDigest, repoGuidance } from "./repo-guidance.ts";
 import { passGate } from "./apply/gate.ts";
 import { extractWithLlm } from "./extract/llm-extractor.ts";
-import { worthTheModel } from "./extract/precheck.ts";
+import { isFailure, worthTheModel } from "./extract/precheck.ts";
 import { episodeImportance } from "./importance.ts";
 import { decideWithLlm, type DecisionCase } from "./apply/decide.ts";
 import { type Embedder, embedderFromConfig } from "../llm/embeddings.ts";
@@ -292,11 +292,20 @@ async function extractCandidates(
       const out = await extractWithLlm(llm, d.ledger, ep.id, events, d.config["llm.context_window_tokens"], digest);
       const offline = extractOffline(input, { manifests });
       const manifestFacts = offline.filter((c) => c.rule === "project-manifests" || c.rule === "repo-hooks");
-      // The LLM's candidates pass the same gates as the rules': a pitfall the rules would not call
-      // lasting in this episode waits for a second one, and everything is distilled (capped, portable paths).
+      // The LLM's candidates pass the same gates as the rules', and everything is distilled (capped,
+      // portable paths). A model's pitfall stands on its own when the rules call a pitfall of this episode
+      // lasting, or when an event it cites as evidence failed (a failed command or test, a tool error, a
+      // refused call: the lesson's proof is in the episode); otherwise it waits for a second episode under
+      // the same key. On the 37 packmind train sessions (blind stand-in answers) the old gate — every model
+      // pitfall waited unless the rules found a lasting one — held back 6 lessons, one of them a label a
+      // reviewer's audit kept ("the pre-commit hook lints the whole working tree"); a model seldom repeats a
+      // key exactly, so they never came back.
       const lasting = offline.some((c) => c.type === "pitfall" && !c.gate);
+      const failed = new Set(events.filter(isFailure).map((e) => e.id));
       const gated = out.candidates.map((c) =>
-        c.type === "pitfall" && !lasting ? { ...c, gate: { kind: "pitfall" as const, signature: `llm:${c.key}` } } : c,
+        c.type === "pitfall" && !lasting && !c.source_event_ids.some((id) => failed.has(id))
+          ? { ...c, gate: { kind: "pitfall" as const, signature: `llm:${c.key}` } }
+          : c,
       );
       return {
         candidates: finishCandidates([...gated, ...manifestFacts], [projectId]),

@@ -179,7 +179,7 @@ const FORBIDS =
 export const CONSOLIDATE_SYSTEM = `You edit a software team's long-term memory the way a careful teammate edits the team wiki.
 Each PAIR shows an OLDER item and a NEWER item, written from a later session, that may be about the same subject although they were stored under different keys. Choose one verdict per pair:
 - REPLACES: same subject, and the newer one is what the project does now: a later design, name, layout, tool, decision or procedure (the steps a later session took for the same task, e.g. a release) that replaced the older one. The older one is no longer true. When the two disagree on the same subject and neither is a user rule, the newer one replaces the older: the later session saw more.
-- SAME: the same lesson or fact, maybe worded differently, with another detail or another example (one can go: a reader needs it once). Give "content" only when one merged sentence says more than the newer item alone; never merge claims that disagree.
+- SAME: the same lesson or fact, maybe worded differently, with another detail or another example (one can go: a reader needs it once). Give "content" only when one merged sentence says more than the newer item alone: only what the two say (add no advice of your own), 60 tokens or fewer; never merge claims that disagree.
 - RULE_WINS: one of them is the user's own stated rule (marked [user rule]) and the other contradicts it (e.g. a recipe that tests every commit against the rule "test only HEAD"); the rule stays, the other goes.
 - KEEP_BOTH: different subjects, both still true.
 Return ONLY JSON: {"pairs": [{"pair": number, "verdict": "REPLACES"|"SAME"|"RULE_WINS"|"KEEP_BOTH", "content": string (SAME only, optional)}]}.`;

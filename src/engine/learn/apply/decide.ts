@@ -14,7 +14,7 @@ import type { UsageLedger } from "../../llm/usage.ts";
 export const DECIDE_SYSTEM = `You maintain a developer's long-term memory. For each NEW candidate you see the EXISTING items stored under the same key.
 Choose one verb per candidate:
 - NOOP: the candidate says nothing new (same fact, maybe reworded).
-- UPDATE_EXISTING: same subject, the candidate adds or refines details; give "content", the merged statement.
+- UPDATE_EXISTING: same subject, the candidate adds or refines details; give "content", the merged statement: only what the two say (add no advice of your own), one subject, 60 tokens or fewer.
 - DELETE_AND_ADD: the candidate contradicts the existing item (e.g. "use pnpm" after "use npm"); the existing one is no longer true.
 - ADD_NEW: a different thing that happens to share the key; both stay true.
 Return ONLY JSON: {"decisions": [{"candidate": number, "verb": string, "target_id": string (for NOOP/UPDATE_EXISTING/DELETE_AND_ADD), "content": string (UPDATE_EXISTING only)}]}.`;

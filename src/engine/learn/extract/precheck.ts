@@ -19,15 +19,21 @@ export function precheckSignals(events: readonly EngineEvent[]): PrecheckSignal[
   const out = new Set<PrecheckSignal>();
   if (userMessages(events).length > 0) out.add("user");
   for (const e of events) {
-    if (e.type === "error") out.add("failure");
-    else if (e.type === "tool_result" && e.isError) out.add("failure");
-    else if (e.type === "command_run" || e.type === "test_run") {
-      const o = commandOutcome(e);
-      if (o === "fail" || o === "rejected") out.add("failure");
-    }
+    if (isFailure(e)) out.add("failure");
     if ((e.type === "tool_call" || e.type === "tool_result") && DECISION_TOOLS.has(e.tool)) out.add("decision");
   }
   return [...out];
+}
+
+/** A failed command or test, a tool error, a refused call, or an error event. */
+export function isFailure(e: EngineEvent): boolean {
+  if (e.type === "error") return true;
+  if (e.type === "tool_result") return e.isError;
+  if (e.type === "command_run" || e.type === "test_run") {
+    const o = commandOutcome(e);
+    return o === "fail" || o === "rejected";
+  }
+  return false;
 }
 
 /** Whether the episode goes to the model (true) or to the offline rules alone (false). */
