@@ -398,6 +398,52 @@ describe("the LLM's memories pass the rules' gates and distilling", () => {
   });
 });
 
+describe("a model's pitfall with its proof in the episode", () => {
+  test("one citing a refused call is stored at once; one citing only green runs waits for a second episode", async () => {
+    sb = sandbox();
+    const pitfall = (key: string, content: string, evidence: number[]) => ({
+      type: "pitfall",
+      key,
+      content,
+      tags: [],
+      importance: 0.6,
+      confidence: 0.8,
+      scope: "project",
+      file_paths: [],
+      evidence,
+    });
+    extractQueue = [
+      {
+        status: 200,
+        text: JSON.stringify({
+          summary:
+            "Goal: add the settings page. Added src/settings.tsx; tests and lint passed; the user refused `npm install left-pad`. Outcome: done.",
+          items: [
+            pitfall(
+              "pitfall:deps:no-npm-install",
+              "This repository uses pnpm: the user refuses `npm install`, which would write a second lockfile; add packages with `pnpm add`.",
+              [9],
+            ),
+            pitfall("pitfall:lint:prettier-after-tests", "Prettier reformats src/ after the tests pass.", [5, 6]),
+          ],
+        }),
+      },
+    ];
+    await processEvents(
+      request(sb.root, fixtureEvents("habits", sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
+    // the evidence numbers above are the rendered events': [9] is the refused call
+    expect(received.at(-1)!.prompt).toMatch(/\[9\] [^\n]*npm install left-pad[^\n]*→ rejected/);
+    const keys = currentItems(sb.db, sb.root, ["pitfall"]).map((i) => i.key);
+    expect(keys).toEqual(["pitfall:deps:no-npm-install"]);
+    const held = sb.db.query("SELECT signature FROM observations WHERE signature LIKE 'llm:%'").all() as Array<{
+      signature: string;
+    }>;
+    expect(held.map((h) => h.signature)).toEqual(["llm:pitfall:lint:prettier-after-tests"]);
+  });
+});
+
 describe("OpenAI-compatible endpoint (Ollama, llama.cpp) through ofetch", () => {
   test("/chat/completions: the same extraction, redacted, tokens recorded", async () => {
     sb = sandbox();
