@@ -136,6 +136,10 @@ describe("names the later sessions use instead", () => {
       ".agent/skills",
       ".claude/rules",
     ]);
+    // a model writes paths bare: a dot-folder path is followed too, prose with a slash is not
+    expect(citedPaths("skills go in the .agent/skills/ directory; pass/fail and/or tmp/clones are prose")).toEqual([
+      ".agent/skills",
+    ]);
     const edit = JSON.stringify({ input: { old_string: "in `.agent/skills`", new_string: "in `.agents/skills`" } });
     expect(currentText(edit)).not.toContain(".agent/skills");
     expect(currentText(JSON.stringify({ output: "-old `.agent/skills`\n+new `.agents/skills`" }))).not.toContain(

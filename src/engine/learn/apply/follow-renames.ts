@@ -36,10 +36,18 @@ const QUOTED_PATH = /[`"']([\w.@~-]*\/[\w.@~/-]*\w)\/?[`"']/g;
 /** Any path in an event's text. */
 const ANY_PATH = /[\w.@~-]*\/[\w.@~/-]*\w/g;
 
+/**
+ * A dot-folder path written bare: "skills go in the .agent/skills/ directory". Models write paths without
+ * backticks; a reviewer found that very rule (stand-in answers, session 8) still served after the rename
+ * because only quoted paths were followed. Bare paths are taken only when they start with a dot-folder,
+ * so prose like "pass/fail" or "and/or" is never watched.
+ */
+const BARE_DOT_PATH = /(?<![\w./-])(\.[\w-]+(?:\/[\w.@~-]*\w)+)\/?/g;
+
 export function citedPaths(content: string): string[] {
-  return [...new Set([...content.matchAll(QUOTED_PATH)].map((m) => m[1]!))].filter(
-    (p) => p.length >= 5 && /[a-z]/i.test(p),
-  );
+  const quoted = [...content.matchAll(QUOTED_PATH)].map((m) => m[1]!);
+  const bare = [...content.matchAll(BARE_DOT_PATH)].map((m) => m[1]!);
+  return [...new Set([...quoted, ...bare])].filter((p) => p.length >= 5 && /[a-z]/i.test(p));
 }
 
 /**
