@@ -28,7 +28,7 @@ import { insertEvents } from "../../sql/events.ts";
 import { openProjectDb, openUserDb } from "../../sql/open.ts";
 import { DEFAULT_EPISODE_CONFIG, extractableEpisodes, segmentEvents, type EpisodeConfig } from "./episodes.ts";
 import type { Candidate } from "./extract/candidate.ts";
-import { toEngineEvent, type EngineEvent } from "../events/event-view.ts";
+import { toEngineEvent, userMessages, type EngineEvent } from "../events/event-view.ts";
 import { extractOffline, finishCandidates, ruleInput } from "./extract/index.ts";
 import { dropRestated, retireCoveredHabits } from "./apply/consolidate.ts";
 import { withoutWhatRepoSays } from "./apply/repo-says.ts";
@@ -276,6 +276,13 @@ class WaitForModel extends Error {
   }
 }
 
+/** Events that prove a model's pitfall within its episode: failures, and the user's words after the opening request. */
+function proofEvents(events: readonly EngineEvent[]): Set<string> {
+  const out = new Set(events.filter(isFailure).map((e) => e.id));
+  for (const m of userMessages(events).slice(1)) out.add(m.ev.id);
+  return out;
+}
+
 async function extractCandidates(
   projectId: string,
   ep: Episode,
@@ -294,16 +301,17 @@ async function extractCandidates(
       const manifestFacts = offline.filter((c) => c.rule === "project-manifests" || c.rule === "repo-hooks");
       // The LLM's candidates pass the same gates as the rules', and everything is distilled (capped,
       // portable paths). A model's pitfall stands on its own when the rules call a pitfall of this episode
-      // lasting, or when an event it cites as evidence failed (a failed command or test, a tool error, a
-      // refused call: the lesson's proof is in the episode); otherwise it waits for a second episode under
-      // the same key. On the 37 packmind train sessions (blind stand-in answers) the old gate — every model
-      // pitfall waited unless the rules found a lasting one — held back 6 lessons, one of them a label a
-      // reviewer's audit kept ("the pre-commit hook lints the whole working tree"); a model seldom repeats a
-      // key exactly, so they never came back.
+      // lasting, or when its cited evidence holds the proof: an event that failed (a failed command or
+      // test, a tool error, a refused call) or the user stepping in after the episode's opening request
+      // (a correction, what they saw themselves). Otherwise it waits for a second episode under the same
+      // key. The old gate (every model pitfall waited unless the rules found a lasting one) held back, on
+      // the packmind train sessions and the holdout (blind stand-in answers, session 8), lessons a
+      // reviewer's audit kept: "the pre-commit hook lints the whole working tree", "the Linear MCP
+      // create_document takes only a project"; a model seldom repeats a key exactly, so they never came back.
       const lasting = offline.some((c) => c.type === "pitfall" && !c.gate);
-      const failed = new Set(events.filter(isFailure).map((e) => e.id));
+      const proof = proofEvents(events);
       const gated = out.candidates.map((c) =>
-        c.type === "pitfall" && !lasting && !c.source_event_ids.some((id) => failed.has(id))
+        c.type === "pitfall" && !lasting && !c.source_event_ids.some((id) => proof.has(id))
           ? { ...c, gate: { kind: "pitfall" as const, signature: `llm:${c.key}` } }
           : c,
       );

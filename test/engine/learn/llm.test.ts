@@ -444,6 +444,47 @@ describe("a model's pitfall with its proof in the episode", () => {
   });
 });
 
+describe("a model's pitfall proven by the user stepping in", () => {
+  test("one citing the user's later words stands; one citing only the opening request waits", async () => {
+    sb = sandbox();
+    const pitfall = (key: string, content: string, evidence: number[]) => ({
+      type: "pitfall",
+      key,
+      content,
+      tags: [],
+      importance: 0.6,
+      confidence: 0.8,
+      scope: "project",
+      file_paths: [],
+      evidence,
+    });
+    extractQueue = [
+      {
+        status: 200,
+        text: JSON.stringify({
+          summary:
+            "Goal: apply the user's coding preferences. The user stated several standing rules about returns, comments, pnpm, commits and indentation. Outcome: noted.",
+          items: [
+            pitfall(
+              "pitfall:style:comment-noise",
+              "Comments on every line get removed in review here: the user asked to stop adding them; comment only what the code cannot say.",
+              [3],
+            ),
+            pitfall("pitfall:style:nested-ifs", "Nested ifs are rewritten to early returns.", [1]),
+          ],
+        }),
+      },
+    ];
+    await processEvents(
+      request(sb.root, fixtureEvents("preferences", sb.root)),
+      sb.deps({ llm: await provider(), summaryLimit: 0 }),
+    );
+    expect(received.at(-1)!.prompt).toMatch(/\[1\] user: Always use early returns/);
+    expect(received.at(-1)!.prompt).toMatch(/\[3\] user: Please stop adding comments/);
+    expect(currentItems(sb.db, sb.root, ["pitfall"]).map((i) => i.key)).toEqual(["pitfall:style:comment-noise"]);
+  });
+});
+
 describe("OpenAI-compatible endpoint (Ollama, llama.cpp) through ofetch", () => {
   test("/chat/completions: the same extraction, redacted, tokens recorded", async () => {
     sb = sandbox();
