@@ -119,6 +119,26 @@ describe("names the later sessions use instead", () => {
     expect(all.every((r) => r.content.includes('".agent/skills"'))).toBe(true); // never rewritten
   });
 
+  test("a memory that credits the user with the old name becomes history instead of crediting them with the new one", async () => {
+    // The user's rule is stored from the first session; a model writes such a rule in the third person.
+    const modelWords = "AGENTS.md skills belong in the .agent/skills/ directory, as the user specified.";
+    sb = sandbox();
+    const root = sb.root;
+    const sessions = [said(RULE), renames, uses(".agents/skills"), uses(".agents/skills")];
+    const evs = sessions.flatMap((list, i) => session(root, `s${i}`, i, list));
+    for (let i = 0; i < sessions.length; i++) {
+      const mine = evs.filter((e) => e.session_id === `s${i}`);
+      await processEvents(request(root, mine), sb.deps({ now: () => Date.parse(mine.at(-1)!.timestamp) + 86_400_000 }));
+      if (i === 0) sb.db.query("UPDATE memory_items SET content = ? WHERE id = ?").run(modelWords, rule(sb)!.id);
+    }
+    const now = currentItems(sb.db, root).map((i) => i.content);
+    expect(now.filter((c) => c.includes("user specified"))).toEqual([]);
+    const all = sb.db.query("SELECT content FROM memory_items WHERE content LIKE '%user specified%'").all() as Array<{
+      content: string;
+    }>;
+    expect(all.map((r) => r.content)).toEqual([modelWords]); // kept as history, never rewritten
+  });
+
   test("what still names the old spelling after a rewrite", () => {
     const from = ".agent/skills";
     const to = ".agents/skills";

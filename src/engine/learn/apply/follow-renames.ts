@@ -258,6 +258,10 @@ export function findRenames(db: Database, projectId: string): Rename[] {
   return [...best.values()];
 }
 
+/** A memory that says what the person specified, asked or chose: its words are theirs, not to be renamed. */
+const CREDITS_USER =
+  /\b(?:the )?user(?:'s)?\b[^.;]{0,40}?\b(?:specified|asked|requested|chose|said|stated|wants|wanted|decided|insisted)\b/i;
+
 /**
  * After `from` → `to` was written in, the text still names a part of the old name that the new one
  * changed (`.agent` of `.agent/skills` → `.agents/skills`) as a word of its own.
@@ -282,9 +286,11 @@ export function followRenames(db: Database, projectId: string, episodeIds: reado
       observeNames(db, projectId, episodeIds);
       for (const { item, from, to, identifier } of findRenames(db, projectId)) {
         const content = identifier ? item.content.replace(wordRe(from, "g"), to) : item.content.split(from).join(to);
-        if (stillNamesOld(content, from, to)) {
+        if (stillNamesOld(content, from, to) || CREDITS_USER.test(item.content)) {
           // It names the old spelling on purpose ("singular `.agent`, as the user specified"): a
-          // rewrite would contradict itself, and what it says no longer holds. History, not served.
+          // rewrite would contradict itself, and what it says no longer holds. Or it credits the person
+          // ("… in the .agent/skills/ directory, as the user specified"): the rewrite would put the new
+          // name in their mouth (a reviewer marked exactly that wrong). History, not served.
           supersedeMemoryItem(db, item.id, null, null, at);
           continue;
         }
