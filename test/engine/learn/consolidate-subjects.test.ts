@@ -65,7 +65,11 @@ function consolidation(prompt: string): unknown {
       (/pushing a `release\/<x\.y\.z>` tag/.test(newer) && /commit only CHANGELOG\.md/.test(older));
     const both = `${older}\n${newer}`;
     const ruleWins = /\[user rule\][^\n]*only HEAD/.test(both) && /every commit, then/.test(both);
-    return { pair: Number(m[1]), verdict: replaces ? "REPLACES" : ruleWins ? "RULE_WINS" : "KEEP_BOTH" };
+    const newerWrong = /runs only the project's own tests/.test(newer) && /also runs tests of eval clones/.test(older);
+    return {
+      pair: Number(m[1]),
+      verdict: replaces ? "REPLACES" : ruleWins ? "RULE_WINS" : newerWrong ? "NEWER_WRONG" : "KEEP_BOTH",
+    };
   });
   return { pairs };
 }
@@ -322,6 +326,30 @@ describe("offline: certain evidence only", () => {
     const withModel = { ...offline(sb), llm: await provider() };
     const done = await consolidateSubjects(sb.db, sb.root, [fact.id], ["ep_3"], withModel);
     expect(done).toMatchObject([{ goes: recipe.id, stays: fact.id, verdict: "REPLACES", by: "llm" }]);
+  });
+
+  test("a later misreading of how a tool behaves does not push out the account the sessions proved", async () => {
+    sb = sandbox();
+    const right = add(sb, {
+      type: "pitfall",
+      key: "pitfall:test:tmp-clones-picked-up",
+      content:
+        "`bun test src/` also runs tests of eval clones in tmp/clones/, since paths like tmp/clones/*/src/ match; delete tmp/clones/ before committing.",
+      day: 0,
+    });
+    const wrong = add(sb, {
+      type: "pitfall",
+      key: "pitfall:test:tmp-clones-picked-up-by-bun-test",
+      content:
+        "Clones under tmp/clones/ hold test files that `bun run test` picks up; `bun test src/` runs only the project's own tests.",
+      day: 3,
+    });
+    expect(subjectPairs(sb.db, sb.root, [wrong.id], ["ep_3"]).map((p) => p.older.id)).toEqual([right.id]);
+    const withModel = { ...offline(sb), llm: await provider() };
+    const done = await consolidateSubjects(sb.db, sb.root, [wrong.id], ["ep_3"], withModel);
+    expect(done).toMatchObject([{ goes: wrong.id, stays: right.id, verdict: "NEWER_WRONG", by: "llm" }]);
+    expect(currentItems(sb.db, sb.root).map((i) => i.id)).toEqual([right.id]);
+    expect(received.at(-1)!.system).toContain("NEWER_WRONG");
   });
 
   test("an older item the code now contradicts (its anchor is stale) is replaced by the newer one on its subject", async () => {

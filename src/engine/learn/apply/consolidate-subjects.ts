@@ -42,7 +42,7 @@ export const MAX_LLM_PAIRS = 24;
 /** A BM25 score at least this share of the new item's own score is a strong lexical overlap. */
 export const LEXICAL_SHARE = 0.35;
 
-export type Verdict = "REPLACES" | "SAME" | "RULE_WINS" | "KEEP_BOTH";
+export type Verdict = "REPLACES" | "SAME" | "RULE_WINS" | "NEWER_WRONG" | "KEEP_BOTH";
 
 export interface Pair {
   newer: MemoryItem;
@@ -178,18 +178,19 @@ const FORBIDS =
 
 export const CONSOLIDATE_SYSTEM = `You edit a software team's long-term memory the way a careful teammate edits the team wiki.
 Each PAIR shows an OLDER item and a NEWER item, written from a later session, that may be about the same subject although they were stored under different keys. Choose one verdict per pair:
-- REPLACES: same subject, and the newer one is what the project does now: a later design, name, layout, tool, decision or procedure (the steps a later session took for the same task, e.g. a release) that replaced the older one. The older one is no longer true. When the two disagree on the same subject and neither is a user rule, the newer one replaces the older: the later session saw more.
+- REPLACES: same subject, and the newer one is what the project does now: a later design, name, layout, tool, decision or procedure (the steps a later session took for the same task, e.g. a release) that replaced the older one. The older one is no longer true. When the two disagree about what the project does and neither is a user rule, the newer one replaces the older: the later session saw more.
+- NEWER_WRONG: they disagree about how a tool, command or library behaves (not about a change the project made), and the older one is the correct account: the newer one misreads it and goes.
 - SAME: the same lesson or fact, maybe worded differently, with another detail or another example (one can go: a reader needs it once). Give "content" only when one merged sentence says more than the newer item alone: only what the two say (add no advice of your own), 60 tokens or fewer; never merge claims that disagree.
 - RULE_WINS: one of them is the user's own stated rule (marked [user rule]) and the other contradicts it (e.g. a recipe that tests every commit against the rule "test only HEAD"); the rule stays, the other goes.
 - KEEP_BOTH: different subjects, both still true.
-Return ONLY JSON: {"pairs": [{"pair": number, "verdict": "REPLACES"|"SAME"|"RULE_WINS"|"KEEP_BOTH", "content": string (SAME only, optional)}]}.`;
+Return ONLY JSON: {"pairs": [{"pair": number, "verdict": "REPLACES"|"SAME"|"RULE_WINS"|"NEWER_WRONG"|"KEEP_BOTH", "content": string (SAME only, optional)}]}.`;
 
 export const ConsolidateOutput = z.object({
   pairs: z
     .array(
       z.object({
         pair: z.number().int().nonnegative(),
-        verdict: z.enum(["REPLACES", "SAME", "RULE_WINS", "KEEP_BOTH"]),
+        verdict: z.enum(["REPLACES", "SAME", "RULE_WINS", "NEWER_WRONG", "KEEP_BOTH"]),
         content: z.string().min(3).max(1200).optional(),
       }),
     )
@@ -267,6 +268,13 @@ function outcomeOf(db: Database, p: Pair, verdict: Verdict, reason: string, by: 
     stays = rule;
     goes = rule === p.newer ? p.older : p.newer;
     if (isUserRule(goes)) return null; // two rules: the same-key decision and the user's words settle it
+  } else if (verdict === "NEWER_WRONG") {
+    // A later misreading of how a tool behaves ("`bun test src/` runs only the project's tests") must not
+    // push out the account the sessions proved: with "the newer replaces" alone, stand-in answers on the
+    // packmind sessions replaced the right tmp/clones lesson with the wrong one (session 8).
+    goes = p.newer;
+    stays = p.older;
+    if (isUserRule(goes)) return null;
   } else if (isUserRule(goes) && !isUserRule(stays)) return null; // a machine item never replaces the user's rule
   if (heldByPerson(db, goes)) return null;
   return { goes: goes.id, stays: stays.id, verdict, reason, by };
