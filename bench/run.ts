@@ -2,6 +2,7 @@
  * `bun run bench` runs every benchmark; `bun run bench <name> [args] [--quick]` runs one.
  * Each prints its table and updates its section of docs/benchmarks.md.
  */
+import { isAbsolute } from "node:path";
 import { writeSection, type Bench } from "./report.ts";
 
 const BENCHES: Record<string, () => Promise<Bench>> = {
@@ -41,7 +42,9 @@ for (const name of wanted) {
   const report = await bench({ quick, args: extra });
   console.log(report.markdown);
   headlines.push(...report.headline.map((h) => `${name}: ${h}`));
-  const command = `bun run bench ${name}${extra.length ? ` ${extra.join(" ")}` : ""}${quick ? " --quick" : ""}`;
+  // A folder of this machine (model answers, guidance) is written as DIR: no local paths in the docs.
+  const shown = extra.map((a) => (isAbsolute(a) ? "DIR" : a));
+  const command = `bun run bench ${name}${shown.length ? ` ${shown.join(" ")}` : ""}${quick ? " --quick" : ""}`;
   if (!noWrite) writeSection(name, report, command, quick);
 }
 console.log(`\n${headlines.join("\n")}`);

@@ -14,6 +14,8 @@ export const SQRL_ENV = {
   SQRL_BENCH_VERBOSE: "Benchmarks only: `bun run bench ui` also prints each run's first-screen time.",
   SQRL_MQ_DUMP:
     "Benchmarks only: a file where `bun run bench memory-quality` writes its results as JSON (like `--dump`).",
+  SQRL_MQ_KEEP:
+    "Benchmarks only: `bun run bench memory-quality` keeps its run folder (homes, data.db files) to trace where a memory went.",
 } as const;
 
 export type SqrlEnvName = keyof typeof SQRL_ENV;
