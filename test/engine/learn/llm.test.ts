@@ -398,20 +398,22 @@ describe("the LLM's memories pass the rules' gates and distilling", () => {
   });
 });
 
+/** A model's pitfall as the extraction answer writes it. */
+const pitfall = (key: string, content: string, evidence: number[]) => ({
+  type: "pitfall",
+  key,
+  content,
+  tags: [],
+  importance: 0.6,
+  confidence: 0.8,
+  scope: "project",
+  file_paths: [],
+  evidence,
+});
+
 describe("a model's pitfall with its proof in the episode", () => {
   test("one citing a refused call is stored at once; one citing only green runs waits for a second episode", async () => {
     sb = sandbox();
-    const pitfall = (key: string, content: string, evidence: number[]) => ({
-      type: "pitfall",
-      key,
-      content,
-      tags: [],
-      importance: 0.6,
-      confidence: 0.8,
-      scope: "project",
-      file_paths: [],
-      evidence,
-    });
     extractQueue = [
       {
         status: 200,
@@ -447,17 +449,6 @@ describe("a model's pitfall with its proof in the episode", () => {
 describe("a model's pitfall proven by the user stepping in", () => {
   test("one citing the user's later words stands; one citing only the opening request waits", async () => {
     sb = sandbox();
-    const pitfall = (key: string, content: string, evidence: number[]) => ({
-      type: "pitfall",
-      key,
-      content,
-      tags: [],
-      importance: 0.6,
-      confidence: 0.8,
-      scope: "project",
-      file_paths: [],
-      evidence,
-    });
     extractQueue = [
       {
         status: 200,
