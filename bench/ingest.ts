@@ -31,6 +31,7 @@ import {
 import { prepareFileRows, type RowBatch } from "../src/daemon/file-rows.ts";
 import { insertRouted, ProjectDbPool } from "../src/daemon/ingest.ts";
 import { stopIngestWorkers } from "../src/daemon/ingest-workers.ts";
+import { stopInsertWorker } from "../src/daemon/insert-pipe.ts";
 import { newTailFile, readTail } from "../src/daemon/tail.ts";
 import { projectPaths } from "../src/shared/paths.ts";
 import { listProjects } from "../src/shared/projects.ts";
@@ -141,7 +142,9 @@ export default (async (opts) => {
     const first = await ingest(false); // what `sqrl ingest` does in a fresh process
     const dbBytes = statSync(projectPaths.db(repo)).size;
     const again = await ingest(false);
-    const inThread = await ingest(true, { workers: 0 });
+    const inThread = await ingest(true, { workers: 0, insertWorker: false });
+    const piped = await ingest(true, { insertWorker: true });
+    stopInsertWorker();
     const parallel = await ingest(true, { workers: 2 });
     stopIngestWorkers();
     const normalize = await measure(() => {
@@ -191,7 +194,11 @@ export default (async (opts) => {
 
     const rate = (n: number, ms: number) => Math.round(n / (ms / 1000)).toLocaleString("en-US");
     const mode = (r: FileIngestResult) =>
-      r.workers > 0 ? `${r.workers} ingest workers + inserting thread` : "one thread";
+      r.workers > 0
+        ? `${r.workers} ingest workers + inserting thread`
+        : r.insertWorker
+          ? "building thread + insert worker"
+          : "one thread";
     const row = (step: string, m: Measured<FileIngestResult>, n: number) => [
       step,
       mode(m.value),
@@ -230,6 +237,7 @@ export default (async (opts) => {
       row("end to end, new events — `sqrl ingest`'s default, cold process", first, first.value.events),
       row("end to end, same file again (all duplicates)", again, again.value.events),
       row("end to end, new events, forced in one thread", inThread, inThread.value.events),
+      row("end to end, new events, forced through the insert worker", piped, piped.value.events),
       row("end to end, new events, forced onto 2 ingest workers", parallel, parallel.value.events),
       [
         "read + parse + normalize only (no redaction, hashing or SQLite)",
@@ -280,6 +288,7 @@ export default (async (opts) => {
     } satisfies BenchReport;
   } finally {
     stopIngestWorkers();
+    stopInsertWorker();
     if (saved === undefined) delete process.env.SQRL_HOME;
     else process.env.SQRL_HOME = saved;
     rmSync(work, { recursive: true, force: true });

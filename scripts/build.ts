@@ -23,8 +23,11 @@ const flags = [
 const started = performance.now();
 // NODE_ENV=production reaches the page bundled from src/ui/index.html too (production JSX runtime: a
 // smaller, faster `sqrl ui` page; --compile alone leaves that bundle on the development runtime).
-await $`bun build ${flags} src/main.ts src/daemon/ingest-worker.ts --outfile ${outfile}`.env({
-  ...process.env,
-  NODE_ENV: "production",
-}); // + the ingest worker's entry point
+// + the entry points of the ingest workers and of the insert worker (see ingest-workers.ts, insert-pipe.ts)
+await $`bun build ${flags} src/main.ts src/daemon/ingest-worker.ts src/daemon/insert-worker.ts --outfile ${outfile}`.env(
+  {
+    ...process.env,
+    NODE_ENV: "production",
+  },
+);
 console.error(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);

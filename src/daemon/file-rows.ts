@@ -72,8 +72,13 @@ export interface FileRowsSummary {
 export const ROW_BATCH = 5000;
 
 /** Read the whole file from byte 0 with a fresh normalizer; `sink` receives the rows batch by batch. */
-export function prepareFileRows(job: RowsJob, deps: NormalizerDeps, sink: (batch: RowBatch) => void): FileRowsSummary {
-  const reader = new SliceReader(job, deps, 0);
+export function prepareFileRows(
+  job: RowsJob,
+  deps: NormalizerDeps,
+  sink: (batch: RowBatch) => void,
+  batchRows = ROW_BATCH,
+): FileRowsSummary {
+  const reader = new SliceReader(job, deps, 0, batchRows);
   const summary = reader.read(undefined, true, sink);
   reader.flush(sink);
   return summary;
@@ -98,6 +103,7 @@ export class SliceReader {
     private readonly job: RowsJob,
     deps: NormalizerDeps,
     from: number,
+    private readonly batchRows = ROW_BATCH,
   ) {
     const src = TRANSCRIPT_SOURCES[job.source];
     this.renew = () => src.createNormalizer(job.path, deps);
@@ -161,7 +167,7 @@ export class SliceReader {
     this.pendingEvents += events.length;
     this.pendingSkipped += routed.skipped;
     mergeUnmatched(this.pendingUnmatched, routed.unmatched);
-    if (this.pendingRows >= ROW_BATCH) this.drain(sink);
+    if (this.pendingRows >= this.batchRows) this.drain(sink);
   }
 
   private drain(sink: (batch: RowBatch) => void): void {

@@ -13,8 +13,9 @@
  * Workers are started on first use, kept while files keep coming, stopped after a few idle seconds,
  * and never keep the process alive on their own.
  */
-import { availableParallelism, cpus } from "node:os";
+import { availableParallelism } from "node:os";
 import { log as rootLog } from "../shared/log.ts";
+import { othersBusyCores } from "./machine-load.ts";
 import type { FileRowsSummary, PackedBatch, RowsJob } from "./file-rows.ts";
 import type { IngestWorkerReply, IngestWorkerRequest, SliceRange } from "./ingest-worker-protocol.ts";
 import { sliceFollows, stateAfter, type SliceAssumptions, type SliceSeed, type SliceState } from "./normalize/slice.ts";
@@ -96,36 +97,6 @@ export function ingestParallelism(): number {
 
 /** Cores the other processes keep busy, at most, for the workers to be worth it. */
 const OTHERS_BUSY_LIMIT = 0.75;
-
-interface CpuSample {
-  at: number;
-  /** Busy CPU time of the whole machine, ms. */
-  busy: number;
-  /** CPU time of this process, ms. */
-  ours: number;
-}
-
-let lastSample: CpuSample | null = null;
-
-function cpuSample(): CpuSample {
-  let busy = 0;
-  for (const c of cpus()) busy += c.times.user + c.times.nice + c.times.sys + c.times.irq;
-  const u = process.cpuUsage();
-  return { at: performance.now(), busy, ours: (u.user + u.system) / 1000 };
-}
-
-/** Cores kept busy by other processes since the last call (the first call looks for 100 ms). */
-function othersBusyCores(): number {
-  let from = lastSample;
-  if (!from || performance.now() - from.at < 100) {
-    from = cpuSample();
-    Bun.sleepSync(100);
-  }
-  const now = cpuSample();
-  lastSample = now;
-  const elapsed = now.at - from.at;
-  return Math.max(0, now.busy - from.busy - (now.ours - from.ours)) / elapsed;
-}
 
 function stopWorkers(): void {
   if (idleTimer) clearTimeout(idleTimer);

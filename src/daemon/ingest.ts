@@ -285,14 +285,17 @@ export function insertRouted(routed: RoutedRows, pool: ProjectDbPool): IngestRes
   );
 }
 
-/** Insert rows packed by a worker (see file-rows.ts), one transaction per project. */
+/** Insert rows packed by a worker (see file-rows.ts; each from index `from` on), one transaction per project. */
 export function insertPacked(
   byProject: ReadonlyArray<readonly [string, readonly (string | null)[]]>,
   skipped: number,
   userId: string,
   pool: ProjectDbPool,
+  from = 0,
 ): IngestResult {
-  return insertEach(byProject, skipped, (root, packed) => insertPackedEvents(pool.get(root), root, userId, packed));
+  return insertEach(byProject, skipped, (root, packed) =>
+    insertPackedEvents(pool.get(root), root, userId, packed, from),
+  );
 }
 
 /** The contract's entry point: write normalized events to their projects' data.db. */

@@ -62,6 +62,31 @@ export function planSlices(path: string, size: number, source: TailSource, opts:
   return out;
 }
 
+/**
+ * Consecutive slices of about `sliceBytes`, cut at line starts, for any line source: the steps in
+ * which one reader reads a file when something must happen between them (insert-pipe.ts).
+ */
+export function lineSlices(path: string, size: number, sliceBytes: number): SliceRange[] {
+  const out: SliceRange[] = [];
+  let from = 0;
+  if (size > sliceBytes) {
+    const fd = openSync(path, "r");
+    try {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      while (from + sliceBytes < size) {
+        const cut = findCut(fd, buf, from + sliceBytes, size, false);
+        if (cut === null || cut <= from || cut >= size) break;
+        out.push({ index: out.length, from, until: cut });
+        from = cut;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  out.push({ index: out.length, from, until: null });
+  return out;
+}
+
 /** The start of the first prompt line in the window after `pos`, else of the first line there. */
 function findCut(fd: number, buf: Buffer, pos: number, size: number, preferPrompts: boolean): number | null {
   let at = pos;

@@ -6,7 +6,10 @@
 export const SQRL_ENV = {
   SQRL_HOME: "Folder of sqrl's per-machine files (config.toml, user.db, state.db, logs); default ~/.sqrl.",
   SQRL_LOG_LEVEL: "Log level, 0 silent … 3 info (default) … 5 trace; `--debug` sets 5. Overrides `log.level`.",
-  SQRL_INGEST_WORKERS: "Worker threads for bulk ingest, 0–8 (default: 2 when a core is free, else 0).",
+  SQRL_INGEST_WORKERS:
+    "Worker threads that build rows in bulk ingest, 0–8 (default: 2 with 3+ cores and one free, else 0; 0 also turns the insert worker off).",
+  SQRL_INSERT_WORKER:
+    "Bulk ingest's insert worker, 1 on whatever the load, 0 off (default: on for files of 4 MiB+ when a core is free).",
   SQRL_ENGINE_HEALTH_INTERVAL_MS: "How often the daemon checks the engine's /health (ms, at least 100; default 10000).",
   SQRL_CLAUDE_BIN: "The `claude` CLI used by `sqrl hosts` (empty: edit Claude Code's config file directly).",
   SQRL_TARGET: "Build only: Bun compile target of `npm run build` (e.g. bun-darwin-arm64).",

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runSqrl, SQRL_BIN, tempDir } from "../../helpers/sqrl.ts";
 import { CAPTURE_FIXTURES, type OpenCodeRows, rewriteFixture, writeOpenCodeStore } from "./helpers.ts";
@@ -78,6 +78,52 @@ describe.skipIf(!haveBin)("sqrl ingest", () => {
     expect(onlyCodex).toMatchObject({ files: 1, added: 10 });
     const all = JSON.parse(runSqrl(["ingest", "--backfill", "--json"], { env }).stdout);
     expect(all).toMatchObject({ files: 2, added: CLAUDE_TOTAL, duplicates: 10 });
+  });
+
+  test("a big transcript through the insert worker stores every row of the one-thread ingest", () => {
+    expect(runSqrl(["init", repo, "--yes", "--no-backfill", "--no-git"], { env }).code).toBe(0);
+    const one = rewriteFixture(
+      readFileSync(join(CAPTURE_FIXTURES, "claude", "-REPO", `${SESSION}.jsonl`), "utf8"),
+      repo,
+    ).trimEnd();
+    // 40 sessions (session ids made unique per copy, prompts padded), ~5 MiB: two slices of the pipe
+    const file = join(dir.path, "big.jsonl");
+    const copies: string[] = [];
+    for (let i = 0; i < 40; i++)
+      copies.push(
+        one
+          .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (m) => `${m}-${i}`)
+          .replace(/"content": "/g, `"content": "${"lorem ipsum ".repeat(900)}`),
+      );
+    writeFileSync(file, `${copies.join("\n")}\n`);
+    const dump = () => {
+      const db = new Database(join(repo, ".ctx", "data.db"), { readonly: true });
+      try {
+        return db.query("SELECT * FROM events ORDER BY rowid").all();
+      } finally {
+        db.close();
+      }
+    };
+    const piped = runSqrl(["ingest", file, "--json"], {
+      env: { ...env, SQRL_INSERT_WORKER: "1", SQRL_LOG_LEVEL: "4" },
+    });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toContain("insert worker: ");
+    expect(piped.stderr).not.toContain("insert worker gone");
+    expect(piped.stderr).not.toContain("unavailable");
+    const pipedRows = dump();
+    for (const f of ["", "-wal", "-shm"]) rmSync(join(repo, ".ctx", `data.db${f}`), { force: true });
+    const alone = runSqrl(["ingest", file, "--json"], {
+      env: { ...env, SQRL_INGEST_WORKERS: "0", SQRL_LOG_LEVEL: "4" },
+    });
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).not.toContain("insert worker");
+    const s1 = JSON.parse(piped.stdout);
+    const s2 = JSON.parse(alone.stdout);
+    expect(statSync(file).size).toBeGreaterThan(4 * 1024 * 1024);
+    expect(s1.added).toBeGreaterThan(20 * CLAUDE_TOTAL);
+    expect(s1).toEqual(s2);
+    expect(pipedRows).toEqual(dump());
   });
 
   test("bad usage exits 2 with a message that says what to do", () => {

@@ -147,6 +147,67 @@ export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = "
   throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
+/** A Claude Code transcript that stresses slice cuts: responses split over lines, results far from their tool_use, lines without cwd or timestamp, other projects, junk. */
+export function adversarialTranscript(repo: string, seed: number): string {
+  let s = seed;
+  const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const lines: string[] = [];
+  const toolIds: string[] = [];
+  let msg = 0;
+  let t = Date.parse("2025-03-01T10:00:00.000Z");
+  for (let i = 0; i < 400; i++) {
+    const r = rnd();
+    const base: Record<string, unknown> = { uuid: `u${i}`, sessionId: rnd() < 0.05 ? "s2" : "s1" };
+    if (rnd() > 0.1) base.timestamp = new Date((t += Math.floor(rnd() * 100_000))).toISOString();
+    if (rnd() > 0.15) base.cwd = rnd() < 0.1 ? "/elsewhere" : rnd() < 0.3 ? join(repo, "sub") : repo;
+    if (r < 0.25) {
+      const id = rnd() < 0.7 ? `msg_${msg++}` : `msg_${Math.max(0, msg - 1)}`;
+      const content: unknown[] = [];
+      if (rnd() < 0.7)
+        content.push({ type: "text", text: `thinking ${i}${rnd() < 0.05 ? " password=hunter2222" : ""}` });
+      if (rnd() < 0.5) {
+        const tid = rnd() < 0.05 && toolIds.length > 0 ? toolIds[Math.floor(rnd() * toolIds.length)]! : `toolu_${i}`;
+        toolIds.push(tid);
+        const bash = rnd() < 0.5;
+        content.push({
+          type: "tool_use",
+          id: tid,
+          name: bash ? "Bash" : "Edit",
+          input: bash
+            ? { command: rnd() < 0.5 ? "bun test" : "ls -la" }
+            : { file_path: join(repo, `f${i}.ts`), old_string: "a", new_string: "b" },
+        });
+      }
+      lines.push(JSON.stringify({ ...base, type: "assistant", message: { id, role: "assistant", content } }));
+    } else if (r < 0.5 && toolIds.length > 0) {
+      const tid = rnd() < 0.6 ? toolIds[toolIds.length - 1]! : toolIds[Math.floor(rnd() * toolIds.length)]!;
+      const tur = rnd() < 0.5 ? { stdout: `out ${i}`, stderr: "", interrupted: false } : undefined;
+      lines.push(
+        JSON.stringify({
+          ...base,
+          type: "user",
+          message: {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: tid, content: `out ${i} 3 passed, 1 failed`, is_error: rnd() < 0.2 },
+            ],
+          },
+          toolUseResult: tur,
+        }),
+      );
+    } else if (r < 0.65)
+      lines.push(JSON.stringify({ ...base, type: "user", message: { role: "user", content: `prompt ${i}` } }));
+    else if (r < 0.72) lines.push(JSON.stringify({ type: "summary", summary: `summary ${i}`, leafUuid: `u${i}` }));
+    else if (r < 0.78)
+      lines.push(
+        JSON.stringify({ ...base, type: "system", subtype: "api_error", level: "error", content: `boom ${i}` }),
+      );
+    else if (r < 0.85) lines.push(`not json ${i}`);
+    else lines.push(JSON.stringify({ ...base, type: "progress", data: `p${i}` }));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 // ---- OpenCode's store ------------------------------------------------------------------------------
 
 export type OpenCodeRows = Record<"session" | "message" | "part", Array<Record<string, string | number | null>>>;
