@@ -226,7 +226,12 @@ export class InsertPipe {
 
   /** The file is read: every row committed (or the failure thrown), the worker's connections closed. */
   async finish(): Promise<IngestResult> {
+    const built = performance.now();
     await this.settle();
+    if (this.usedWorker)
+      log.debug(
+        `insert worker: ${this.path}: rows built in ${Math.round(built - this.started.at)} ms, the last ones in ${Math.round(performance.now() - built)} ms later`,
+      );
     this.throwIfFailed();
     return this.result;
   }
