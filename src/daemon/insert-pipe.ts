@@ -128,6 +128,7 @@ function startWorker(): Worker | null {
   const gone = () => {
     if (worker !== w) return;
     worker = null;
+    w.terminate(); // after an error it may still run: never leave it behind
     current?.workerGone();
   };
   w.onmessage = (event: MessageEvent<InsertWorkerReply>) => {
