@@ -4,6 +4,7 @@
  * cwd rewritten to that repo, and SQLite reads of what landed.
  */
 import { Database } from "bun:sqlite";
+import { expect } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -238,4 +239,20 @@ export function writeOpenCodeStore(path: string, rows: OpenCodeRows): Database {
   db.exec(OPENCODE_SCHEMA);
   for (const t of ["session", "message", "part"] as const) for (const r of rows[t]) insertOpenCodeRow(db, t, r);
   return db;
+}
+
+/** Slices of `text` (a file's bytes) are consecutive, cover it from 0 to the end, and start at line starts. */
+export function expectLineSlices(
+  slices: ReadonlyArray<{ from: number; until: number | null }>,
+  text: Uint8Array,
+  atLeast: number,
+): void {
+  expect(slices.length).toBeGreaterThan(atLeast);
+  expect(slices[0]!.from).toBe(0);
+  expect(slices.at(-1)!.until).toBeNull();
+  for (let i = 1; i < slices.length; i++) {
+    expect(slices[i]!.from).toBe(slices[i - 1]!.until!);
+    expect(slices[i]!.from).toBeGreaterThan(slices[i - 1]!.from);
+    expect(text[slices[i]!.from - 1]).toBe(10); // a line start
+  }
 }

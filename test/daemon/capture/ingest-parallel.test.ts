@@ -15,6 +15,7 @@ import { projectPaths } from "../../../src/shared/paths.ts";
 import { listProjects } from "../../../src/shared/projects.ts";
 import {
   adversarialTranscript,
+  expectLineSlices,
   makeCaptureHome,
   retargetTranscript,
   SHARED_TRANSCRIPTS,
@@ -74,14 +75,7 @@ test("the planner cuts at line starts, in order, preferring prompt lines", () =>
   const size = text.length;
   for (const preferPrompts of [true, false]) {
     const slices = planSlices(file, size, "claude", { sliceBytes: 2000, preferPrompts });
-    expect(slices.length).toBeGreaterThan(5);
-    expect(slices[0]!.from).toBe(0);
-    expect(slices.at(-1)!.until).toBeNull();
-    for (let i = 1; i < slices.length; i++) {
-      expect(slices[i]!.from).toBe(slices[i - 1]!.until!);
-      expect(slices[i]!.from).toBeGreaterThan(slices[i - 1]!.from);
-      expect(text[slices[i]!.from - 1]).toBe(10); // a line start
-    }
+    expectLineSlices(slices, text, 5);
   }
   expect(planSlices(file, size, "codex", { sliceBytes: 2000 })).toHaveLength(1);
   expect(planSlices(file, size, "claude")).toHaveLength(1); // small file: one slice

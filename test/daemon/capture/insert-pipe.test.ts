@@ -17,6 +17,7 @@ import { projectPaths } from "../../../src/shared/paths.ts";
 import { listProjects } from "../../../src/shared/projects.ts";
 import {
   adversarialTranscript,
+  expectLineSlices,
   makeCaptureHome,
   retargetTranscript,
   SHARED_TRANSCRIPTS,
@@ -112,15 +113,7 @@ test("slices for the pipe are consecutive and cut at line starts", () => {
   const file = join(home.root, "adv.jsonl");
   writeFileSync(file, adversarialTranscript(home.repo, 3));
   const text = readFileSync(file);
-  const slices = lineSlices(file, text.length, 3000);
-  expect(slices.length).toBeGreaterThan(5);
-  expect(slices[0]!.from).toBe(0);
-  expect(slices.at(-1)!.until).toBeNull();
-  for (let i = 1; i < slices.length; i++) {
-    expect(slices[i]!.from).toBe(slices[i - 1]!.until!);
-    expect(slices[i]!.from).toBeGreaterThan(slices[i - 1]!.from);
-    expect(text[slices[i]!.from - 1]).toBe(10);
-  }
+  expectLineSlices(lineSlices(file, text.length, 3000), text, 5);
   expect(lineSlices(file, text.length, text.length)).toEqual([{ index: 0, from: 0, until: null }]);
 });
 
