@@ -219,6 +219,7 @@ const FAIL_LINE = [
   /^\s*FAILED\b/,
   /\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b/i,
   /^\s*\S+\.[A-Za-z]{1,5}:\d+(?::\d+)?:?\s+\S/,
+  /^\s*\S+\.[A-Za-z]{1,5}\(\d+,\d+\):\s+error\b/, // tsc: "src/a.ts(16,38): error TS2307: …"
   /^\s*(?:error|ERROR)(?:\[[\w-]+\])?:/,
   /^\s*\S*(?:Error|Exception):\s/,
   /Traceback \(most recent call last\)/,
@@ -263,6 +264,8 @@ export function commandOutcome(e: EngineEvent, kind: CommandKind = mainKind(pars
   if (failed !== undefined && failed > 0) return "fail";
   if (e.exitCode !== null && e.exitCode !== 0) return "fail";
   if (e.isError) return "fail";
+  // A git hook that failed stopped the command, whatever the wrapper around git exited with.
+  if (/^husky - [\w-]+ (?:script|hook) failed \(code [1-9]\d*\)/m.test(e.output)) return "fail";
   const checks = CHECK_KINDS.has(kind) || kind === "dev";
   if (checks && failureLines(e.output, 1).length > 0) {
     if (

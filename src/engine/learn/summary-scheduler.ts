@@ -16,7 +16,7 @@ import {
   writeEpisodeFts,
 } from "../../sql/episodes.ts";
 import { toEngineEvent } from "../events/event-view.ts";
-import { renderEpisode } from "./extract/llm-extractor.ts";
+import { renderEpisode } from "./extract/episode-render.ts";
 import { callForJson } from "../llm/json-call.ts";
 import type { LlmProvider } from "../llm/provider.ts";
 import type { UsageLedger } from "../llm/usage.ts";

@@ -1,7 +1,7 @@
 /**
- * The LLM extractor: one call per closed episode. The episode is rendered compactly (one numbered
- * line per event, long text cut, the middle dropped when it still does not fit the context window
- * from config), redacted again before it leaves, and the answer validated with zod — one retry on
+ * The LLM extractor: one call per closed episode. The episode is rendered compactly
+ * (episode-render.ts: one numbered line per event, the middle dropped when it still does not fit the
+ * context window from config), redacted again before it leaves, and the answer validated with zod — one retry on
  * invalid output, then the caller falls back to the offline rules for this episode. The prompt carries a
  * digest of the repository's guidance (its files and headings, a few hundred tokens at most) so the
  * model leaves out what the agent reads already, and asks for the lesson, not the surface.
@@ -13,8 +13,8 @@ import type { UsageLedger } from "../../llm/usage.ts";
 import { SUMMARY_MAX_TOKENS } from "../summarize.ts";
 import { estimateTokens } from "../../../shared/tokens.ts";
 import { CandidateShape, clamp01, dedupeCandidates, type Candidate } from "./candidate.ts";
-import { commandOutcome, failureLines } from "../../events/commands.ts";
-import { cleanUserText, clip, type EngineEvent } from "../../events/event-view.ts";
+import { clip, type EngineEvent } from "../../events/event-view.ts";
+import { renderEpisode } from "./episode-render.ts";
 
 const OUTPUT_TOKENS = 1800;
 
@@ -70,86 +70,6 @@ export const EXTRACTION_JSON_SCHEMA: Record<string, unknown> = {
     },
   },
 };
-
-interface Limits {
-  text: number;
-  output: number;
-}
-
-function renderEvent(e: EngineEvent, n: number, lim: Limits): string | null {
-  const paths = e.filePaths.length > 0 ? ` ${e.filePaths.slice(0, 4).join(", ")}` : "";
-  switch (e.type) {
-    case "user_message": {
-      const t = cleanUserText(e.text);
-      return t ? `[${n}] ${e.sidechain ? "task given to a subagent" : "user"}: ${clip(t, lim.text)}` : null;
-    }
-    case "assistant_response":
-      return `[${n}] assistant: ${clip(e.text, lim.text)}`;
-    case "code_change":
-      return `[${n}] edit${paths}: ${clip(e.content.diff_summary ?? e.tool, lim.output)}`;
-    case "command_run":
-    case "test_run": {
-      const outcome = commandOutcome(e);
-      const counts =
-        e.type === "test_run" && (e.content.passed !== undefined || e.content.failed !== undefined)
-          ? ` (${e.content.passed ?? 0} passed, ${e.content.failed ?? 0} failed)`
-          : "";
-      const detail = outcome === "fail" ? failureLines(e.output, 3).join(" | ") || e.output : e.output;
-      return `[${n}] $ ${clip(e.command, 200)} → ${outcome}${counts}${detail ? `: ${clip(detail, lim.output)}` : ""}`;
-    }
-    case "tool_call":
-      return `[${n}] tool ${e.tool}${paths}`;
-    case "tool_result":
-      return e.isError ? `[${n}] tool error: ${clip(e.output, lim.output)}` : null;
-    case "error":
-      return `[${n}] ${e.rejected ? "user refused the previous tool call" : `error: ${clip(e.text, lim.output)}`}`;
-    case "git_commit":
-      return `[${n}] commit "${clip(e.content.commit?.message ?? "", 160)}" (${(e.content.commit?.files ?? []).slice(0, 5).join(", ")})`;
-    case "session_summary":
-      return `[${n}] earlier context: ${clip(e.text, lim.text)}`;
-  }
-}
-
-export interface Rendering {
-  text: string;
-  /** Event behind each [number] (1-based). */
-  refs: EngineEvent[];
-}
-
-/** The episode as numbered lines, cut to fit `maxTokens`. */
-export function renderEpisode(events: readonly EngineEvent[], maxTokens: number): Rendering {
-  // Subagent work (edits, commands) is real work; its "user" turns are the parent agent's prompts, labelled as such.
-  const main = [...events];
-  let lim: Limits = { text: 700, output: 500 };
-  for (let round = 0; round < 5; round++) {
-    const lines: string[] = [];
-    main.forEach((e, i) => {
-      const l = renderEvent(e, i + 1, lim);
-      if (l) lines.push(l);
-    });
-    let text = lines.join("\n");
-    if (estimateTokens(text) <= maxTokens || round === 4) {
-      if (estimateTokens(text) > maxTokens) {
-        // Keep the start (the goal) and the end (the outcome); drop the middle.
-        const head = Math.max(1, Math.floor(lines.length * 0.3));
-        let tail = lines.length - head;
-        while (
-          tail > 1 &&
-          estimateTokens([...lines.slice(0, head), "[…]", ...lines.slice(lines.length - tail)].join("\n")) > maxTokens
-        )
-          tail = Math.floor(tail * 0.8);
-        text = [
-          ...lines.slice(0, head),
-          `[… ${lines.length - head - tail} events omitted …]`,
-          ...lines.slice(lines.length - tail),
-        ].join("\n");
-      }
-      return { text, refs: main };
-    }
-    lim = { text: Math.floor(lim.text / 2), output: Math.floor(lim.output / 2) };
-  }
-  return { text: "", refs: main };
-}
 
 export interface LlmExtraction {
   summary: string;

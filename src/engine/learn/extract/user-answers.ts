@@ -48,6 +48,13 @@ function str(v: unknown): string {
   return typeof v === "string" ? v.trim() : "";
 }
 
+/** The answers part of an AskUserQuestion result (`"<question>"="<answer>", …`), or null for any other output. */
+export function answeredText(output: string): string | null {
+  if (!ANSWERED.test(output)) return null;
+  const body = output.replace(ANSWERED, "").replace(ANSWER_END, "").trim();
+  return body || null;
+}
+
 /** The questions of an AskUserQuestion call (malformed entries skipped). */
 export function askedQuestions(call: EngineEvent): AskedQuestion[] {
   const raw = toolInput(call).questions;
@@ -74,8 +81,8 @@ export function askedQuestions(call: EngineEvent): AskedQuestion[] {
  */
 export function parseAnswers(output: string, questions: readonly AskedQuestion[]): Map<AskedQuestion, string> {
   const out = new Map<AskedQuestion, string>();
-  if (!ANSWERED.test(output)) return out;
-  const body = output.replace(ANSWERED, "").replace(ANSWER_END, "");
+  const body = answeredText(output);
+  if (!body) return out;
   const starts = questions
     .map((q) => {
       const marker = `"${q.question}"="`;
