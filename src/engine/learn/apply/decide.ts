@@ -15,7 +15,8 @@ export const DECIDE_SYSTEM = `You maintain a developer's long-term memory. For e
 Choose one verb per candidate:
 - NOOP: the candidate says nothing new (same fact, maybe reworded).
 - UPDATE_EXISTING: same subject, the candidate adds or refines details; give "content", the merged statement: only what the two say (add no advice of your own), one subject, 60 tokens or fewer.
-- DELETE_AND_ADD: the candidate contradicts the existing item (e.g. "use pnpm" after "use npm"); the existing one is no longer true.
+- DELETE_AND_ADD: the candidate contradicts the existing item because the project changed (e.g. "use pnpm" after "use npm"); the existing one is no longer true.
+- When the two disagree about how a tool, command or library behaves (not about a change the project made), keep the account that reads it correctly: NOOP when the existing item is right and the candidate misreads it.
 - ADD_NEW: a different thing that happens to share the key; both stay true.
 Return ONLY JSON: {"decisions": [{"candidate": number, "verb": string, "target_id": string (for NOOP/UPDATE_EXISTING/DELETE_AND_ADD), "content": string (UPDATE_EXISTING only)}]}.`;
 
