@@ -15,7 +15,7 @@
  * against memory-quality's stand-in (bench/llm-answers.ts) replaying blind model answers. Requests are
  * keyed by their text, paths included, so the run uses memory-quality's fixed folder (sqrl-mq-llm in
  * the temp dir) and the same guidance; requests without an answer fall back to the rules, and the
- * section says how many were answered.
+ * section says how many were answered. `SQRL_MQ_KEEP=1` keeps that folder (its data.db) to trace an item.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -111,7 +111,7 @@ async function modelMade(
     ];
   } finally {
     server.stop();
-    rmSync(LLM_TMP, { recursive: true, force: true });
+    if (!process.env.SQRL_MQ_KEEP) rmSync(LLM_TMP, { recursive: true, force: true });
   }
 }
 
