@@ -350,6 +350,8 @@ describe("offline: certain evidence only", () => {
     expect(done).toMatchObject([{ goes: wrong.id, stays: right.id, verdict: "NEWER_WRONG", by: "llm" }]);
     expect(currentItems(sb.db, sb.root).map((i) => i.id)).toEqual([right.id]);
     expect(received.at(-1)!.system).toContain("NEWER_WRONG");
+    // Superseded by the episode that brought it, not by the older item's: a replay never sees it stand.
+    expect(getMemoryItem(sb.db, wrong.id)).toMatchObject({ superseded_by: right.id, superseded_by_episode: "ep_3" });
   });
 
   test("an older item the code now contradicts (its anchor is stale) is replaced by the newer one on its subject", async () => {

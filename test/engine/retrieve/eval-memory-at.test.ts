@@ -125,6 +125,25 @@ test("an item a later episode's item replaced ended with that episode, though th
   }
 });
 
+test("an item that lost the pass its own episode brought (the older one stayed) never stood in the replay", () => {
+  sb = sandbox();
+  const s = sb;
+  add(s, "right", 1, { evidence: ["e1"] });
+  add(s, "wrong", 5, { evidence: ["e5"] }); // created when e5 ended
+  supersedeMemoryItem(s.db, "wrong", "right", "e5", nowIso(T0 + 100 * H));
+  const ends = new Map([
+    ["e1", T0 + 1 * H],
+    ["e5", T0 + 5 * H],
+  ]);
+  const mem = new MemoryAt(s.root, allVersions(s.db, s.root, ends), new Map());
+  try {
+    mem.advance(T0 + 8 * H);
+    expect([...mem.ids()]).toEqual(["right"]);
+  } finally {
+    mem.close();
+  }
+});
+
 test("needed: met by the session's extraction (evidence, same key, a later version), or anchored to what its failures touched", () => {
   sb = sandbox();
   const s = sb;

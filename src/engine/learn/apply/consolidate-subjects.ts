@@ -344,7 +344,10 @@ export async function consolidateSubjects(
               : {}),
           });
         }
-        supersedeMemoryItem(db, goes.id, stays.id, stays.source_episode_id, at);
+        // The episode whose items brought this pass superseded it, whichever of the two stays: with the
+        // survivor's own episode, a newer item that lost (NEWER_WRONG, RULE_WINS) seemed superseded before
+        // it was made, and a replay of the sessions saw it standing beside the one that stayed.
+        supersedeMemoryItem(db, goes.id, stays.id, p.newer.source_episode_id ?? stays.source_episode_id, at);
         gone.add(goes.id);
         done.push(o);
       }

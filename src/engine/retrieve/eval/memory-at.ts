@@ -52,7 +52,8 @@ export function allVersions(
     // replaced it may have run later (a backfill processes weeks of sessions at once, so valid_to is
     // the time of the pass, and two wordings of one lesson would seem to stand side by side).
     const by = item.superseded_by_episode ? episodeEnd.get(item.superseded_by_episode) : undefined;
-    if (by !== undefined && by > fromMs) toMs = Math.min(toMs, by);
+    // (By its own episode: it lost the pass that episode's items brought, so it never stood.)
+    if (by !== undefined && by >= fromMs) toMs = Math.min(toMs, by);
     return { item, fromMs, toMs };
   });
 }
