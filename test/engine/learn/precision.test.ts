@@ -5,6 +5,7 @@ import { commandCorrections } from "../../../src/engine/learn/extract/command-co
 import { decisions } from "../../../src/engine/learn/extract/decisions.ts";
 import { ruleInput } from "../../../src/engine/learn/extract/index.ts";
 import { pitfalls } from "../../../src/engine/learn/extract/pitfalls.ts";
+import { namesThrowawayPath } from "../../../src/engine/learn/extract/pitfalls/failure-text.ts";
 import { recipes } from "../../../src/engine/learn/extract/recipes.ts";
 import { explicitPreferences } from "../../../src/engine/learn/extract/style-preferences.ts";
 import { tempDir } from "../../helpers/sqrl.ts";
@@ -34,6 +35,31 @@ describe("a failure's cause must be the session's, and about that failure", () =
       );
     },
   );
+
+  test.skipIf(!HAVE_PACKMIND)(
+    "real (context-evaluator d7/791c619932): a commit unblocked by deleting one generated-name clone is that instance's cleanup",
+    () => {
+      // Stored once as "`git commit` was blocked … Cause: The `tmp/clones/agents-eval-DtKspd/` is a
+      // leftover evaluation clone … Fix: ran `rm -rf tmp/clones/agents-eval-DtKspd/`": two fresh
+      // reviewers rejected it as an incident log naming a directory that is gone next month.
+      const got = pitfalls(packmindInput("d7/791c619932/0", ROOT));
+      expect(got.filter((c) => c.content.includes("DtKspd"))).toEqual([]);
+    },
+  );
+
+  test("a generated random suffix is a throwaway path; words, versions and ticket ids are not", () => {
+    for (const t of ["rm -rf tmp/clones/agents-eval-DtKspd/", "cd /tmp/tmp.aB3dE5fG7h", "sqrl-engine-Xk2p9q"])
+      expect(namesThrowawayPath(t)).toBe(true);
+    for (const t of [
+      "frontend/src/components/RemediateTab.tsx",
+      "feature/add-LoginForm",
+      "release/0.4.1",
+      "ENT-98",
+      "tmp/clones/agents-eval-abcdef/",
+      "my-README.md",
+    ])
+      expect(namesThrowawayPath(t)).toBe(false);
+  });
 
   test("the issue's `go vet` warning with 'Restart your … session' nearby: no lesson", () => {
     const vet: EventLine = {

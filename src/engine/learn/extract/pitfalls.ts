@@ -14,7 +14,15 @@ import { commandRuns, failureLines, type CommandRun } from "../../events/command
 import { appliedChanges, clip, slug, type EngineEvent } from "../../events/event-view.ts";
 import { capTokens } from "./distil.ts";
 import { describeCommand, findChains, isCommit, PITFALL_KINDS, type Chain } from "./pitfalls/chains.ts";
-import { errorPaths, errorSignature, languageOf, shorten, signatureLine, stop } from "./pitfalls/failure-text.ts";
+import {
+  errorPaths,
+  errorSignature,
+  languageOf,
+  namesThrowawayPath,
+  shorten,
+  signatureLine,
+  stop,
+} from "./pitfalls/failure-text.ts";
 import { aboutFailure, fixStory } from "./pitfalls/fix-story.ts";
 import { lastingReason } from "./pitfalls/lasting.ts";
 import { lintLesson, lintRuleOf } from "./pitfalls/lint-rule.ts";
@@ -95,6 +103,10 @@ function chainCandidate(
   if (cause) parts.push(`Cause: ${stop(shorten(cause.text, 150).replace(/[.!]$/, ""))}`);
   const ran = fixCommands.map((r) => `\`${clip(r.ev.command, 60)}\``).join(", then ");
   const fixWhat = fixChanges.length === 0 && fixCommands.length > 0 ? `ran ${ran}` : (fix?.text ?? "");
+  // A cause or fix about a generated name ("`rm -rf tmp/clones/agents-eval-DtKspd/`") is one
+  // instance's cleanup: two reviewers rejected it as an incident log (issue 26, session 9). It stays
+  // findable as history; the lasting lesson is the model's to word.
+  if (namesThrowawayPath(`${cause?.text ?? ""}\n${fixWhat}`)) return null;
   // A fix told in the first person about "them"/"it" ("We can list them explicitly") needs the
   // transcript to make sense: the lesson is told without it rather than with a dangling sentence.
   const fixStandsAlone =

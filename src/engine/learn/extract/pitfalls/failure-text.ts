@@ -23,6 +23,22 @@ export function errorPaths(lines: readonly string[], root: string): string[] {
   return out;
 }
 
+/**
+ * Does the text name a throwaway path: a directory or file with a generated random suffix
+ * (`tmp/clones/agents-eval-DtKspd/`, `tmp.aB3dE5fG7h`)? A failure and fix told about one is that
+ * instance's story, not a lesson: the name is gone next month. Mixed case is the tell (a generated
+ * suffix, not a word): upper- and lower-case letters with a digit among them or four consonants in a row.
+ */
+export function namesThrowawayPath(text: string): boolean {
+  for (const m of text.matchAll(/[\w.]+[-_.]([A-Za-z0-9]{6,12})(?=[/`'"\s,;:)]|$)/g)) {
+    const suffix = m[1]!;
+    if (!/[A-Z]/.test(suffix) || !/[a-z]/.test(suffix)) continue;
+    // Not a word: a digit among the letters, or four consonants in a row ("DtKspd"); "LoginForm" is words.
+    if (/\d/.test(suffix) || /[b-df-hj-np-tv-xz]{4}/i.test(suffix)) return true;
+  }
+  return false;
+}
+
 export function errorSignature(line: string): string {
   return line
     .replace(/[\w@~./-]+\.[A-Za-z]{1,5}:\d+(?::\d+)?:?/g, " ")
