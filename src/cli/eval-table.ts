@@ -26,7 +26,7 @@ export function renderEvalReport(r: EvalReport): string {
     `Replayed ${r.sessions_evaluated} of ${r.sessions_total} sessions (each against the memory that stood before it; budget ${r.budget} tokens).`,
     "",
     `  served recall of needed items  ${pct(r.served_recall)} (${r.needed_served} of ${r.needed_total}: ${r.needed_by_reason.met_by_extraction} met again by the session, ${r.needed_by_reason.anchor_touched} touched by its failures and fixes)`,
-    `  per lesson                     ${pct(r.lesson_recall)} (${r.lessons_served} of ${r.lessons_total}: needed items that restate one another count once)`,
+    `  per lesson                     ${pct(r.lesson_recall)} (${r.lessons_served} of ${r.lessons_total}: needed items that restate one another count once; a served restatement serves its lesson)`,
     ...(r.missed_by_cause && r.needed_total > r.needed_served
       ? [
           `  needed, not served             ${r.missed_by_cause.not_candidate} never a candidate (no shared word or file), ${r.missed_by_cause.below_gate} below the relevance gate, ${r.missed_by_cause.cut} cut by the cap or the budget`,

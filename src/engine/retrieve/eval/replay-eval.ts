@@ -31,7 +31,7 @@ import { pinnedIds } from "../../../sql/memory-marks.ts";
 import { allVersions, MemoryAt } from "./memory-at.ts";
 import { anchorsOf, NeedIndex } from "./needed.ts";
 import { projectSessions, type ReplaySession } from "./sessions.ts";
-import { getMemoryItem } from "../../../sql/memory-items.ts";
+import { getMemoryItem, type MemoryItem } from "../../../sql/memory-items.ts";
 
 export { EVAL_RANKERS, EvalItem, EvalReport, EvalSession } from "../../../shared/eval-report.ts";
 export type { EvalRanker } from "../../../shared/eval-report.ts";
@@ -45,6 +45,25 @@ export interface EvalOptions {
   userId?: string;
   /** Called after each evaluated session. */
   progress?: (done: number, total: number, session: ReplaySession) => void;
+}
+
+/**
+ * Lessons a session needed and how many it was served: needed items that restate one another count
+ * once, and a served item that restates a needed one serves its lesson. A lesson often stands in two
+ * wordings under two keys until the next consolidation pass merges them; which of them the task
+ * context serves is the ranker's pick, and the session got the lesson either way (bench eval, issue 26
+ * session 9: a replayed session needed one wording of the rtk lesson and was served the other).
+ */
+export function lessonCounts(
+  db: Database,
+  needed: readonly MemoryItem[],
+  served: readonly MemoryItem[],
+): { needed: number; served: number } {
+  const neededIds = new Set(needed.map((i) => i.id));
+  const servedIds = new Set(served.map((i) => i.id));
+  const all = [...needed, ...served.filter((i) => !neededIds.has(i.id))];
+  const lessons = lessonsOf(db, all).filter((l) => l.some((id) => neededIds.has(id)));
+  return { needed: lessons.length, served: lessons.filter((l) => l.some((id) => servedIds.has(id))).length };
 }
 
 /** Replay the project's sessions against the memory standing before each (see the module comment). */
@@ -124,9 +143,10 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
           wasted += tokens;
         }
       }
-      const lessons = lessonsOf(
+      const lessons = lessonCounts(
         mem.db,
         [...needed.keys()].map((id) => itemOf.get(id)!),
+        served.map((id) => itemOf.get(id)!),
       );
       out.push({
         session_id: s.sessionId,
@@ -137,8 +157,8 @@ export async function evaluateProject(db: Database, projectId: string, opts: Eva
         needed: [...needed.keys()],
         served,
         needed_served: neededServed,
-        needed_lessons: lessons.length,
-        lessons_served: lessons.filter((l) => l.some((id) => served.includes(id))).length,
+        needed_lessons: lessons.needed,
+        lessons_served: lessons.served,
         served_tokens: servedTokens,
         wasted_tokens: wasted,
         abstained: served.length === 0,
