@@ -50,7 +50,9 @@ describe.skipIf(!HAVE)("what the model reads of a real episode", () => {
     const text = rendered("packmindhub-context-evaluator/20/b41b43efc7/0/full.jsonl");
     const commit = text.split("\n").find((l) => l.includes("rtk git commit") && l.includes("FAILED: git commit"))!;
     expect(commit).toContain("→ fail");
-    expect(commit).toMatch(/→ fail: FAILED: git commit \| .*error TS2307: Cannot find module '[./]*(?:embedded\/)?prompts-assets'/);
+    expect(commit).toMatch(
+      /→ fail: FAILED: git commit \| .*error TS2307: Cannot find module '[./]*(?:embedded\/)?prompts-assets'/,
+    );
   });
 
   test("the whole still fits the budget: the middle goes, the opening request stays", () => {
