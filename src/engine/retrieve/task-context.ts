@@ -157,8 +157,9 @@ export async function taskContext(ctx: RetrievalContext, request: TaskContextReq
   const omittedSeen = relevant.filter((s) => excluded.has(s.item.id)).length;
   relevant = relevant.filter((s) => !excluded.has(s.item.id)).slice(0, MAX_SELECTED * 2);
   if (relevant.length > 0 || omittedSeen > 0 || req.active_file_paths.length > 0 || onlyWorkWords(taskStems)) {
-    // A recurring item ranks by the larger of its relevance and the share of sessions that met it.
-    relevant.push(...(await recurringFor(ctx, req, relevant, excluded)));
+    // A recurring item ranks by the larger of its relevance and the share of sessions that met it; for
+    // an opening of work words only it goes first (see recurringFor).
+    relevant.push(...(await recurringFor(ctx, req, relevant, excluded, onlyWorkWords(taskStems))));
     relevant.sort((a, b) => b.score - a.score);
   }
   relevant = heldBackStale(ctx, relevant).slice(0, MAX_SELECTED);
@@ -233,6 +234,14 @@ async function recurringFor(
   req: Pick<TaskContextRequest, "task_description" | "active_file_paths" | "preferred_memory_types">,
   relevant: readonly Scored[],
   excluded: ReadonlySet<string>,
+  /**
+   * The opening is work words only ("commit", "continue"): it names no subject, so an item that shares
+   * "commit" with it is weak evidence of need and what most sessions met again is strong. Measured with
+   * `bun run bench eval` on model-made memory (issue 26, session 9): four items mentioning "commit"
+   * (relevance 0.77-0.84) filled a "commit" opening's 400 tokens before the `rtk` pitfall met in 68 % of
+   * the sessions, which that session then needed.
+   */
+  first = false,
 ): Promise<Scored[]> {
   const have = new Set(relevant.map((s) => s.item.id));
   const picks = recurringItems(ctx.db, ctx.projectId, ctx.nowMs)
@@ -257,7 +266,8 @@ async function recurringFor(
   });
   return scored.map((s) => {
     const r = byId.get(s.item.id)!;
-    return { ...s, score: Math.max(s.score, r.sessions / r.since), reason: recurringReason(r) };
+    const share = r.sessions / r.since;
+    return { ...s, score: first ? 1 + share : Math.max(s.score, share), reason: recurringReason(r) };
   });
 }
 

@@ -118,6 +118,60 @@ test("an item most sessions met is served for 'commit this' and 'continue', neve
   expect(recurringItems(p.db, p.root, NOW - 6 * DAY)).toEqual([]);
 });
 
+test("a 'commit' opening: what most sessions met goes before items that only share the word 'commit'", async () => {
+  p = tempProject("sqrl-recurring-commit-");
+  const eps = sessions(p.db, p.root, 10);
+  const rtk = addItem(
+    p.db,
+    p.root,
+    {
+      type: "pitfall",
+      key: "pitfall:rtk-bun",
+      content:
+        "The rtk wrapper has no `bun` subcommand: `rtk bun run test` fails with \"unrecognized subcommand 'bun'\". Run `bun run test`, `bun run lint` and `bun run typecheck` directly; `rtk git` works. `cat -A` goes to `rtk read`, which rejects -A: use `cat -v`.",
+      age_days: 10,
+      extractor: "llm",
+    },
+    NOW,
+  );
+  confirmedIn(
+    p.db,
+    rtk.id,
+    [0, 1, 3, 4, 6, 8].map((i) => eps[i]!),
+  ); // 6 of 10 sessions: a share of 0.6
+  const topics = [
+    "the release tag",
+    "the changelog",
+    "the pre-commit lint",
+    "the hook's test run",
+    "a signed tag",
+    "the version bump",
+    "the generated assets",
+    "the lock file",
+  ];
+  for (const [i, topic] of topics.entries())
+    addItem(
+      p.db,
+      p.root,
+      {
+        type: "pitfall",
+        key: `pitfall:commit-${i}`,
+        content: `Before you commit, check ${topic}: a commit that skips it is rejected by the remote, and the fix means rewriting the commit, its message and every later commit on the branch (${i}).`,
+        importance: 0.8,
+        age_days: 3,
+        extractor: "llm",
+      },
+      NOW,
+    );
+  const ctx = retrievalContext(p.db, p.root, { nowMs: NOW, userId: "alice", verify: false });
+  const res = await taskContext(ctx, ask(p.root, "commit"));
+  expect(res.memory_ids).toContain(rtk.id);
+  expect(res.memory_ids.length).toBeLessThan(topics.length + 1); // the budget still cuts: some "commit" items are left out
+  // An opening with a subject of its own keeps ranking by relevance: the eight fill the budget first.
+  const named = await taskContext(ctx, ask(p.root, "commit with care before the push"));
+  expect(named.memory_ids).not.toContain(rtk.id);
+});
+
 test("two wordings of one lesson: the better ranked one is served, the other only when it does not fit", async () => {
   p = tempProject("sqrl-restate-");
   const long = addItem(
