@@ -62,20 +62,21 @@ const ask = (root: string, task: string, budget = 400, files: string[] = []) =>
     context_budget_tokens: budget,
   });
 
+/** A model-made pitfall learned 10 days ago, about the rtk wrapper. */
+const rtkPitfall = (proj: ReturnType<typeof tempProject>, content: string) =>
+  addItem(
+    proj.db,
+    proj.root,
+    { type: "pitfall", key: "pitfall:rtk-bun", content, age_days: 10, extractor: "llm" },
+    NOW,
+  );
+
 test("an item most sessions met is served for 'commit this' and 'continue', never for a task about something else", async () => {
   p = tempProject("sqrl-recurring-");
   const eps = sessions(p.db, p.root, 10);
-  const rtk = addItem(
-    p.db,
-    p.root,
-    {
-      type: "pitfall",
-      key: "pitfall:rtk-bun",
-      content: "The rtk wrapper has no `bun` subcommand: `rtk bun run test` fails; run `bun run test` directly.",
-      age_days: 10,
-      extractor: "llm",
-    },
-    NOW,
+  const rtk = rtkPitfall(
+    p,
+    "The rtk wrapper has no `bun` subcommand: `rtk bun run test` fails; run `bun run test` directly.",
   );
   confirmedIn(
     p.db,
@@ -121,18 +122,9 @@ test("an item most sessions met is served for 'commit this' and 'continue', neve
 test("a 'commit' opening: what most sessions met goes before items that only share the word 'commit'", async () => {
   p = tempProject("sqrl-recurring-commit-");
   const eps = sessions(p.db, p.root, 10);
-  const rtk = addItem(
-    p.db,
-    p.root,
-    {
-      type: "pitfall",
-      key: "pitfall:rtk-bun",
-      content:
-        "The rtk wrapper has no `bun` subcommand: `rtk bun run test` fails with \"unrecognized subcommand 'bun'\". Run `bun run test`, `bun run lint` and `bun run typecheck` directly; `rtk git` works. `cat -A` goes to `rtk read`, which rejects -A: use `cat -v`.",
-      age_days: 10,
-      extractor: "llm",
-    },
-    NOW,
+  const rtk = rtkPitfall(
+    p,
+    "The rtk wrapper has no `bun` subcommand: `rtk bun run test` fails with \"unrecognized subcommand 'bun'\". Run `bun run test`, `bun run lint` and `bun run typecheck` directly; `rtk git` works. `cat -A` goes to `rtk read`, which rejects -A: use `cat -v`.",
   );
   confirmedIn(
     p.db,

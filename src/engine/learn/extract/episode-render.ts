@@ -33,9 +33,9 @@ const SECTION = /(?:^|\n)[ \t]*(?:#+[ \t]*)?\**(\d{1,2})\.[ \t]+\**([A-Z][A-Za-z
 const KEPT_SECTION = /request|intent|error|fix|problem|user'?s? messages|decision|lesson/i;
 
 /**
- * The parts of a compaction summary that hold reasons (request, errors and fixes, problem solving, the
- * user's messages) of the summary proper, each cut to its share of `max`; the code listings, file lists and next steps are left
- * out. A summary without numbered sections is cut from its start.
+ * The parts of a compaction summary proper that hold reasons (request, errors and fixes, problem
+ * solving, the user's messages), each cut to its share of `max`; its code listings, file lists and next
+ * steps are left out. A summary without numbered sections is cut from its start.
  */
 export function summaryDigest(text: string, max: number): string {
   // The summary proper follows its chronological analysis, which numbers its own steps.
