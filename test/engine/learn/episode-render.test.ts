@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { toEngineEvent } from "../../../src/engine/events/event-view.ts";
 import { renderEpisode, summaryDigest } from "../../../src/engine/learn/extract/episode-render.ts";
 import { estimateTokens } from "../../../src/shared/tokens.ts";
-import { TRANSCRIPTS, transcriptEvents } from "./helpers.ts";
+import { fixtureEvents, TRANSCRIPTS, transcriptEvents } from "./helpers.ts";
 
 const HAVE = existsSync(TRANSCRIPTS);
 const ROOT = "/tmp/sqrl-render-repo";
@@ -55,6 +55,15 @@ describe.skipIf(!HAVE)("what the model reads of a real episode", () => {
     );
   });
 
+  test("a Linear ticket the session fetched is shown as the task's statement, without its links (entireio 8e/…)", () => {
+    const text = rendered("entireio-cli/8e/0a64736bc7/0/full.jsonl");
+    const tickets = text.split("\n").filter((l) => / ticket ENT-98 /.test(l));
+    expect(tickets.length).toBeGreaterThan(0);
+    expect(tickets[0]).toContain("(the task as filed): move help.go back into the main cli package:");
+    expect(tickets[0]).toContain("I tried to move the commands out previously but that was too fraught");
+    for (const line of tickets) expect(line).not.toMatch(/linear\.app|gitBranchName|createdBy/);
+  });
+
   test("the whole still fits the budget: the middle goes, the opening request stays", () => {
     const events = transcriptEvents(
       join(CC, "packmindhub-context-evaluator/3d/da33aeff7e/1/full.jsonl"),
@@ -65,6 +74,24 @@ describe.skipIf(!HAVE)("what the model reads of a real episode", () => {
     expect(estimateTokens(r.text)).toBeLessThanOrEqual(1500);
     expect(r.text).toMatch(/^\[\d+\] user: Implement the following plan/m);
     expect(r.refs.length).toBe(events.length);
+  });
+});
+
+describe("a failed command", () => {
+  test("with no recognisable error line shows the start and the end of its output", () => {
+    const lines = Array.from({ length: 60 }, (_, i) => `step ${i + 1} ok`);
+    const failed = toEngineEvent({
+      ...fixtureEvents("habits", ROOT)[0]!,
+      event_type: "command_run",
+      content_json: JSON.stringify({
+        command: "./deploy.sh",
+        exit_code: 3,
+        output: [...lines, "Refusing to deploy: the staging lock is held by another run"].join("\n"),
+      }),
+    });
+    const text = renderEpisode([failed], 10_000).text;
+    expect(text).toContain("→ fail: step 1 ok");
+    expect(text).toContain("Refusing to deploy: the staging lock is held by another run");
   });
 });
 

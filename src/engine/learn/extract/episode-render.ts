@@ -4,7 +4,8 @@
  * - the episode's opening request (often an approved plan, whose "why" lines are the decisions) and a
  *   compaction summary (its request, errors and fixes, problem solving and the user's own messages, not
  *   its code listings) get up to `lead` characters; the user's later messages `user`;
- * - the user's answers to the agent's questions (a tool result, not a user message) are shown as theirs;
+ * - the user's answers to the agent's questions (a tool result, not a user message) are shown as theirs,
+ *   and a ticket the session fetched (ticket-text.ts) as the task's statement;
  * - a command's output keeps its start and its end, and a failure its telling lines, distinct, last ones
  *   included: a test run logs the same expected error a hundred times before the real one at the end.
  * Measured on the labelled sessions (issue 26, session 9): with every user message and summary cut at
@@ -14,6 +15,7 @@
 import { estimateTokens } from "../../../shared/tokens.ts";
 import { commandOutcome, failureLines } from "../../events/commands.ts";
 import { cleanUserText, clip, type EngineEvent } from "../../events/event-view.ts";
+import { ticketIn, type Ticket } from "./ticket-text.ts";
 import { answeredText } from "./user-answers.ts";
 
 interface Limits {
@@ -61,6 +63,11 @@ function clipEnds(s: string, max: number): string {
   return `${clip(one, head)} … ${one.slice(one.length - (max - head - 3)).replace(/^\S*\s/, "")}`;
 }
 
+/** A fetched ticket, as the task's statement: its id, title and description. */
+function ticketLine(n: number, t: Ticket, max: number): string {
+  return `[${n}] ticket ${t.id} (the task as filed): ${clip(`${t.title}: ${t.body}`, max)}`;
+}
+
 /** A failure's telling lines, each once: the first and the last ones. */
 function failureDetail(output: string, max: number): string {
   const lines = [...new Set(failureLines(output, 200))];
@@ -83,21 +90,28 @@ function renderEvent(e: EngineEvent, n: number, lim: Limits, opening: boolean): 
       return `[${n}] edit${paths}: ${clip(e.content.diff_summary ?? e.tool, lim.output)}`;
     case "command_run":
     case "test_run": {
+      const ticket = ticketIn(e.output, { command: e.command });
+      if (ticket) return ticketLine(n, ticket, lim.user);
       const outcome = commandOutcome(e);
       const counts =
         e.type === "test_run" && (e.content.passed !== undefined || e.content.failed !== undefined)
           ? ` (${e.content.passed ?? 0} passed, ${e.content.failed ?? 0} failed)`
           : "";
       const detail =
-        outcome === "fail" ? clip(failureDetail(e.output, 4) || e.output, lim.output) : clipEnds(e.output, lim.output);
+        outcome === "fail" && failureDetail(e.output, 4)
+          ? clip(failureDetail(e.output, 4), lim.output)
+          : clipEnds(e.output, lim.output);
       return `[${n}] $ ${clip(e.command, 200)} → ${outcome}${counts}${detail ? `: ${detail}` : ""}`;
     }
     case "tool_call":
       return `[${n}] tool ${e.tool}${paths}`;
     case "tool_result": {
       if (e.isError) return `[${n}] tool error: ${clip(e.output, lim.output)}`;
-      const answer = e.sidechain ? null : answeredText(e.output);
-      return answer ? `[${n}] user answered: ${clip(answer, lim.user)}` : null;
+      if (e.sidechain) return null;
+      const answer = answeredText(e.output);
+      if (answer) return `[${n}] user answered: ${clip(answer, lim.user)}`;
+      const ticket = ticketIn(e.output, { tool: e.tool });
+      return ticket ? ticketLine(n, ticket, lim.user) : null;
     }
     case "error":
       return `[${n}] ${e.rejected ? "user refused the previous tool call" : `error: ${clip(e.text, lim.output)}`}`;
