@@ -41,6 +41,8 @@ describe("a ticket the session fetched", () => {
     expect(ticketIn(issue, { tool: "Read" })).toBeNull();
     expect(ticketIn(issue, { command: "cat issue.json" })).toBeNull();
     expect(ticketIn("{not json", { tool: "mcp__github__get_issue" })).toBeNull();
+    const code = JSON.stringify({ number: 3, title: "Parse", body: "Keep `a//b` and // comments as they are." });
+    expect(ticketIn(code, { tool: "mcp__github__get_issue" })?.body).toBe("Keep `a//b` and // comments as they are.");
     expect(
       ticketIn(JSON.stringify({ identifier: "ENT-2", title: "T", description: "" }), { tool: "get_issue" }),
     ).toBeNull();

@@ -97,10 +97,8 @@ function renderEvent(e: EngineEvent, n: number, lim: Limits, opening: boolean): 
         e.type === "test_run" && (e.content.passed !== undefined || e.content.failed !== undefined)
           ? ` (${e.content.passed ?? 0} passed, ${e.content.failed ?? 0} failed)`
           : "";
-      const detail =
-        outcome === "fail" && failureDetail(e.output, 4)
-          ? clip(failureDetail(e.output, 4), lim.output)
-          : clipEnds(e.output, lim.output);
+      const telling = outcome === "fail" ? failureDetail(e.output, 4) : "";
+      const detail = telling ? clip(telling, lim.output) : clipEnds(e.output, lim.output);
       return `[${n}] $ ${clip(e.command, 200)} → ${outcome}${counts}${detail ? `: ${detail}` : ""}`;
     }
     case "tool_call":

@@ -61,8 +61,8 @@ function ghIssueText(output: string): Ticket | null {
 
 function withoutLinks(s: string): string {
   return s
-    .replace(/\[([^\]]*)\]\((?:https?:)?\/\/[^)\s]*\)/g, "$1")
-    .replace(/<?(?:https?:)?\/\/[^\s>)\]]*[^\s>)\].,;:]>?/g, "")
+    .replace(/\[([^\]]*)\]\(https?:\/\/[^)\s]*\)/g, "$1")
+    .replace(/<?https?:\/\/[^\s>)\]]*[^\s>)\].,;:]>?/g, "")
     .replace(/[ \t]+/g, " ")
     .trim();
 }
